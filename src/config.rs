@@ -1,0 +1,162 @@
+//! Every setting of the program, in one place. Only `main` reads the process
+//! environment (through clap's `env`); everything else receives these structs.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::builder::BoolishValueParser;
+use clap::{Args, Parser, Subcommand};
+use url::Url;
+
+/// mediaedit: converts and modifies images and videos referenced by URL.
+#[derive(Debug, Parser)]
+#[command(name = "mediaedit", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the HTTP service and its workers.
+    Serve(ServeConfig),
+    /// Manage API tokens.
+    Token {
+        #[command(subcommand)]
+        command: TokenCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create an organization if needed and a new API token for it; prints the token last.
+    Create(TokenCreateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TokenCreateArgs {
+    /// Directory holding the SQLite database.
+    #[arg(long, env = "MEDIAEDIT_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    /// Organization id (letters, digits, `-` and `_`, at most 64).
+    #[arg(long, env = "MEDIAEDIT_ORG")]
+    pub org: String,
+}
+
+/// Settings of `mediaedit serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeConfig {
+    /// Address to listen on.
+    #[arg(long, env = "MEDIAEDIT_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+
+    /// Directory for the SQLite database, stored files, temp files and the signing key.
+    #[arg(long, env = "MEDIAEDIT_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+
+    /// Base of every URL the service hands out (default: http://<listen address>).
+    #[arg(long, env = "MEDIAEDIT_PUBLIC_URL")]
+    pub public_url: Option<Url>,
+
+    /// Accept sources on loopback, private, link-local and other non-public addresses.
+    #[arg(
+        long,
+        env = "MEDIAEDIT_ALLOW_PRIVATE_SOURCES",
+        value_parser = BoolishValueParser::new(),
+        num_args = 0..=1,
+        default_value = "false",
+        default_missing_value = "true"
+    )]
+    pub allow_private_sources: bool,
+
+    /// Number of edits processed at once on this node (0 runs the API only).
+    #[arg(long, env = "MEDIAEDIT_WORKERS", default_value_t = 2)]
+    pub workers: usize,
+
+    /// Largest accepted request body, in bytes.
+    #[arg(long, env = "MEDIAEDIT_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
+    pub max_body_bytes: usize,
+
+    /// Largest accepted source file, in bytes.
+    #[arg(long, env = "MEDIAEDIT_MAX_SOURCE_BYTES", default_value_t = 512 * 1024 * 1024)]
+    pub max_source_bytes: u64,
+
+    /// Seconds allowed to connect to a source.
+    #[arg(long, env = "MEDIAEDIT_FETCH_CONNECT_TIMEOUT", default_value_t = 10)]
+    pub fetch_connect_timeout_secs: u64,
+
+    /// Seconds allowed for a whole source download.
+    #[arg(long, env = "MEDIAEDIT_FETCH_TIMEOUT", default_value_t = 120)]
+    pub fetch_timeout_secs: u64,
+
+    /// Largest image accepted or produced, in pixels (width × height).
+    #[arg(long, env = "MEDIAEDIT_MAX_IMAGE_PIXELS", default_value_t = 100_000_000)]
+    pub max_image_pixels: u64,
+
+    /// Seconds one ffmpeg run may take before it is killed.
+    #[arg(long, env = "MEDIAEDIT_PROCESS_TIMEOUT", default_value_t = 600)]
+    pub process_timeout_secs: u64,
+
+    /// Seconds a worker's claim on an edit lasts without a heartbeat.
+    #[arg(long, env = "MEDIAEDIT_LEASE_SECONDS", default_value_t = 30)]
+    pub lease_secs: u64,
+
+    /// Attempts an edit gets when it keeps hitting retryable failures.
+    #[arg(long, env = "MEDIAEDIT_MAX_ATTEMPTS", default_value_t = 5)]
+    pub max_attempts: u32,
+
+    /// Delay before the first retry, in milliseconds; doubled on each further retry.
+    #[arg(long, env = "MEDIAEDIT_RETRY_BASE_MS", default_value_t = 2000)]
+    pub retry_base_ms: u64,
+
+    /// Seconds a download URL stays valid.
+    #[arg(long, env = "MEDIAEDIT_DOWNLOAD_URL_TTL", default_value_t = 3600)]
+    pub download_url_ttl_secs: u64,
+
+    /// Milliseconds between queue polls when no wake-up arrives.
+    #[arg(long, env = "MEDIAEDIT_POLL_MS", default_value_t = 1000)]
+    pub poll_ms: u64,
+}
+
+impl ServeConfig {
+    /// The configuration `serve` would use with no flags and no environment, rooted at `data_dir`.
+    pub fn with_data_dir(data_dir: PathBuf) -> Self {
+        let mut config = Cli::parse_from(["mediaedit", "serve"]);
+        let Command::Serve(ref mut serve) = config.command else {
+            unreachable!("parsed `serve`")
+        };
+        serve.data_dir = data_dir;
+        serve.clone()
+    }
+
+    pub fn lease(&self) -> Duration {
+        Duration::from_secs(self.lease_secs)
+    }
+
+    pub fn database_path(&self) -> PathBuf {
+        self.data_dir.join("mediaedit.db")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn allow_private_sources_accepts_a_bare_flag_and_a_value() {
+        let parse = |args: &[&str]| match Cli::parse_from(args).command {
+            Command::Serve(c) => c.allow_private_sources,
+            _ => unreachable!(),
+        };
+        assert!(!parse(&["mediaedit", "serve"]));
+        assert!(parse(&["mediaedit", "serve", "--allow-private-sources"]));
+        assert!(parse(&["mediaedit", "serve", "--allow-private-sources=true"]));
+    }
+}

@@ -1,0 +1,25 @@
+//! mediaedit: an HTTP/JSON service that converts and modifies images and videos.
+//!
+//! A request flows one way, top to bottom:
+//!
+//! - [`api`]: the HTTP layer — router, auth extractor, JSON extractor, error envelope,
+//!   handlers for edits, downloads and health.
+//! - [`edits`]: the domain — commands, options, the type-checked pipeline, the Edit document.
+//! - [`queue`]: the durable job queue (the edit row is the job) and the workers that
+//!   execute pipelines.
+//! - [`media`]: content sniffing, in-process image steps and the ffmpeg process wrapper.
+//! - [`fetch`]: SSRF-guarded source downloads.
+//! - [`storage`]: outputs in an object store and signed download URLs.
+//! - [`db`]: the database pool, migrations, organizations and tokens.
+//!
+//! [`config`] holds every setting; [`app`] wires the parts together and runs them.
+
+pub mod api;
+pub mod app;
+pub mod config;
+pub mod db;
+pub mod edits;
+pub mod fetch;
+pub mod media;
+pub mod queue;
+pub mod storage;

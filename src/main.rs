@@ -1,0 +1,5 @@
+use clap::Parser;
+
+fn main() {
+    let _cli = mediaedit::config::Cli::parse();
+}

@@ -1,0 +1,1 @@
+//! Integration tests: the real app on loopback.
