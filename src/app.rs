@@ -1,1 +1,152 @@
-//! Wiring.
+//! Wires configuration into running parts: database, storage, fetcher, media,
+//! the HTTP server and the workers, under one shutdown signal.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use url::Url;
+
+use crate::api::{self, AppState};
+use crate::config::ServeConfig;
+use crate::db::Db;
+use crate::edits::ValidationRules;
+use crate::fetch::{FetchConfig, Fetcher};
+use crate::media::{Media, MediaConfig};
+use crate::queue::{self, SqliteQueue, WorkerContext};
+use crate::storage::{self, Storage};
+
+/// How long a stopping server waits for running edits before it exits anyway; an
+/// edit still running then is claimed again after its lease expires.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+/// A running service.
+pub struct App {
+    /// The address actually bound (useful with port 0).
+    pub addr: SocketAddr,
+    /// The base of every URL handed out.
+    pub public_url: Url,
+    shutdown: CancellationToken,
+    task: JoinHandle<anyhow::Result<()>>,
+}
+
+impl App {
+    /// Opens everything, binds the listener and starts serving and working. Returns
+    /// once the service is ready to take requests.
+    pub async fn start(config: ServeConfig) -> anyhow::Result<App> {
+        let data_dir = &config.data_dir;
+        let files_dir = data_dir.join("files");
+        let tmp_root = data_dir.join("tmp");
+        std::fs::create_dir_all(&files_dir)
+            .with_context(|| format!("creating {}", files_dir.display()))?;
+        // Temp files of jobs that were running when the process stopped are stale:
+        // those jobs start again from the beginning.
+        let _ = std::fs::remove_dir_all(&tmp_root);
+        std::fs::create_dir_all(&tmp_root)
+            .with_context(|| format!("creating {}", tmp_root.display()))?;
+
+        let db = Db::open_sqlite(&config.database_path())
+            .await
+            .context("opening the database")?;
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .with_context(|| format!("listening on {}", config.listen))?;
+        let addr = listener.local_addr()?;
+        let public_url = match &config.public_url {
+            Some(url) => url.clone(),
+            None => Url::parse(&format!("http://{addr}"))?,
+        };
+
+        let signing_key =
+            storage::load_or_create_signing_key(data_dir).context("loading the signing key")?;
+        let storage = Storage::new(
+            storage::local(&files_dir)?,
+            signing_key,
+            public_url.clone(),
+            Duration::from_secs(config.download_url_ttl_secs),
+        );
+        let fetcher = Fetcher::new(FetchConfig {
+            allow_private: config.allow_private_sources,
+            max_bytes: config.max_source_bytes,
+            connect_timeout: Duration::from_secs(config.fetch_connect_timeout_secs),
+            total_timeout: Duration::from_secs(config.fetch_timeout_secs),
+            max_redirects: 5,
+        })?;
+        let media = Media::new(MediaConfig {
+            max_image_pixels: config.max_image_pixels,
+            process_timeout: Duration::from_secs(config.process_timeout_secs),
+            max_processes: config.workers.max(1),
+            ffmpeg: "ffmpeg".into(),
+            ffprobe: "ffprobe".into(),
+        });
+        let wake = Arc::new(Notify::new());
+        let state = AppState {
+            db: db.clone(),
+            storage: storage.clone(),
+            wake: wake.clone(),
+            rules: ValidationRules {
+                allow_private_sources: config.allow_private_sources,
+            },
+            max_body_bytes: config.max_body_bytes,
+        };
+        let workers = Arc::new(WorkerContext {
+            queue: Arc::new(SqliteQueue::new(&db)),
+            media,
+            fetcher,
+            storage,
+            tmp_root,
+            wake,
+            poll: Duration::from_millis(config.poll_ms),
+            lease: config.lease(),
+            max_attempts: config.max_attempts,
+            retry_base: Duration::from_millis(config.retry_base_ms),
+        });
+
+        let shutdown = CancellationToken::new();
+        let mut worker_set = queue::run_workers(workers, config.workers, shutdown.clone());
+        let server = axum::serve(listener, api::router(state))
+            .with_graceful_shutdown(shutdown.clone().cancelled_owned());
+        let task = tokio::spawn(async move {
+            server.await.context("serving HTTP")?;
+            // The server has stopped taking requests; give running edits time to finish.
+            let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
+                while worker_set.join_next().await.is_some() {}
+            })
+            .await;
+            if drained.is_err() {
+                tracing::warn!(
+                    "edits still running at shutdown will be claimed again after their lease"
+                );
+            }
+            Ok(())
+        });
+        tracing::info!(%addr, %public_url, workers = config.workers, "mediaedit is ready");
+        Ok(App {
+            addr,
+            public_url,
+            shutdown,
+            task,
+        })
+    }
+
+    /// Stops taking requests, lets running edits finish (within a grace period) and
+    /// waits until everything has stopped.
+    pub async fn stop(self) -> anyhow::Result<()> {
+        self.shutdown.cancel();
+        self.task.await?
+    }
+
+    /// A handle that triggers [`App::stop`]'s shutdown from elsewhere.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+
+    /// Waits until the service stops (after its shutdown token is cancelled).
+    pub async fn wait(self) -> anyhow::Result<()> {
+        self.task.await?
+    }
+}

@@ -91,7 +91,11 @@ pub struct ServeConfig {
     pub fetch_timeout_secs: u64,
 
     /// Largest image accepted or produced, in pixels (width × height).
-    #[arg(long, env = "MEDIAEDIT_MAX_IMAGE_PIXELS", default_value_t = 100_000_000)]
+    #[arg(
+        long,
+        env = "MEDIAEDIT_MAX_IMAGE_PIXELS",
+        default_value_t = 100_000_000
+    )]
     pub max_image_pixels: u64,
 
     /// Seconds one ffmpeg run may take before it is killed.
@@ -157,6 +161,10 @@ mod tests {
         };
         assert!(!parse(&["mediaedit", "serve"]));
         assert!(parse(&["mediaedit", "serve", "--allow-private-sources"]));
-        assert!(parse(&["mediaedit", "serve", "--allow-private-sources=true"]));
+        assert!(parse(&[
+            "mediaedit",
+            "serve",
+            "--allow-private-sources=true"
+        ]));
     }
 }

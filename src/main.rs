@@ -1,5 +1,73 @@
-use clap::Parser;
+//! The `mediaedit` binary: parses the command line and runs a subcommand.
 
-fn main() {
-    let _cli = mediaedit::config::Cli::parse();
+use anyhow::Context;
+use clap::Parser;
+use mediaedit::config::{Cli, Command, TokenCommand, TokenCreateArgs};
+use mediaedit::db::{valid_org_id, Db};
+use rand::RngCore;
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn,tower_http=info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async {
+        match cli.command {
+            Command::Serve(config) => serve(config).await,
+            Command::Token {
+                command: TokenCommand::Create(args),
+            } => create_token(args).await,
+        }
+    })
+}
+
+async fn serve(config: mediaedit::config::ServeConfig) -> anyhow::Result<()> {
+    let app = mediaedit::app::App::start(config).await?;
+    let shutdown = app.shutdown_token();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        tracing::info!("shutting down");
+        shutdown.cancel();
+    });
+    app.wait().await
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn wait_for_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("installing a SIGTERM handler");
+        tokio::select! {
+            _ = ctrl_c => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = ctrl_c.await;
+}
+
+/// Creates the organization if needed and a new token; the token is the last line
+/// printed on standard output.
+async fn create_token(args: TokenCreateArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        valid_org_id(&args.org),
+        "the organization id must be 1 to 64 letters, digits, '-' or '_'"
+    );
+    std::fs::create_dir_all(&args.data_dir)
+        .with_context(|| format!("creating {}", args.data_dir.display()))?;
+    let db = Db::open_sqlite(&args.data_dir.join("mediaedit.db")).await?;
+    let mut bytes = [0u8; 32];
+    rand::thread_rng().fill_bytes(&mut bytes);
+    let token = format!("me_{}", hex::encode(bytes));
+    db.create_token(&args.org, &token).await?;
+    eprintln!("Created a token for organization {}.", args.org);
+    println!("{token}");
+    Ok(())
 }

@@ -1,1 +1,77 @@
-//! (in progress)
+//! The HTTP layer: router, extractors, error rendering, handlers.
+
+mod auth;
+mod edits;
+mod error;
+mod files;
+mod json;
+
+pub use error::ApiError;
+
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{header, Request, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::json;
+use tokio::sync::Notify;
+use tower_http::trace::TraceLayer;
+
+use crate::db::Db;
+use crate::edits::ValidationRules;
+use crate::storage::Storage;
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    pub db: Db,
+    pub storage: Storage,
+    /// Notified on every new edit, to wake a worker of this process at once.
+    pub wake: Arc<Notify>,
+    pub rules: ValidationRules,
+    pub max_body_bytes: usize,
+}
+
+/// The service's routes.
+pub fn router(state: AppState) -> Router {
+    let body_limit = state.max_body_bytes;
+    Router::new()
+        .route("/v1/edits", post(edits::create))
+        .route("/v1/edits/{id}", get(edits::read))
+        .route("/v1/files/{*key}", get(files::download))
+        .route("/healthz", get(healthz))
+        .fallback(|| async { ApiError::for_status(StatusCode::NOT_FOUND) })
+        .layer(axum::middleware::map_response(envelope_bare_errors))
+        .layer(DefaultBodyLimit::max(body_limit))
+        .layer(
+            // Paths only: queries may carry download signatures, which are never logged.
+            TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
+                tracing::info_span!("request", method = %req.method(), path = %req.uri().path())
+            }),
+        )
+        .with_state(state)
+}
+
+async fn healthz() -> Json<serde_json::Value> {
+    Json(json!({ "status": "ok" }))
+}
+
+/// Gives error responses made outside our handlers (wrong method, body limits) our
+/// JSON envelope.
+async fn envelope_bare_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if (status.is_client_error() || status.is_server_error()) && !is_json {
+        let mut replaced = ApiError::for_status(status).into_response();
+        if let Some(allow) = response.headers().get(header::ALLOW) {
+            replaced.headers_mut().insert(header::ALLOW, allow.clone());
+        }
+        return replaced;
+    }
+    response
+}

@@ -1,10 +1,31 @@
 //! Downloading source media: http(s) only, byte-capped, time-limited, and guarded
 //! against server-side request forgery at connect time.
+//!
+//! The SSRF guard has two halves, because reqwest only consults a resolver for names:
+//! - host names go through [`GuardedResolver`], which refuses a name when **any** of its
+//!   addresses is not public, before a connection is attempted;
+//! - IP-literal hosts are checked by [`check_url`] on the initial URL and on every
+//!   redirect hop, which this module follows itself instead of letting reqwest do it.
 
+mod ip;
+#[cfg(test)]
+mod tests;
+
+use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
-use url::Url;
+use futures::StreamExt;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use reqwest::{header, StatusCode};
+use tokio::io::AsyncWriteExt;
+use url::{Host, Url};
+
+pub use ip::is_public_ip;
+
+/// Sent with every source request.
+const USER_AGENT: &str = concat!("mediaedit/", env!("CARGO_PKG_VERSION"));
 
 /// Settings for source downloads.
 #[derive(Debug, Clone)]
@@ -25,22 +46,36 @@ pub struct FetchConfig {
 /// a later attempt may succeed.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
+    /// Not an absolute http(s) URL with a host and without credentials, or a redirect
+    /// to such a URL.
     #[error("the URL is not an absolute http or https URL")]
     InvalidUrl,
+    /// The host is, or resolves to, a non-public address (and private sources are not
+    /// allowed). Nothing was sent to it.
     #[error("the source address {0} is not a public address")]
     ForbiddenAddress(String),
+    /// The final response was not a 2xx.
     #[error("the source answered HTTP {0}")]
     HttpStatus(u16),
+    /// The body (or its announced length) exceeds `max_bytes`.
     #[error("the source is larger than the limit of {0} bytes")]
     TooLarge(u64),
+    /// Connecting took longer than `connect_timeout`, or the whole download longer than
+    /// `total_timeout`.
     #[error("the source did not answer in time")]
     Timeout,
+    /// The name did not resolve, the connection was refused or broke, or TLS failed.
     #[error("the source could not be reached: {0}")]
     Unreachable(String),
+    /// More than `max_redirects` redirects.
     #[error("the source redirected more than {0} times")]
     TooManyRedirects(usize),
+    /// Writing the downloaded bytes to the destination file failed.
     #[error("writing the source to disk failed: {0}")]
     Io(#[from] std::io::Error),
+    /// The HTTP client could not be built (a TLS backend problem); only from [`Fetcher::new`].
+    #[error("the HTTP client could not be set up: {0}")]
+    Client(String),
 }
 
 impl FetchError {
@@ -53,11 +88,15 @@ impl FetchError {
             FetchError::Timeout => "source_timeout",
             FetchError::Unreachable(_) => "source_unreachable",
             FetchError::TooManyRedirects(_) => "source_too_many_redirects",
-            FetchError::Io(_) => "internal_error",
+            FetchError::Io(_) | FetchError::Client(_) => "internal_error",
         }
     }
 
     /// 5xx, 408, 429, timeouts and connection trouble are worth another try; the rest is final.
+    ///
+    /// A name that does not resolve counts as connection trouble: the system resolver
+    /// does not reliably tell "no such name" from "DNS server unreachable", and the
+    /// number of attempts is bounded anyway.
     pub fn is_retryable(&self) -> bool {
         match self {
             FetchError::HttpStatus(s) => *s >= 500 || *s == 408 || *s == 429,
@@ -67,27 +106,271 @@ impl FetchError {
     }
 }
 
-/// Checks what can be checked without the network: scheme, host present, and an IP
-/// literal host (in any spelling the URL parser accepts) being public unless allowed.
+/// Checks what can be checked without the network: an absolute `http`/`https` URL with a
+/// host and no credentials, and (unless `allow_private`) a host that is not a non-public
+/// IP literal (in any spelling the URL parser accepts: `2130706433`, `0x7f.1`,
+/// `[::ffff:127.0.0.1]`, ...) nor `localhost`.
+///
+/// `Err(InvalidUrl)` for a malformed or unsupported URL, `Err(ForbiddenAddress)` for a
+/// refused host; `Ok` with the parsed URL otherwise. Names that resolve to non-public
+/// addresses are only caught when fetching.
 pub fn check_url(url: &str, allow_private: bool) -> Result<Url, FetchError> {
-    let _ = allow_private;
-    Url::parse(url).map_err(|_| FetchError::InvalidUrl)
+    let url = Url::parse(url).map_err(|_| FetchError::InvalidUrl)?;
+    check_parsed(&url, allow_private, &[])?;
+    // Only a courtesy for an early 422: when fetching, the guarded resolver refuses
+    // these names anyway, as it does every name with a non-public address.
+    if let Some(Host::Domain(name)) = url.host() {
+        let name = name.trim_end_matches('.').to_ascii_lowercase();
+        if !allow_private && (name == "localhost" || name.ends_with(".localhost")) {
+            return Err(FetchError::ForbiddenAddress(name));
+        }
+    }
+    Ok(url)
+}
+
+/// Scheme, host, credentials and IP-literal checks of [`check_url`] on a parsed URL, run
+/// on every hop. `trusted` lists IP-literal `ip:port` pairs treated as
+/// public; it is only ever non-empty in tests.
+fn check_parsed(url: &Url, allow_private: bool, trusted: &[SocketAddr]) -> Result<(), FetchError> {
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(FetchError::InvalidUrl);
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(FetchError::InvalidUrl);
+    }
+    let ip = match url.host() {
+        None => return Err(FetchError::InvalidUrl),
+        Some(Host::Domain("")) => return Err(FetchError::InvalidUrl),
+        // Names are left to the guarded resolver, which sees the addresses actually used.
+        Some(Host::Domain(_)) => return Ok(()),
+        Some(Host::Ipv4(v4)) => IpAddr::V4(v4),
+        Some(Host::Ipv6(v6)) => IpAddr::V6(v6),
+    };
+    if allow_private || is_public_ip(ip) {
+        return Ok(());
+    }
+    let port = url.port_or_known_default().unwrap_or(0);
+    if trusted.contains(&SocketAddr::new(ip, port)) {
+        return Ok(());
+    }
+    Err(FetchError::ForbiddenAddress(ip.to_string()))
+}
+
+/// The resolver's refusal, found again in reqwest's error chain by type.
+#[derive(Debug, thiserror::Error)]
+#[error("{host} resolves to a non-public address")]
+struct RefusedName {
+    host: String,
+}
+
+/// Resolves with the system resolver and refuses a name when any of its addresses is
+/// not public. Refusing on any (rather than dropping the bad ones) keeps a name that
+/// mixes a public and an internal address from reaching the internal one on a retry or
+/// a happy-eyeballs fallback, and it is the easier rule to reason about.
+struct GuardedResolver;
+
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            // Port 0: reqwest puts the URL's port on every address afterwards.
+            let addrs: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if addrs.iter().any(|a| !is_public_ip(a.ip())) {
+                return Err(Box::new(RefusedName { host }) as _);
+            }
+            if addrs.is_empty() {
+                return Err(format!("{host} has no addresses").into());
+            }
+            Ok(Box::new(addrs.into_iter()) as Addrs)
+        })
+    }
 }
 
 /// Downloads sources; one per process, cheap to clone.
 #[derive(Clone)]
 pub struct Fetcher {
     config: FetchConfig,
+    client: reqwest::Client,
+    /// IP-literal `ip:port` pairs treated as public; empty outside tests (see
+    /// [`Fetcher::trust_for_tests`]).
+    trusted: Arc<[SocketAddr]>,
 }
 
 impl Fetcher {
+    /// Builds the HTTP client: no environment proxies, no automatic redirects, the
+    /// guarded resolver unless `allow_private`. `Err(Client)` only if the TLS backend
+    /// cannot be initialised.
     pub fn new(config: FetchConfig) -> Result<Self, FetchError> {
-        Ok(Fetcher { config })
+        let mut builder = reqwest::Client::builder()
+            .user_agent(USER_AGENT)
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(config.connect_timeout);
+        if !config.allow_private {
+            builder = builder.dns_resolver(Arc::new(GuardedResolver));
+        }
+        let client = builder
+            .build()
+            .map_err(|e| FetchError::Client(error_chain(&e)))?;
+        Ok(Fetcher {
+            config,
+            client,
+            trusted: Arc::from(Vec::new()),
+        })
     }
 
-    /// Streams `url` into `dest`, returning the number of bytes written.
-    pub async fn fetch_to_file(&self, url: &Url, dest: &Path) -> Result<u64, FetchError> {
-        let _ = (url, dest, &self.config);
-        Err(FetchError::Unreachable("not yet implemented".into()))
+    /// Treats these IP-literal `ip:port` pairs as public, so a test can serve the first
+    /// hop of a redirect from 127.0.0.1 while private sources stay refused.
+    #[cfg(test)]
+    pub(crate) fn trust_for_tests(mut self, addrs: &[SocketAddr]) -> Self {
+        self.trusted = Arc::from(addrs.to_vec());
+        self
     }
+
+    /// Streams `url` into `dest` (created or truncated), following up to `max_redirects`
+    /// redirects, and returns the number of bytes written.
+    ///
+    /// On error, `dest` is removed (best effort) so that no partial download looks
+    /// complete. See [`FetchError`] for what each outcome means.
+    pub async fn fetch_to_file(&self, url: &Url, dest: &Path) -> Result<u64, FetchError> {
+        let outcome = tokio::time::timeout(self.config.total_timeout, self.fetch(url, dest)).await;
+        let result = outcome.unwrap_or(Err(FetchError::Timeout));
+        if result.is_err() {
+            // Ignored on purpose: the file may never have been created, and the caller
+            // removes its temp dir anyway.
+            let _ = tokio::fs::remove_file(dest).await;
+        }
+        result
+    }
+
+    async fn fetch(&self, url: &Url, dest: &Path) -> Result<u64, FetchError> {
+        let mut current = url.clone();
+        let mut redirects = 0;
+        loop {
+            check_parsed(&current, self.config.allow_private, &self.trusted)?;
+            tracing::debug!(source = %redacted(&current), "requesting source");
+            let response = self
+                .client
+                .get(current.clone())
+                .send()
+                .await
+                .map_err(|e| map_request_error(&e, &current))?;
+            let status = response.status();
+            if is_followed_redirect(status) {
+                if redirects == self.config.max_redirects {
+                    return Err(FetchError::TooManyRedirects(self.config.max_redirects));
+                }
+                redirects += 1;
+                current = redirect_target(&current, &response)?;
+                continue;
+            }
+            if !status.is_success() {
+                return Err(FetchError::HttpStatus(status.as_u16()));
+            }
+            return self.stream_body(response, dest).await;
+        }
+    }
+
+    async fn stream_body(
+        &self,
+        response: reqwest::Response,
+        dest: &Path,
+    ) -> Result<u64, FetchError> {
+        let max = self.config.max_bytes;
+        if response.content_length().is_some_and(|len| len > max) {
+            return Err(FetchError::TooLarge(max));
+        }
+        let file = tokio::fs::File::create(dest).await?;
+        let mut out = tokio::io::BufWriter::with_capacity(64 * 1024, file);
+        let mut written: u64 = 0;
+        let mut body = response.bytes_stream();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| {
+                FetchError::Unreachable(format!(
+                    "the connection broke during the download: {}",
+                    root_cause(&e)
+                ))
+            })?;
+            written += chunk.len() as u64;
+            // Checked before writing, so at most `max` bytes ever reach the disk.
+            if written > max {
+                return Err(FetchError::TooLarge(max));
+            }
+            out.write_all(&chunk).await?;
+        }
+        out.flush().await?;
+        Ok(written)
+    }
+}
+
+/// Redirect statuses that carry a `Location` to follow; a source is always fetched with
+/// `GET`, so the method-changing distinctions between them do not matter.
+fn is_followed_redirect(status: StatusCode) -> bool {
+    matches!(
+        status,
+        StatusCode::MOVED_PERMANENTLY
+            | StatusCode::FOUND
+            | StatusCode::SEE_OTHER
+            | StatusCode::TEMPORARY_REDIRECT
+            | StatusCode::PERMANENT_REDIRECT
+    )
+}
+
+/// The `Location` of a redirect resolved against the URL that answered it. A redirect
+/// without a usable `Location` is treated like a broken URL.
+fn redirect_target(current: &Url, response: &reqwest::Response) -> Result<Url, FetchError> {
+    let location = response
+        .headers()
+        .get(header::LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .ok_or(FetchError::InvalidUrl)?;
+    current.join(location).map_err(|_| FetchError::InvalidUrl)
+}
+
+/// Classifies a failed request. The resolver's refusal is recognised by finding
+/// [`RefusedName`] in the error's source chain, where reqwest and hyper leave it.
+fn map_request_error(err: &reqwest::Error, url: &Url) -> FetchError {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = source {
+        if let Some(refused) = e.downcast_ref::<RefusedName>() {
+            return FetchError::ForbiddenAddress(refused.host.clone());
+        }
+        source = e.source();
+    }
+    if err.is_timeout() {
+        return FetchError::Timeout;
+    }
+    let host = url.host_str().unwrap_or_default();
+    FetchError::Unreachable(format!("{host}: {}", root_cause(err)))
+}
+
+/// The innermost error's message, which names the actual problem ("Connection refused",
+/// "failed to lookup address information", ...) without reqwest's URL.
+fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut e = err;
+    while let Some(next) = e.source() {
+        e = next;
+    }
+    e.to_string()
+}
+
+/// Every message in the chain, for errors that are logged rather than shown.
+fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut parts = vec![err.to_string()];
+    let mut e = err;
+    while let Some(next) = e.source() {
+        parts.push(next.to_string());
+        e = next;
+    }
+    parts.join(": ")
+}
+
+/// A URL fit for logs: scheme, host, port and path, without query or fragment, which
+/// may carry tokens.
+fn redacted(url: &Url) -> String {
+    let mut url = url.clone();
+    url.set_query(None);
+    url.set_fragment(None);
+    url.to_string()
 }

@@ -55,7 +55,10 @@ pub enum MediaError {
     #[error("the file could not be decoded: {0}")]
     InvalidMedia(String),
     #[error("{program} failed: {stderr_tail}")]
-    ProcessFailed { program: String, stderr_tail: String },
+    ProcessFailed {
+        program: String,
+        stderr_tail: String,
+    },
     #[error("{program} took longer than {seconds} seconds")]
     Timeout { program: String, seconds: u64 },
     #[error("{program} is not installed")]

@@ -1,1 +1,63 @@
-//! (in progress)
+//! The durable job queue and the workers that execute edits.
+//!
+//! The edit row is the job. A worker claims a claimable edit atomically, which moves
+//! it to `processing`, bumps its `attempt` (the fencing token) and gives it a lease.
+//! While working, the worker renews the lease; every write it makes is conditional on
+//! `(id, attempt)` still being current, so a worker whose lease ran out and whose edit
+//! was claimed again can no longer change it. An edit whose lease expired (its worker
+//! crashed) is claimable again.
+
+mod error;
+mod pipeline;
+mod sqlite;
+mod worker;
+
+pub use error::JobError;
+pub use sqlite::SqliteQueue;
+pub use worker::{run_workers, WorkerContext};
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::Value;
+
+use crate::db::DbError;
+
+/// A claimed edit: what a worker needs to run it, and the fencing token for writes.
+#[derive(Debug, Clone)]
+pub struct Claim {
+    pub job: JobRef,
+    pub org_id: String,
+    /// Retryable failures so far (drives the backoff).
+    pub failures: u32,
+    /// The request as sent.
+    pub request: Value,
+}
+
+/// Identifies one claim of one edit. Writes with a stale `attempt` change nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobRef {
+    pub id: String,
+    pub attempt: u32,
+}
+
+/// The queue operations a worker needs; one implementation per database.
+///
+/// Every method that writes returns `Ok(false)` when the claim is no longer current
+/// (the lease ran out and someone else claimed the edit): the caller must stop.
+#[async_trait]
+pub trait JobQueue: Send + Sync + 'static {
+    /// Claims the oldest claimable edit (queued and due, or processing with an expired
+    /// lease), or `None` when there is none.
+    async fn claim(&self, lease: Duration) -> Result<Option<Claim>, DbError>;
+    /// Extends the lease of a running claim.
+    async fn heartbeat(&self, job: &JobRef, lease: Duration) -> Result<bool, DbError>;
+    /// Records progress (0.0–1.0) of a running claim.
+    async fn set_progress(&self, job: &JobRef, progress: f64) -> Result<bool, DbError>;
+    /// Marks the edit `done` with its outputs' storage keys.
+    async fn complete(&self, job: &JobRef, outputs: &[String]) -> Result<bool, DbError>;
+    /// Marks the edit `failed`.
+    async fn fail(&self, job: &JobRef, code: &str, detail: &str) -> Result<bool, DbError>;
+    /// Puts the edit back to `queued`, claimable again after `delay`.
+    async fn retry_later(&self, job: &JobRef, delay: Duration) -> Result<bool, DbError>;
+}

@@ -1,24 +1,80 @@
 //! Output storage through `object_store`, and signed, expiring download URLs.
+//!
+//! A download URL is `<public_url>/v1/files/<key>?expires=<unix secs>&signature=<hex>`,
+//! where the signature is HMAC-SHA256 under a per-installation key over the object key
+//! and the expiry. Anyone holding the URL may download until it expires; nobody can
+//! make one for another key or a later expiry without the signing key.
 
+#[cfg(test)]
+mod tests;
+
+use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use object_store::ObjectStore;
+use bytes::Bytes;
+use hmac::{Hmac, Mac};
+use object_store::path::Path as ObjectPath;
+use object_store::{GetResult, ObjectStore, WriteMultipart};
+use sha2::Sha256;
+use tokio::io::AsyncReadExt;
 use url::Url;
+
+/// Files up to this size are uploaded with one `put`; larger ones in parts of this size,
+/// so memory stays bounded by a few parts whatever the file size.
+const PART_SIZE: usize = 8 * 1024 * 1024;
+/// Parts uploaded concurrently at most.
+const PARTS_IN_FLIGHT: usize = 2;
+
+/// Length of a freshly generated signing key, and the least accepted from disk.
+const SIGNING_KEY_LEN: usize = 32;
+const SIGNING_KEY_FILE: &str = "signing.key";
+
+/// Separates download signatures from any other use of the same key.
+const SIGNATURE_CONTEXT: &[u8] = b"mediaedit-download-v1\n";
+
+type HmacSha256 = Hmac<Sha256>;
 
 /// Why a storage operation failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
+    /// No object is stored under this key.
+    #[error("no object is stored under that key")]
+    NotFound,
+    /// The key is not a canonical object key (empty, leading/trailing/double `/`, `.`
+    /// or `..` segments, or characters the store does not allow).
+    #[error("{0:?} is not a valid storage key")]
+    InvalidKey(String),
+    /// The object store failed.
     #[error("object store error: {0}")]
-    Store(#[from] object_store::Error),
+    Store(#[source] object_store::Error),
+    /// Reading the local file to upload failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
 }
 
+impl From<object_store::Error> for StorageError {
+    fn from(err: object_store::Error) -> Self {
+        match err {
+            object_store::Error::NotFound { .. } => StorageError::NotFound,
+            other => StorageError::Store(other),
+        }
+    }
+}
+
 impl StorageError {
     pub fn code(&self) -> &'static str {
-        "storage_error"
+        match self {
+            StorageError::NotFound => "not_found",
+            StorageError::InvalidKey(_) => "invalid_storage_key",
+            StorageError::Store(_) | StorageError::Io(_) => "storage_error",
+        }
+    }
+
+    /// A store or disk failure may pass; a missing object or a bad key will not.
+    pub fn is_retryable(&self) -> bool {
+        matches!(self, StorageError::Store(_) | StorageError::Io(_))
     }
 }
 
@@ -31,6 +87,65 @@ pub enum SignatureError {
     Expired,
 }
 
+/// The object store for local files under `root`, which is created if missing.
+pub fn local(root: &Path) -> Result<Arc<dyn ObjectStore>, StorageError> {
+    std::fs::create_dir_all(root)?;
+    let store = object_store::local::LocalFileSystem::new_with_prefix(root)?
+        // Deleting an edit's outputs should not leave its empty directories behind.
+        .with_automatic_cleanup(true);
+    Ok(Arc::new(store))
+}
+
+/// Reads the download-signing key from `<data_dir>/signing.key`, creating it with 32
+/// random bytes and mode 0600 on first start (and `data_dir` if missing).
+///
+/// The key is written to a private temp file and hard-linked into place, which fails
+/// if the key already exists: two processes starting at once agree on one key, and no
+/// process ever reads a half-written one. An existing key shorter than 32 bytes is an
+/// `InvalidData` error rather than a weak key.
+pub fn load_or_create_signing_key(data_dir: &Path) -> std::io::Result<Vec<u8>> {
+    std::fs::create_dir_all(data_dir)?;
+    let path = data_dir.join(SIGNING_KEY_FILE);
+    if !path.exists() {
+        let mut key = vec![0u8; SIGNING_KEY_LEN];
+        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut key);
+        let tmp = data_dir.join(format!(
+            "{SIGNING_KEY_FILE}.{}.{:016x}.tmp",
+            std::process::id(),
+            rand::random::<u64>()
+        ));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let written = options.open(&tmp).and_then(|mut file| {
+            file.write_all(&key)?;
+            file.sync_all()
+        });
+        let linked = written.and_then(|()| std::fs::hard_link(&tmp, &path));
+        // The temp name has served its purpose either way; a leftover is harmless.
+        let _ = std::fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => return Ok(key),
+            // Another process won the race: use its key.
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let key = std::fs::read(&path)?;
+    if key.len() < SIGNING_KEY_LEN {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{} holds {} bytes, fewer than the {SIGNING_KEY_LEN} a signing key needs",
+                path.display(),
+                key.len()
+            ),
+        ));
+    }
+    Ok(key)
+}
+
 /// Stored outputs and the links that download them.
 #[derive(Clone)]
 pub struct Storage {
@@ -40,18 +155,174 @@ pub struct Storage {
     url_ttl: Duration,
 }
 
+impl std::fmt::Debug for Storage {
+    // Hand-written so the signing key never reaches a log.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Storage")
+            .field("store", &self.store.to_string())
+            .field("public_url", &self.public_url.as_str())
+            .field("url_ttl", &self.url_ttl)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Storage {
-    pub fn new(store: Arc<dyn ObjectStore>, signing_key: Vec<u8>, public_url: Url, url_ttl: Duration) -> Self {
-        Storage { store, key: Arc::new(signing_key), public_url, url_ttl }
+    /// `public_url` is the base of download URLs and may carry a path prefix
+    /// (`http://host/base/`); `url_ttl` is how long a download URL stays valid.
+    pub fn new(
+        store: Arc<dyn ObjectStore>,
+        signing_key: Vec<u8>,
+        public_url: Url,
+        url_ttl: Duration,
+    ) -> Self {
+        Storage {
+            store,
+            key: Arc::new(signing_key),
+            public_url,
+            url_ttl,
+        }
     }
 
     pub fn store(&self) -> &Arc<dyn ObjectStore> {
         &self.store
     }
 
-    /// Uploads a local file under `key`.
+    /// Uploads the local file at `path` under `key`, replacing any object there. Files
+    /// larger than one part go up as a multipart upload, which is aborted on failure so
+    /// that no partial object becomes visible.
     pub async fn put_file(&self, key: &str, path: &Path) -> Result<(), StorageError> {
-        let _ = (key, path, &self.key, &self.public_url, self.url_ttl);
+        let location = object_path(key)?;
+        let mut file = tokio::fs::File::open(path).await?;
+        let len = file.metadata().await?.len();
+        if len <= PART_SIZE as u64 {
+            let mut buf = Vec::with_capacity(len as usize);
+            file.read_to_end(&mut buf).await?;
+            self.store.put(&location, buf.into()).await?;
+            return Ok(());
+        }
+        let upload = self.store.put_multipart(&location).await?;
+        let mut writer = WriteMultipart::new_with_chunk_size(upload, PART_SIZE);
+        match copy_in_parts(&mut file, &mut writer).await {
+            Ok(()) => {
+                writer.finish().await?;
+                Ok(())
+            }
+            Err(err) => {
+                // The copy error is the one worth reporting; a failed abort only leaves
+                // parts the store cleans up or a later put replaces.
+                let _ = writer.abort().await;
+                Err(err)
+            }
+        }
+    }
+
+    /// The object under `key`. `Err(NotFound)` when there is none.
+    pub async fn get(&self, key: &str) -> Result<GetResult, StorageError> {
+        let location = object_path(key)?;
+        Ok(self.store.get(&location).await?)
+    }
+
+    /// A URL that downloads `key` without credentials until `now + url_ttl`:
+    /// `<public_url>/v1/files/<key>?expires=<unix secs>&signature=<hex>`.
+    pub fn download_url(&self, key: &str, now: SystemTime) -> String {
+        let expires = unix_secs(now)
+            .saturating_add(self.url_ttl.as_secs())
+            .to_string();
+        let signature = hex::encode(self.mac(key, &expires).finalize().into_bytes());
+        let mut url = self.public_url.clone();
+        url.set_query(None);
+        url.set_fragment(None);
+        match url.path_segments_mut() {
+            Ok(mut segments) => {
+                segments
+                    .pop_if_empty()
+                    .extend(["v1", "files"])
+                    .extend(key.split('/'));
+            }
+            // Only URLs like `mailto:` cannot be a base; config accepts http(s) only,
+            // but fall back to plain concatenation rather than panic.
+            Err(()) => {
+                let base = self.public_url.as_str().trim_end_matches('/');
+                return format!("{base}/v1/files/{key}?expires={expires}&signature={signature}");
+            }
+        }
+        url.query_pairs_mut()
+            .append_pair("expires", &expires)
+            .append_pair("signature", &signature);
+        url.into()
+    }
+
+    /// Checks a download URL's `expires` and `signature` for `key`.
+    ///
+    /// `Err(Invalid)` for anything malformed or any mismatch; `Err(Expired)` only for a
+    /// genuine signature whose time has passed, so expiry cannot be probed without one.
+    /// The comparison is constant-time.
+    pub fn verify(
+        &self,
+        key: &str,
+        expires: &str,
+        signature: &str,
+        now: SystemTime,
+    ) -> Result<(), SignatureError> {
+        // Digits only, so "+5" or " 5" cannot pose as the signed "5".
+        if expires.is_empty() || expires.len() > 20 || !expires.bytes().all(|b| b.is_ascii_digit())
+        {
+            return Err(SignatureError::Invalid);
+        }
+        let signature = hex::decode(signature).map_err(|_| SignatureError::Invalid)?;
+        self.mac(key, expires)
+            .verify_slice(&signature)
+            .map_err(|_| SignatureError::Invalid)?;
+        let expires: u64 = expires.parse().map_err(|_| SignatureError::Invalid)?;
+        if unix_secs(now) >= expires {
+            return Err(SignatureError::Expired);
+        }
         Ok(())
     }
+
+    /// The MAC over `key` and `expires`. `expires` is digits only and comes last, so the
+    /// newline between them splits the message one way only.
+    fn mac(&self, key: &str, expires: &str) -> HmacSha256 {
+        let mut mac =
+            HmacSha256::new_from_slice(&self.key).expect("HMAC accepts keys of any length");
+        mac.update(SIGNATURE_CONTEXT);
+        mac.update(key.as_bytes());
+        mac.update(b"\n");
+        mac.update(expires.as_bytes());
+        mac
+    }
+}
+
+/// Feeds `file` to `writer` one part at a time, waiting for an upload slot before
+/// reading the next part so memory stays bounded.
+async fn copy_in_parts(
+    file: &mut tokio::fs::File,
+    writer: &mut WriteMultipart,
+) -> Result<(), StorageError> {
+    loop {
+        let mut part = Vec::with_capacity(PART_SIZE);
+        let n = file.take(PART_SIZE as u64).read_to_end(&mut part).await?;
+        if n == 0 {
+            return Ok(());
+        }
+        writer.wait_for_capacity(PARTS_IN_FLIGHT).await?;
+        writer.put(Bytes::from(part));
+        if n < PART_SIZE {
+            return Ok(());
+        }
+    }
+}
+
+/// The object path for `key`, which must already be canonical (`a/b/c.webp`): a key
+/// the store would silently rewrite (`/a//b/`) would sign differently from the object
+/// it names.
+fn object_path(key: &str) -> Result<ObjectPath, StorageError> {
+    match ObjectPath::parse(key) {
+        Ok(path) if !key.is_empty() && path.as_ref() == key => Ok(path),
+        _ => Err(StorageError::InvalidKey(key.to_owned())),
+    }
+}
+
+fn unix_secs(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs()
 }

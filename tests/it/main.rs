@@ -1,1 +1,11 @@
-//! Integration tests: the real app on loopback.
+//! Integration tests: the real app on loopback, real SQLite, real ffmpeg, a local
+//! fixture server for source media. All compile into this one test binary.
+
+mod api_errors;
+mod cli;
+mod downloads;
+mod durability;
+mod edits_api;
+mod fixtures;
+mod helpers;
+mod images;

@@ -1,0 +1,165 @@
+//! The API's error type and its JSON rendering: `{"errors":[{status, code, title,
+//! detail, source?}]}` (decisions.md §4). Every code the API returns is made here.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::db::DbError;
+use crate::edits::ValidationError;
+
+/// An error response. Internal causes are logged where the error is made and never
+/// reach the body.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub title: &'static str,
+    pub detail: String,
+    pub pointer: Option<String>,
+}
+
+impl ApiError {
+    pub fn new(
+        status: StatusCode,
+        code: &'static str,
+        title: &'static str,
+        detail: impl Into<String>,
+    ) -> Self {
+        ApiError {
+            status,
+            code,
+            title,
+            detail: detail.into(),
+            pointer: None,
+        }
+    }
+
+    pub fn malformed_json(detail: impl Into<String>) -> Self {
+        Self::new(
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+            "Malformed JSON",
+            detail,
+        )
+    }
+
+    pub fn unauthorized(detail: &str) -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "Unauthorized",
+            detail,
+        )
+    }
+
+    pub fn forbidden(code: &'static str, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, code, "Forbidden", detail)
+    }
+
+    pub fn not_found(detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found", "Not found", detail)
+    }
+
+    pub fn payload_too_large(limit: usize) -> Self {
+        Self::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            "Payload too large",
+            format!("The request body is larger than the limit of {limit} bytes."),
+        )
+    }
+
+    pub fn unsupported_media_type() -> Self {
+        Self::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "Unsupported media type",
+            "The request body must be JSON, sent with `Content-Type: application/json`.",
+        )
+    }
+
+    /// A fault of ours: the cause is logged here, once, and the body says nothing of it.
+    pub fn internal(cause: &dyn std::fmt::Display) -> Self {
+        tracing::error!(error = %cause, "internal error");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal_error",
+            "Internal error",
+            "The service hit an internal error. Try again later.",
+        )
+    }
+
+    /// The generic error for a status that has no more specific code (route and method
+    /// errors produced by the router itself).
+    pub fn for_status(status: StatusCode) -> Self {
+        match status {
+            StatusCode::NOT_FOUND => Self::not_found("There is nothing at this path."),
+            StatusCode::METHOD_NOT_ALLOWED => Self::new(
+                status,
+                "method_not_allowed",
+                "Method not allowed",
+                "This path does not accept this HTTP method.",
+            ),
+            StatusCode::PAYLOAD_TOO_LARGE => Self::new(
+                status,
+                "payload_too_large",
+                "Payload too large",
+                "The request body is larger than the limit.",
+            ),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => Self::unsupported_media_type(),
+            StatusCode::UNAUTHORIZED => Self::unauthorized("A valid bearer token is required."),
+            s if s.is_server_error() => Self::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal_error",
+                "Internal error",
+                "The service hit an internal error. Try again later.",
+            ),
+            s => Self::new(
+                s,
+                "bad_request",
+                "Bad request",
+                "The request could not be processed.",
+            ),
+        }
+    }
+}
+
+impl From<ValidationError> for ApiError {
+    fn from(e: ValidationError) -> Self {
+        ApiError {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            code: e.code,
+            title: e.title,
+            detail: e.detail,
+            pointer: Some(e.pointer),
+        }
+    }
+}
+
+impl From<DbError> for ApiError {
+    fn from(e: DbError) -> Self {
+        ApiError::internal(&e)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut error = json!({
+            "status": self.status.as_str(),
+            "code": self.code,
+            "title": self.title,
+            "detail": self.detail,
+        });
+        if let Some(pointer) = self.pointer {
+            error["source"] = json!({ "pointer": pointer });
+        }
+        let mut response = (self.status, axum::Json(json!({ "errors": [error] }))).into_response();
+        if self.status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}

@@ -1,0 +1,53 @@
+//! Organizations and their API tokens.
+
+use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
+
+use super::{unix_ms, Db, DbError};
+
+/// SHA-256 of a token, hex encoded: the only form in which tokens are stored.
+pub fn hash_token(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// Organization ids are 1–64 letters, digits, `-` or `_`, so they are safe in paths.
+pub fn valid_org_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+impl Db {
+    /// Creates `org` if needed and stores a new token for it (by hash).
+    pub async fn create_token(&self, org: &str, token: &str) -> Result<(), DbError> {
+        let now = unix_ms(SystemTime::now());
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO organizations (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(org)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("INSERT INTO api_tokens (token_hash, org_id, created_at) VALUES (?, ?, ?)")
+            .bind(hash_token(token))
+            .bind(org)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The organization a token belongs to, if the token is known.
+    pub async fn org_for_token(&self, token: &str) -> Result<Option<String>, DbError> {
+        let org = sqlx::query_scalar("SELECT org_id FROM api_tokens WHERE token_hash = ?")
+            .bind(hash_token(token))
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(org)
+    }
+}

@@ -1,0 +1,52 @@
+//! The Edit document of the interface document (part 2).
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{json, Map, Value};
+
+use crate::db::{EditRow, EditStatus};
+
+/// Formats unix milliseconds as `2026-11-21T10:00:00.123Z`.
+pub fn timestamp(ms: i64) -> String {
+    DateTime::<Utc>::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// Renders an edit. `download_urls` are the signed URLs of the outputs, used only
+/// when the edit is `done`.
+pub fn render_edit(row: &EditRow, download_urls: Vec<String>) -> Value {
+    let mut attributes = Map::new();
+    attributes.insert("createdAt".into(), json!(timestamp(row.created_at)));
+    attributes.insert("updatedAt".into(), json!(timestamp(row.updated_at)));
+    attributes.insert("status".into(), json!(row.status.as_str()));
+    for key in ["commands", "options", "assets"] {
+        if let Some(v) = row.request.get(key) {
+            attributes.insert(key.into(), v.clone());
+        }
+    }
+    match row.status {
+        EditStatus::Done => {
+            attributes.insert("downloadUrls".into(), json!(download_urls));
+        }
+        EditStatus::Failed => {
+            if let Some((code, detail)) = &row.error {
+                attributes.insert("error".into(), json!({ "code": code, "detail": detail }));
+            }
+        }
+        EditStatus::Processing => {
+            attributes.insert("progress".into(), json!(row.progress.unwrap_or(0.0)));
+        }
+        EditStatus::Queued => {}
+    }
+    json!({
+        "type": "edit",
+        "id": row.id,
+        "attributes": attributes,
+        "relationships": {
+            "organization": {
+                "links": { "self": format!("/v1/organizations/{}", row.org_id) },
+                "data": { "type": "organization", "id": row.org_id },
+            }
+        }
+    })
+}

@@ -1,0 +1,279 @@
+//! A create-edit request parsed into domain types: parse, don't validate. A
+//! [`NewEdit`] that exists has known commands, typed options and a type-checked pipeline.
+
+use serde_json::{Map, Value};
+use url::Url;
+
+use super::command::Command;
+use super::error::ValidationError;
+use super::options::{escape_pointer, image_format_media, Options};
+use crate::fetch::{self, FetchError};
+use crate::media::MediaFormat;
+
+/// Most assets one edit may carry.
+pub const MAX_ASSETS: usize = 20;
+/// Most commands one pipeline may carry.
+pub const MAX_COMMANDS: usize = 10;
+/// Longest accepted source URL, in bytes.
+pub const MAX_URL_LEN: usize = 4096;
+
+/// One input asset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Asset {
+    /// `image` or `video`; informational only.
+    pub kind: String,
+    pub src: Url,
+}
+
+/// A valid edit request, plus the request's own JSON to echo back as sent.
+#[derive(Debug, Clone)]
+pub struct NewEdit {
+    pub assets: Vec<Asset>,
+    pub commands: Vec<Command>,
+    pub options: Options,
+    /// `{"assets":…, "commands":…, "options":…}` exactly as sent (options only when sent).
+    pub echo: Value,
+}
+
+/// How a request is checked; the server's settings that validation depends on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ValidationRules {
+    pub allow_private_sources: bool,
+}
+
+impl NewEdit {
+    /// Validates a parsed JSON body.
+    pub fn parse(body: Value, rules: ValidationRules) -> Result<NewEdit, ValidationError> {
+        let Value::Object(mut body) = body else {
+            return Err(ValidationError::new(
+                "invalid_type",
+                "",
+                "The request body must be a JSON object with `assets` and `commands`.",
+            ));
+        };
+        if let Some(extra) = body
+            .keys()
+            .find(|k| !["assets", "commands", "options"].contains(&k.as_str()))
+        {
+            return Err(ValidationError::new(
+                "unknown_field",
+                format!("/{}", escape_pointer(extra)),
+                format!("`{extra}` is not a field of an edit; the fields are assets, commands and options."),
+            ));
+        }
+        let assets = parse_assets(body.get("assets"), rules)?;
+        let commands = parse_commands(body.get("commands"))?;
+        let options = Options::parse(body.get("options"), &commands)?;
+        check_pipeline(&commands, &options)?;
+
+        let mut echo = Map::new();
+        for key in ["assets", "commands", "options"] {
+            if let Some(v) = body.remove(key) {
+                echo.insert(key.to_string(), v);
+            }
+        }
+        Ok(NewEdit {
+            assets,
+            commands,
+            options,
+            echo: Value::Object(echo),
+        })
+    }
+
+    /// Rebuilds a stored edit from its echoed request. Stored requests were valid when
+    /// accepted, so private-address rules are not applied again here (the fetcher
+    /// enforces them at connect time).
+    pub fn from_stored(echo: Value) -> Result<NewEdit, ValidationError> {
+        NewEdit::parse(
+            echo,
+            ValidationRules {
+                allow_private_sources: true,
+            },
+        )
+    }
+}
+
+/// A non-empty JSON array of at most `max` items, or the matching error.
+fn array<'a>(
+    value: Option<&'a Value>,
+    name: &str,
+    max: usize,
+) -> Result<&'a Vec<Value>, ValidationError> {
+    let pointer = format!("/{name}");
+    match value {
+        None => Err(ValidationError::new(
+            "missing_field",
+            pointer,
+            format!("`{name}` is required."),
+        )),
+        Some(Value::Array(items)) if items.is_empty() => Err(ValidationError::new(
+            "empty_array",
+            pointer,
+            format!("`{name}` must have at least one item."),
+        )),
+        Some(Value::Array(items)) if items.len() > max => Err(ValidationError::new(
+            "too_many_items",
+            pointer,
+            format!(
+                "`{name}` has {} items; at most {max} are allowed.",
+                items.len()
+            ),
+        )),
+        Some(Value::Array(items)) => Ok(items),
+        Some(_) => Err(ValidationError::new(
+            "invalid_type",
+            pointer,
+            format!("`{name}` must be an array."),
+        )),
+    }
+}
+
+fn parse_assets(
+    value: Option<&Value>,
+    rules: ValidationRules,
+) -> Result<Vec<Asset>, ValidationError> {
+    array(value, "assets", MAX_ASSETS)?
+        .iter()
+        .enumerate()
+        .map(|(i, item)| parse_asset(i, item, rules))
+        .collect()
+}
+
+fn parse_asset(i: usize, item: &Value, rules: ValidationRules) -> Result<Asset, ValidationError> {
+    let at = |field: &str| format!("/assets/{i}{field}");
+    let Value::Object(asset) = item else {
+        return Err(ValidationError::new(
+            "invalid_type",
+            at(""),
+            "Each asset must be an object with `type` and `src`.",
+        ));
+    };
+    if let Some(extra) = asset
+        .keys()
+        .find(|k| !["type", "src"].contains(&k.as_str()))
+    {
+        return Err(ValidationError::new(
+            "unknown_field",
+            at(&format!("/{}", escape_pointer(extra))),
+            format!("`{extra}` is not a field of an asset; the fields are type and src."),
+        ));
+    }
+    let kind = match asset.get("type") {
+        None => {
+            return Err(ValidationError::new(
+                "missing_field",
+                at("/type"),
+                "`type` is required.",
+            ))
+        }
+        Some(Value::String(t)) if t == "image" || t == "video" => t.clone(),
+        Some(Value::String(t)) => {
+            return Err(ValidationError::new(
+                "invalid_asset_type",
+                at("/type"),
+                format!("Asset type \"{t}\" is not known; use \"image\" or \"video\"."),
+            ))
+        }
+        Some(_) => {
+            return Err(ValidationError::new(
+                "invalid_type",
+                at("/type"),
+                "`type` must be a string.",
+            ))
+        }
+    };
+    let src = match asset.get("src") {
+        None => {
+            return Err(ValidationError::new(
+                "missing_field",
+                at("/src"),
+                "`src` is required.",
+            ))
+        }
+        Some(Value::String(s)) if s.len() > MAX_URL_LEN => {
+            return Err(ValidationError::new(
+                "invalid_url",
+                at("/src"),
+                format!(
+                    "`src` is {} bytes long; at most {MAX_URL_LEN} are allowed.",
+                    s.len()
+                ),
+            ))
+        }
+        Some(Value::String(s)) => s,
+        Some(_) => {
+            return Err(ValidationError::new(
+                "invalid_type",
+                at("/src"),
+                "`src` must be a string.",
+            ))
+        }
+    };
+    let src = fetch::check_url(src, rules.allow_private_sources).map_err(|e| match e {
+        FetchError::ForbiddenAddress(addr) => ValidationError::new(
+            "source_address_forbidden",
+            at("/src"),
+            format!("`src` points at {addr}, which is not a public address."),
+        ),
+        _ => ValidationError::new(
+            "invalid_url",
+            at("/src"),
+            "`src` must be an absolute http or https URL.",
+        ),
+    })?;
+    Ok(Asset { kind, src })
+}
+
+fn parse_commands(value: Option<&Value>) -> Result<Vec<Command>, ValidationError> {
+    array(value, "commands", MAX_COMMANDS)?
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let pointer = format!("/commands/{i}");
+            let Value::String(name) = item else {
+                return Err(ValidationError::new(
+                    "invalid_type",
+                    pointer,
+                    "Each command must be a string.",
+                ));
+            };
+            Command::from_name(name).ok_or_else(|| {
+                let known: Vec<_> = Command::ALL.iter().map(|c| c.name()).collect();
+                ValidationError::new(
+                    "unknown_command",
+                    pointer,
+                    format!(
+                        "\"{name}\" is not a command; the commands are {}.",
+                        known.join(", ")
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Type-checks the pipeline: every format command *i* can produce must be accepted
+/// by command *i+1*.
+fn check_pipeline(commands: &[Command], options: &Options) -> Result<(), ValidationError> {
+    let resize_format = options.format.map(image_format_media);
+    let mut formats: Vec<MediaFormat> = commands[0].inputs().to_vec();
+    for (i, command) in commands.iter().enumerate() {
+        if i > 0 {
+            if let Some(bad) = formats.iter().find(|f| !command.accepts(**f)) {
+                let takes: Vec<_> = command.inputs().iter().map(|f| f.name()).collect();
+                return Err(ValidationError::new(
+                    "incompatible_commands",
+                    format!("/commands/{i}"),
+                    format!(
+                        "`{command}` takes {} but the command before it, `{}`, produces {}.",
+                        takes.join(" or "),
+                        commands[i - 1],
+                        bad.name()
+                    ),
+                ));
+            }
+        }
+        formats = command.outputs(&formats, resize_format);
+    }
+    Ok(())
+}

@@ -1,0 +1,332 @@
+//! The test harness: the real app on port 0 with a temp data dir, a fixture server
+//! on loopback, and typed helpers for the API.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::Command as Process;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Once};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use mediaedit::app::App;
+use mediaedit::config::ServeConfig;
+use mediaedit::db::Db;
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+pub const ORG: &str = "acme";
+
+fn init_logging() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if std::env::var_os("TEST_LOG").is_some() {
+            tracing_subscriber::fmt()
+                .with_env_filter("info,sqlx=warn")
+                .with_test_writer()
+                .init();
+        }
+    });
+}
+
+/// A running app plus everything a test needs to talk to it.
+pub struct TestApp {
+    pub app: Option<App>,
+    pub base: String,
+    pub token: String,
+    pub client: reqwest::Client,
+    pub data_dir: TempDir,
+    pub fixtures: FixtureServer,
+}
+
+/// The settings tests use: loopback sources allowed, fast polling and retries.
+pub fn test_config(data_dir: &Path) -> ServeConfig {
+    let mut config = ServeConfig::with_data_dir(data_dir.to_path_buf());
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.allow_private_sources = true;
+    config.poll_ms = 100;
+    config.retry_base_ms = 100;
+    config.lease_secs = 5;
+    config
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+/// Starts an app whose config `adjust` may change (from [`test_config`]).
+pub async fn spawn_app_with(adjust: impl FnOnce(&mut ServeConfig)) -> TestApp {
+    init_logging();
+    let data_dir = TempDir::new().unwrap();
+    let token = create_token(data_dir.path(), ORG).await;
+    let mut config = test_config(data_dir.path());
+    adjust(&mut config);
+    let app = App::start(config).await.expect("the app starts");
+    let base = format!("http://{}", app.addr);
+    let test_app = TestApp {
+        app: Some(app),
+        base,
+        token,
+        client: reqwest::Client::new(),
+        data_dir,
+        fixtures: FixtureServer::start().await,
+    };
+    test_app.wait_healthy().await;
+    test_app
+}
+
+/// Creates a token for `org` in the database under `data_dir`.
+pub async fn create_token(data_dir: &Path, org: &str) -> String {
+    let db = Db::open_sqlite(&data_dir.join("mediaedit.db"))
+        .await
+        .unwrap();
+    let token = format!("me_test_{}", uuid::Uuid::new_v4().simple());
+    db.create_token(org, &token).await.unwrap();
+    token
+}
+
+impl TestApp {
+    pub async fn wait_healthy(&self) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Ok(r) = self
+                .client
+                .get(format!("{}/healthz", self.base))
+                .send()
+                .await
+            {
+                if r.status() == 200 {
+                    return;
+                }
+            }
+            assert!(Instant::now() < deadline, "the app did not become healthy");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// Stops the app (graceful), keeping its data dir.
+    pub async fn stop(&mut self) {
+        if let Some(app) = self.app.take() {
+            app.stop().await.unwrap();
+        }
+    }
+
+    /// Starts the app again on the same data dir (a new port).
+    pub async fn restart_with(&mut self, adjust: impl FnOnce(&mut ServeConfig)) {
+        self.stop().await;
+        let mut config = test_config(self.data_dir.path());
+        adjust(&mut config);
+        let app = App::start(config).await.unwrap();
+        self.base = format!("http://{}", app.addr);
+        self.app = Some(app);
+        self.wait_healthy().await;
+    }
+
+    pub async fn post_edit(&self, body: Value) -> reqwest::Response {
+        self.post_edit_as(&self.token, body).await
+    }
+
+    pub async fn post_edit_as(&self, token: &str, body: Value) -> reqwest::Response {
+        self.client
+            .post(format!("{}/v1/edits", self.base))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn get_edit(&self, id: &str) -> reqwest::Response {
+        self.get_edit_as(&self.token, id).await
+    }
+
+    pub async fn get_edit_as(&self, token: &str, id: &str) -> reqwest::Response {
+        self.client
+            .get(format!("{}/v1/edits/{id}", self.base))
+            .bearer_auth(token)
+            .header("Content-Type", "application/json")
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// Posts an edit that must be accepted; returns its id.
+    pub async fn create_edit(&self, body: Value) -> String {
+        let response = self.post_edit(body).await;
+        let status = response.status();
+        let doc: Value = response.json().await.unwrap();
+        assert_eq!(status, 201, "edit not created: {doc}");
+        assert_eq!(doc["attributes"]["status"], "queued");
+        doc["id"].as_str().unwrap().to_string()
+    }
+
+    /// Polls until the edit is `done` or `failed`; returns the document.
+    pub async fn wait_finished(&self, id: &str) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(90);
+        loop {
+            let doc: Value = self.get_edit(id).await.json().await.unwrap();
+            let status = doc["attributes"]["status"].as_str().unwrap().to_string();
+            if status == "done" || status == "failed" {
+                return doc;
+            }
+            assert!(Instant::now() < deadline, "edit {id} still {status}: {doc}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Runs an edit to completion and asserts it is `done`.
+    pub async fn run_done(&self, body: Value) -> Value {
+        let id = self.create_edit(body).await;
+        let doc = self.wait_finished(&id).await;
+        assert_eq!(doc["attributes"]["status"], "done", "edit failed: {doc}");
+        doc
+    }
+
+    /// Runs an edit to completion and asserts it `failed`; returns `error`.
+    pub async fn run_failed(&self, body: Value) -> Value {
+        let id = self.create_edit(body).await;
+        let doc = self.wait_finished(&id).await;
+        assert_eq!(
+            doc["attributes"]["status"], "failed",
+            "edit did not fail: {doc}"
+        );
+        assert!(doc["attributes"].get("downloadUrls").is_none());
+        doc["attributes"]["error"].clone()
+    }
+
+    /// Downloads every URL of a done edit into the data dir; returns the paths.
+    pub async fn download_all(&self, doc: &Value) -> Vec<std::path::PathBuf> {
+        let mut paths = Vec::new();
+        for (i, url) in doc["attributes"]["downloadUrls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+        {
+            let url = url.as_str().unwrap();
+            let response = reqwest::get(url).await.unwrap();
+            assert_eq!(response.status(), 200, "download of {url}");
+            let bytes = response.bytes().await.unwrap();
+            let ext = url.split('?').next().unwrap().rsplit('.').next().unwrap();
+            let path = self.data_dir.path().join(format!(
+                "download-{}-{i}.{ext}",
+                uuid::Uuid::new_v4().simple()
+            ));
+            std::fs::write(&path, &bytes).unwrap();
+            paths.push(path);
+        }
+        paths
+    }
+}
+
+/// An edit body with one asset.
+pub fn edit(src: &str, commands: &[&str], options: Option<Value>) -> Value {
+    let mut body = json!({ "assets": [{ "type": "image", "src": src }], "commands": commands });
+    if let Some(options) = options {
+        body["options"] = options;
+    }
+    body
+}
+
+/// A local HTTP server for source media, with per-path hit counts.
+#[derive(Clone)]
+pub struct FixtureServer {
+    pub addr: SocketAddr,
+    files: Arc<Mutex<HashMap<String, Bytes>>>,
+    hits: Arc<AtomicUsize>,
+}
+
+impl FixtureServer {
+    pub async fn start() -> FixtureServer {
+        let files: Arc<Mutex<HashMap<String, Bytes>>> = Arc::default();
+        let hits = Arc::new(AtomicUsize::new(0));
+        let app = axum::Router::new()
+            .route("/files/{name}", axum::routing::get(serve_file))
+            .route("/status/{code}", axum::routing::get(serve_status))
+            .with_state((files.clone(), hits.clone()));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        FixtureServer { addr, files, hits }
+    }
+
+    /// Serves `bytes` and returns the URL.
+    pub fn add(&self, name: &str, bytes: Vec<u8>) -> String {
+        self.files
+            .lock()
+            .unwrap()
+            .insert(name.to_string(), Bytes::from(bytes));
+        self.url(name)
+    }
+
+    pub fn url(&self, name: &str) -> String {
+        format!("http://{}/files/{name}", self.addr)
+    }
+
+    /// A URL that always answers with `code`.
+    pub fn status_url(&self, code: u16) -> String {
+        format!("http://{}/status/{code}", self.addr)
+    }
+
+    pub fn hits(&self) -> usize {
+        self.hits.load(Ordering::SeqCst)
+    }
+}
+
+type FixtureState = (Arc<Mutex<HashMap<String, Bytes>>>, Arc<AtomicUsize>);
+
+async fn serve_file(
+    State((files, hits)): State<FixtureState>,
+    UrlPath(name): UrlPath<String>,
+) -> impl IntoResponse {
+    hits.fetch_add(1, Ordering::SeqCst);
+    match files.lock().unwrap().get(&name) {
+        Some(bytes) => (StatusCode::OK, bytes.clone()),
+        None => (StatusCode::NOT_FOUND, Bytes::from_static(b"no such file")),
+    }
+}
+
+async fn serve_status(
+    State((_, hits)): State<FixtureState>,
+    UrlPath(code): UrlPath<u16>,
+) -> impl IntoResponse {
+    hits.fetch_add(1, Ordering::SeqCst);
+    (StatusCode::from_u16(code).unwrap(), "status")
+}
+
+/// `ffprobe -of json` of a file.
+pub fn probe(path: &Path) -> Value {
+    let out = Process::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-print_format",
+            "json",
+            "-show_format",
+            "-show_streams",
+            "-count_frames",
+        ])
+        .arg(path)
+        .output()
+        .expect("ffprobe runs");
+    assert!(
+        out.status.success(),
+        "ffprobe failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The first video stream of a probe.
+pub fn video_stream(probe: &Value) -> &Value {
+    probe["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["codec_type"] == "video")
+        .expect("a video stream")
+}
