@@ -22,18 +22,12 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let edit = NewEdit::parse(body, state.rules)?;
     let id = uuid::Uuid::new_v4().to_string();
-    state
+    let row = state
         .db
         .insert_edit(&id, &org.id, &edit.echo, unix_ms(SystemTime::now()))
         .await?;
     state.wake.notify_one();
     tracing::info!(edit.id = %id, org.id = %org.id, "edit created");
-
-    let row = state
-        .db
-        .get_edit(&org.id, &id)
-        .await?
-        .ok_or_else(|| ApiError::internal(&"a just-created edit was not found"))?;
     let location = format!("/v1/edits/{id}");
     Ok((
         StatusCode::CREATED,

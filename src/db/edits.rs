@@ -83,13 +83,15 @@ impl EditRow {
 
 impl Db {
     /// Inserts a queued edit; being a row of `edits`, it is enqueued by the same insert.
+    /// Returns the row as inserted: a worker may already have claimed it by the time
+    /// the caller renders it, and the create response must say `queued`.
     pub async fn insert_edit(
         &self,
         id: &str,
         org_id: &str,
         request: &Value,
         now_ms: i64,
-    ) -> Result<(), DbError> {
+    ) -> Result<EditRow, DbError> {
         sqlx::query(
             "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after)
              VALUES (?, ?, ?, ?, 'queued', ?, ?)",

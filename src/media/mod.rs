@@ -3,13 +3,35 @@
 //! This module knows nothing of edits or commands: the queue maps each command of a
 //! pipeline onto one of the operations here. Every operation reads one local file and
 //! writes its outputs into a directory the caller owns (the job's temp dir).
+//!
+//! - `sniff`: the format of a file from its first bytes.
+//! - `decode`: image headers, pixel limits, EXIF orientation and decoding to upright pixels.
+//! - `image_ops`: resizing, flattening and the image encoders.
+//! - `process`: the one wrapper every external program runs through.
+//! - `probe`: the typed result of `ffprobe`.
+//! - `video`: `image-to-video`.
 
+mod decode;
 mod format;
+mod image_ops;
+mod probe;
+mod process;
+mod sniff;
+mod video;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod testutil;
 
 pub use format::MediaFormat;
+pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
+
+use process::ProcessRunner;
 
 /// A local file together with its detected format.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +46,27 @@ pub enum ImageFormat {
     Jpeg,
     Png,
     Webp,
+}
+
+impl ImageFormat {
+    /// The container format a file written in this image format is detected as.
+    pub fn media_format(self) -> MediaFormat {
+        match self {
+            ImageFormat::Jpeg => MediaFormat::Jpeg,
+            ImageFormat::Png => MediaFormat::Png,
+            ImageFormat::Webp => MediaFormat::Webp,
+        }
+    }
+
+    /// The image format of `format`, or `None` for formats the image steps cannot read.
+    pub fn from_media_format(format: MediaFormat) -> Option<ImageFormat> {
+        match format {
+            MediaFormat::Jpeg => Some(ImageFormat::Jpeg),
+            MediaFormat::Png => Some(ImageFormat::Png),
+            MediaFormat::Webp => Some(ImageFormat::Webp),
+            _ => None,
+        }
+    }
 }
 
 /// Limits and tuning shared by all media operations.
@@ -50,8 +93,24 @@ pub enum MediaError {
     ImageTooLarge { width: u64, height: u64, limit: u64 },
     #[error("the output would be {width}x{height} pixels, more than the limit of {limit} pixels")]
     OutputTooLarge { width: u64, height: u64, limit: u64 },
+    /// The output fits the pixel limit but not the output format (WebP sides stop at 16383).
+    #[error(
+        "the output would be {width}x{height} pixels, but {format} allows at most {max_side} pixels on a side"
+    )]
+    OutputTooLargeForFormat {
+        format: &'static str,
+        width: u64,
+        height: u64,
+        max_side: u64,
+    },
     #[error("the output would be smaller than 1 pixel on a side")]
     OutputTooSmall,
+    /// A numeric argument the caller should have validated (e.g. a zero or NaN fps).
+    #[error("{name} must be {expected}")]
+    InvalidParameter {
+        name: &'static str,
+        expected: &'static str,
+    },
     #[error("the file could not be decoded: {0}")]
     InvalidMedia(String),
     #[error("{program} failed: {stderr_tail}")]
@@ -74,7 +133,9 @@ impl MediaError {
             MediaError::UnsupportedInputFormat { .. } => "unsupported_input_format",
             MediaError::ImageTooLarge { .. } => "image_too_large",
             MediaError::OutputTooLarge { .. } => "output_too_large",
+            MediaError::OutputTooLargeForFormat { .. } => "output_too_large",
             MediaError::OutputTooSmall => "output_too_small",
+            MediaError::InvalidParameter { .. } => "invalid_parameter",
             MediaError::InvalidMedia(_) => "invalid_media",
             MediaError::ProcessFailed { .. } => "processing_failed",
             MediaError::Timeout { .. } => "processing_timeout",
@@ -92,25 +153,64 @@ impl MediaError {
 /// Entry point for media operations; cheap to clone.
 #[derive(Clone)]
 pub struct Media {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     config: MediaConfig,
+    /// Shared by every clone so that `max_processes` bounds the whole service.
+    runner: ProcessRunner,
 }
 
 impl Media {
+    /// Builds the media layer; clones share one process semaphore.
     pub fn new(config: MediaConfig) -> Self {
-        Media { config }
+        let runner = ProcessRunner::new(config.max_processes, config.process_timeout);
+        Media {
+            inner: Arc::new(Inner { config, runner }),
+        }
     }
 
+    /// The configuration this instance was built with.
     pub fn config(&self) -> &MediaConfig {
-        &self.config
+        &self.inner.config
+    }
+
+    pub(crate) fn runner(&self) -> &ProcessRunner {
+        &self.inner.runner
     }
 
     /// Detects the format of a local file from its first bytes.
+    ///
+    /// `UnsupportedInputFormat` when the bytes match none of the formats we handle
+    /// (including an empty file); `Io` when the file cannot be read.
     pub async fn detect(&self, path: &Path) -> Result<MediaFormat, MediaError> {
-        let _ = path;
-        Err(MediaError::InvalidMedia("not yet implemented".into()))
+        let head = sniff::read_head(path).await?;
+        sniff::sniff(&head).ok_or_else(|| MediaError::UnsupportedInputFormat {
+            found: "in an unrecognised format".into(),
+        })
+    }
+
+    /// Runs `ffprobe` on a local file and returns its streams and container.
+    ///
+    /// The file's format is sniffed first and forced on ffprobe, so ffprobe never
+    /// guesses (a guessed playlist format could make it open other files or URLs).
+    /// `UnsupportedInputFormat` for files we cannot sniff; `ProcessFailed` when ffprobe
+    /// rejects the file (most likely corrupt); `InvalidMedia` if its output is not the
+    /// JSON we expect.
+    pub async fn probe(&self, path: &Path) -> Result<Probe, MediaError> {
+        let format = self.detect(path).await?;
+        probe::run(self, path, format).await
     }
 
     /// `resize-image`: scales by `scale`, writes `format` (or the input's own format).
+    ///
+    /// The output is `round(w*scale)` x `round(h*scale)` of the upright image (EXIF
+    /// orientation applied). `OutputTooSmall` when a side rounds to 0, `OutputTooLarge`
+    /// past the pixel limit (both checked before decoding), `ImageTooLarge` for an input
+    /// past the limit, `InvalidMedia` for a corrupt input, `UnsupportedInputFormat` for
+    /// anything but JPEG, PNG or WebP. Transparency is kept in PNG and WebP outputs and
+    /// flattened onto white in JPEG outputs.
     pub async fn resize_image(
         &self,
         input: &MediaFile,
@@ -118,21 +218,45 @@ impl Media {
         format: Option<ImageFormat>,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
-        let _ = (input, scale, format, out_dir);
-        Err(MediaError::InvalidMedia("not yet implemented".into()))
+        let input_format = image_ops::image_input(input)?;
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(MediaError::InvalidParameter {
+                name: "scale",
+                expected: "a positive number",
+            });
+        }
+        let output = format.unwrap_or(input_format);
+        let limit = self.config().max_image_pixels;
+        let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
+        blocking(move || {
+            image_ops::resize_image(&path, input_format, scale, output, limit, &out_dir)
+        })
+        .await
     }
 
-    /// `image-to-webp`: re-encodes an image as WebP, alpha kept.
+    /// `image-to-webp`: re-encodes an image as lossy WebP (quality 80), upright, alpha kept.
+    ///
+    /// Errors as for [`Media::resize_image`].
     pub async fn image_to_webp(
         &self,
         input: &MediaFile,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
-        let _ = (input, out_dir);
-        Err(MediaError::InvalidMedia("not yet implemented".into()))
+        let input_format = image_ops::image_input(input)?;
+        let limit = self.config().max_image_pixels;
+        let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
+        blocking(move || {
+            image_ops::resize_image(&path, input_format, 1.0, ImageFormat::Webp, limit, &out_dir)
+        })
+        .await
     }
 
     /// `image-to-video`: an H.264 MP4 showing the image for `duration` seconds at `fps`.
+    ///
+    /// The video has `max(1, round(duration*fps))` frames at exactly `fps`, the upright
+    /// image's size rounded down to even (scaled down first to fit 3840x2160 or
+    /// 2160x3840), transparency flattened onto white. Image errors as for
+    /// [`Media::resize_image`]; `ProcessFailed`, `Timeout` or `ToolMissing` from ffmpeg.
     pub async fn image_to_video(
         &self,
         input: &MediaFile,
@@ -140,7 +264,29 @@ impl Media {
         duration: f64,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
-        let _ = (input, fps, duration, out_dir);
-        Err(MediaError::InvalidMedia("not yet implemented".into()))
+        video::image_to_video(self, input, fps, duration, out_dir).await
     }
+}
+
+/// Runs CPU-heavy work off the async threads.
+///
+/// A panic inside is re-raised in the calling task so that the worker's panic boundary
+/// sees it as it would any other bug, rather than as a media error.
+async fn blocking<T, F>(f: F) -> Result<T, MediaError>
+where
+    F: FnOnce() -> Result<T, MediaError> + Send + 'static,
+    T: Send + 'static,
+{
+    match tokio::task::spawn_blocking(f).await {
+        Ok(result) => result,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(MediaError::Io(std::io::Error::other(e))),
+    }
+}
+
+/// A fresh, unused path in `dir` with the extension of `format`.
+///
+/// A random name rather than a counter: several workers share one data directory.
+fn output_path(dir: &Path, format: MediaFormat) -> PathBuf {
+    dir.join(format!("{}.{}", uuid::Uuid::new_v4(), format.extension()))
 }

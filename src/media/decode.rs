@@ -1,0 +1,386 @@
+//! Image headers, pixel limits, EXIF orientation and decoding.
+//!
+//! Decoding is split in two so that limits are enforced from the header alone:
+//! [`open`] reads only the header and refuses an image past the pixel limit before a
+//! single pixel buffer is allocated; [`Opened::decode`] then decodes, for JPEG already
+//! shrunk in the DCT domain towards the size the caller needs.
+
+use std::io::Cursor;
+
+use image::metadata::Orientation;
+use image::{DynamicImage, ImageDecoder, ImageError, ImageReader, Limits};
+use turbojpeg::{Colorspace, Decompressor, PixelFormat, ScalingFactor};
+
+use super::{ImageFormat, MediaError};
+
+/// Slack on top of the pixel buffer for a decoder's own scratch memory.
+const DECODER_SCRATCH_BYTES: u64 = 64 << 20;
+
+/// What the header says, before any pixel is decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Header {
+    /// Stored width, before orientation.
+    pub width: u32,
+    /// Stored height, before orientation.
+    pub height: u32,
+    /// How the stored pixels must be turned to show the picture upright.
+    pub orientation: Orientation,
+}
+
+impl Header {
+    /// Size of the picture once the orientation is applied.
+    pub fn upright_size(&self) -> (u32, u32) {
+        if swaps_sides(self.orientation) {
+            (self.height, self.width)
+        } else {
+            (self.width, self.height)
+        }
+    }
+}
+
+/// Whether applying `orientation` exchanges width and height.
+pub(crate) fn swaps_sides(orientation: Orientation) -> bool {
+    matches!(
+        orientation,
+        Orientation::Rotate90
+            | Orientation::Rotate270
+            | Orientation::Rotate90FlipH
+            | Orientation::Rotate270FlipH
+    )
+}
+
+/// An image whose header has been read and checked against the pixel limit.
+pub(crate) struct Opened<'a> {
+    header: Header,
+    source: Source<'a>,
+    max_pixels: u64,
+}
+
+enum Source<'a> {
+    /// libjpeg-turbo: DCT-domain scaling makes large downscales several times cheaper.
+    Jpeg(&'a [u8]),
+    /// The `image` crate: PNG, WebP, and the JPEG colour spaces libjpeg-turbo cannot
+    /// turn into RGB (CMYK, YCCK).
+    Image(Box<dyn ImageDecoder + 'a>),
+}
+
+/// Reads the header of `bytes` and checks it against `max_pixels`.
+///
+/// `ImageTooLarge` past the limit, `InvalidMedia` when the header cannot be parsed.
+pub(crate) fn open(
+    bytes: &[u8],
+    format: ImageFormat,
+    max_pixels: u64,
+) -> Result<Opened<'_>, MediaError> {
+    if format == ImageFormat::Jpeg {
+        let header = turbojpeg::read_header(bytes).map_err(invalid)?;
+        if !matches!(header.colorspace, Colorspace::CMYK | Colorspace::YCCK) {
+            let (width, height) = (to_u32(header.width)?, to_u32(header.height)?);
+            check_pixels(width, height, max_pixels)?;
+            let orientation = jpeg_exif(bytes)
+                .and_then(Orientation::from_exif_chunk)
+                .unwrap_or(Orientation::NoTransforms);
+            return Ok(Opened {
+                header: Header {
+                    width,
+                    height,
+                    orientation,
+                },
+                source: Source::Jpeg(bytes),
+                max_pixels,
+            });
+        }
+    }
+
+    // The PNG decoder reads on past IHDR before it reports a size; a file that claims a
+    // huge size and then ends would come out as "corrupt" rather than "too large".
+    if format == ImageFormat::Png {
+        if let Some((width, height)) = png_size(bytes) {
+            check_pixels(width, height, max_pixels)?;
+        }
+    }
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), image_crate_format(format));
+    reader.limits(limits(max_pixels));
+    let mut decoder = reader.into_decoder().map_err(invalid)?;
+    let (width, height) = decoder.dimensions();
+    check_pixels(width, height, max_pixels)?;
+    // Broken Exif must not reject a picture that decodes fine: it is shown as stored.
+    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    Ok(Opened {
+        header: Header {
+            width,
+            height,
+            orientation,
+        },
+        source: Source::Image(Box::new(decoder)),
+        max_pixels,
+    })
+}
+
+impl Opened<'_> {
+    pub fn header(&self) -> Header {
+        self.header
+    }
+
+    /// Decodes the stored (not yet oriented) pixels as `Rgb8`, or `Rgba8` when the
+    /// image has an alpha channel.
+    ///
+    /// A JPEG is shrunk while decoding to the smallest size still at least
+    /// `min_width` x `min_height`, so that the final resize has full detail to work from.
+    pub fn decode(self, min_width: u32, min_height: u32) -> Result<DynamicImage, MediaError> {
+        let (width, height) = (self.header.width, self.header.height);
+        match self.source {
+            Source::Jpeg(bytes) => decode_jpeg(bytes, min_width, min_height),
+            Source::Image(decoder) => {
+                let image = DynamicImage::from_decoder(decoder).map_err(|e| match e {
+                    ImageError::Limits(_) => MediaError::ImageTooLarge {
+                        width: width.into(),
+                        height: height.into(),
+                        limit: self.max_pixels,
+                    },
+                    e => invalid(e),
+                })?;
+                Ok(to_rgb_or_rgba(image))
+            }
+        }
+    }
+}
+
+fn decode_jpeg(bytes: &[u8], min_width: u32, min_height: u32) -> Result<DynamicImage, MediaError> {
+    let mut decompressor = Decompressor::new().map_err(std::io::Error::other)?;
+    let header = decompressor.read_header(bytes).map_err(invalid)?;
+    let factor = if header.is_lossless {
+        ScalingFactor::ONE
+    } else {
+        shrink_factor(header.width, header.height, min_width, min_height)
+    };
+    decompressor.set_scaling_factor(factor).map_err(invalid)?;
+    let scaled = header.scaled(factor);
+    let mut image = turbojpeg::Image {
+        pixels: vec![0u8; 3 * scaled.width * scaled.height],
+        width: scaled.width,
+        pitch: 3 * scaled.width,
+        height: scaled.height,
+        format: PixelFormat::RGB,
+    };
+    match decompressor.decompress(bytes, image.as_deref_mut()) {
+        Ok(()) => {}
+        Err(e) if is_benign_jpeg_warning(&e) => {}
+        Err(e) => return Err(invalid(e)),
+    }
+    let buffer =
+        image::RgbImage::from_raw(to_u32(scaled.width)?, to_u32(scaled.height)?, image.pixels)
+            .ok_or_else(|| MediaError::InvalidMedia("decoded size mismatch".into()))?;
+    Ok(DynamicImage::ImageRgb8(buffer))
+}
+
+/// The smallest `n/8` (n = 1..=8) that keeps `width` x `height` at least
+/// `min_width` x `min_height`; 1 when even that would be too small (an upscale).
+pub(crate) fn shrink_factor(
+    width: usize,
+    height: usize,
+    min_width: u32,
+    min_height: u32,
+) -> ScalingFactor {
+    (1..=8)
+        .map(|n| ScalingFactor::new(n, 8))
+        .find(|f| f.scale(width) >= min_width as usize && f.scale(height) >= min_height as usize)
+        .unwrap_or(ScalingFactor::ONE)
+}
+
+/// libjpeg-turbo reports warnings as errors, though the pixels are complete. Stray
+/// bytes before a marker are common in camera and phone files and harmless, so those
+/// alone are let through; every other warning (a truncated file above all) is an error.
+fn is_benign_jpeg_warning(error: &turbojpeg::Error) -> bool {
+    matches!(error, turbojpeg::Error::TurboJpegError(msg) if msg.contains("extraneous bytes before marker"))
+}
+
+/// The Exif payload (the TIFF structure after `Exif\0\0`) of a JPEG's APP1 segment.
+///
+/// Walks the marker segments up to the first scan; `None` when there is no Exif
+/// segment or the segments are malformed (the picture is then shown as stored).
+pub(crate) fn jpeg_exif(bytes: &[u8]) -> Option<&[u8]> {
+    if !bytes.starts_with(&[0xFF, 0xD8]) {
+        return None;
+    }
+    let mut at = 2;
+    loop {
+        if *bytes.get(at)? != 0xFF {
+            return None;
+        }
+        // Any number of 0xFF fill bytes may precede a marker code.
+        while *bytes.get(at + 1)? == 0xFF {
+            at += 1;
+        }
+        let marker = bytes[at + 1];
+        at += 2;
+        match marker {
+            // Standalone markers carry no length.
+            0x01 | 0xD0..=0xD8 => continue,
+            // Metadata segments all come before the first scan.
+            0xD9 | 0xDA => return None,
+            _ => {}
+        }
+        let len = usize::from(u16::from_be_bytes([*bytes.get(at)?, *bytes.get(at + 1)?]));
+        let segment = bytes.get(at + 2..at.checked_add(len)?)?;
+        if marker == 0xE1 {
+            if let Some(exif) = segment.strip_prefix(b"Exif\0\0") {
+                return Some(exif);
+            }
+        }
+        at += len;
+    }
+}
+
+/// The size in a PNG's IHDR chunk, which the format requires to come first.
+fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    if bytes.get(12..16)? != b"IHDR" {
+        return None;
+    }
+    let be = |at: usize| Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+    Some((be(16)?, be(20)?))
+}
+
+/// `ImageTooLarge` when `width * height` exceeds `max_pixels`.
+pub(crate) fn check_pixels(width: u32, height: u32, max_pixels: u64) -> Result<(), MediaError> {
+    if u64::from(width) * u64::from(height) > max_pixels {
+        return Err(MediaError::ImageTooLarge {
+            width: width.into(),
+            height: height.into(),
+            limit: max_pixels,
+        });
+    }
+    Ok(())
+}
+
+/// Decoder limits matching the pixel limit: room for 16-bit RGBA at the largest size
+/// allowed, so a header that lies about its size still cannot make a decoder allocate
+/// without bound.
+fn limits(max_pixels: u64) -> Limits {
+    let mut limits = Limits::no_limits();
+    limits.max_alloc = Some(
+        max_pixels
+            .saturating_mul(8)
+            .saturating_add(DECODER_SCRATCH_BYTES),
+    );
+    limits
+}
+
+fn image_crate_format(format: ImageFormat) -> image::ImageFormat {
+    match format {
+        ImageFormat::Jpeg => image::ImageFormat::Jpeg,
+        ImageFormat::Png => image::ImageFormat::Png,
+        ImageFormat::Webp => image::ImageFormat::WebP,
+    }
+}
+
+/// Narrows any decoded layout to the two the resizer and encoders work with.
+fn to_rgb_or_rgba(image: DynamicImage) -> DynamicImage {
+    match image {
+        DynamicImage::ImageRgb8(_) | DynamicImage::ImageRgba8(_) => image,
+        other if other.color().has_alpha() => DynamicImage::ImageRgba8(other.to_rgba8()),
+        other => DynamicImage::ImageRgb8(other.to_rgb8()),
+    }
+}
+
+fn to_u32(n: usize) -> Result<u32, MediaError> {
+    u32::try_from(n).map_err(|_| MediaError::InvalidMedia(format!("dimension {n} is too large")))
+}
+
+fn invalid(e: impl std::fmt::Display) -> MediaError {
+    MediaError::InvalidMedia(e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::media::testutil::{jpeg_with_orientation, png_claiming_size, solid_jpeg};
+
+    #[test]
+    fn jpeg_exif_finds_the_app1_payload_after_other_segments() {
+        let jpeg = jpeg_with_orientation(40, 20, 6);
+        let exif = jpeg_exif(&jpeg).expect("exif segment");
+        assert!(exif.starts_with(b"II*\0") || exif.starts_with(b"MM\0*"));
+        assert_eq!(
+            Orientation::from_exif_chunk(exif),
+            Some(Orientation::Rotate90)
+        );
+    }
+
+    #[test]
+    fn jpeg_exif_is_none_without_exif_or_on_garbage() {
+        assert_eq!(jpeg_exif(&solid_jpeg(8, 8, [1, 2, 3])), None);
+        assert_eq!(jpeg_exif(b""), None);
+        assert_eq!(jpeg_exif(&[0xFF, 0xD8, 0xFF, 0xE1, 0xFF]), None);
+        assert_eq!(jpeg_exif(&[0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x40, b'E']), None);
+    }
+
+    #[test]
+    fn header_reports_upright_size_for_rotated_jpeg() {
+        let jpeg = jpeg_with_orientation(40, 20, 6);
+        let opened = open(&jpeg, ImageFormat::Jpeg, 1_000_000).unwrap();
+        assert_eq!(opened.header().orientation, Orientation::Rotate90);
+        assert_eq!(opened.header().upright_size(), (20, 40));
+    }
+
+    #[test]
+    fn open_refuses_a_huge_png_header_before_decoding() {
+        let png = png_claiming_size(60_000, 60_000);
+        let err = open(&png, ImageFormat::Png, 100_000_000).err().unwrap();
+        assert!(
+            matches!(
+                err,
+                MediaError::ImageTooLarge {
+                    width: 60_000,
+                    height: 60_000,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn shrink_factor_keeps_at_least_the_target_size() {
+        assert_eq!(
+            shrink_factor(6000, 4000, 3000, 2000),
+            ScalingFactor::new(4, 8)
+        );
+        assert_eq!(
+            shrink_factor(6000, 4000, 3001, 2000),
+            ScalingFactor::new(5, 8)
+        );
+        assert_eq!(shrink_factor(6000, 4000, 10, 10), ScalingFactor::new(1, 8));
+        assert_eq!(shrink_factor(100, 100, 200, 200), ScalingFactor::ONE);
+        // Rounds up like libjpeg-turbo does: 5 * 1/8 is 1 pixel.
+        assert_eq!(shrink_factor(5, 5, 1, 1), ScalingFactor::new(1, 8));
+    }
+
+    #[test]
+    fn decode_jpeg_shrinks_in_the_dct_domain() {
+        let jpeg = solid_jpeg(64, 48, [200, 10, 10]);
+        let opened = open(&jpeg, ImageFormat::Jpeg, 1_000_000).unwrap();
+        let image = opened.decode(30, 20).unwrap();
+        assert_eq!((image.width(), image.height()), (32, 24));
+    }
+
+    #[test]
+    fn decode_tolerates_extraneous_bytes_but_not_truncation() {
+        let jpeg = solid_jpeg(64, 48, [10, 200, 10]);
+        // Garbage between the entropy-coded data and EOI: a libjpeg warning only.
+        let mut padded = jpeg[..jpeg.len() - 2].to_vec();
+        padded.extend_from_slice(&[0x12, 0x34, 0x56, 0xFF, 0xD9]);
+        let image = open(&padded, ImageFormat::Jpeg, 1_000_000)
+            .unwrap()
+            .decode(64, 48)
+            .unwrap();
+        assert_eq!(image.width(), 64);
+
+        let truncated = &jpeg[..jpeg.len() * 2 / 3];
+        let result = open(truncated, ImageFormat::Jpeg, 1_000_000).and_then(|o| o.decode(64, 48));
+        assert!(
+            matches!(result, Err(MediaError::InvalidMedia(_))),
+            "{result:?}"
+        );
+    }
+}

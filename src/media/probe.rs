@@ -1,0 +1,220 @@
+//! `ffprobe` runs and the typed view of its JSON output.
+//!
+//! Only the fields the service uses are kept; ffprobe prints many numbers as strings
+//! (`"nb_frames": "25"`) and `"N/A"` for unknowns, so those become `Option`s.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer};
+
+use super::{Media, MediaError, MediaFormat};
+
+/// What ffprobe says about a file.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Probe {
+    #[serde(default)]
+    pub streams: Vec<ProbeStream>,
+    pub format: ProbeFormat,
+}
+
+/// One stream of the file. Fields ffprobe leaves out (or prints as `N/A`) are `None`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ProbeStream {
+    pub index: u32,
+    pub codec_type: CodecType,
+    pub codec_name: Option<String>,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    pub pix_fmt: Option<String>,
+    /// The stream's base frame rate as ffprobe prints it (`"30000/1001"`; `"0/0"` for
+    /// audio).
+    pub r_frame_rate: Option<String>,
+    pub avg_frame_rate: Option<String>,
+    /// Frame (or packet) count from the container index; Matroska has none.
+    #[serde(default, deserialize_with = "number_or_string")]
+    pub nb_frames: Option<u64>,
+    /// Seconds; Matroska only has a container duration.
+    #[serde(default, deserialize_with = "number_or_string")]
+    pub duration: Option<f64>,
+}
+
+/// The kind of a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CodecType {
+    Video,
+    Audio,
+    Subtitle,
+    Data,
+    Attachment,
+    #[serde(other)]
+    Other,
+}
+
+/// The container.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ProbeFormat {
+    /// ffmpeg's demuxer name, e.g. `"mov,mp4,m4a,3gp,3g2,mj2"` or `"matroska,webm"`.
+    pub format_name: String,
+    /// Seconds.
+    #[serde(default, deserialize_with = "number_or_string")]
+    pub duration: Option<f64>,
+}
+
+impl Probe {
+    /// The first video stream, if any.
+    pub fn video(&self) -> Option<&ProbeStream> {
+        self.stream(CodecType::Video)
+    }
+
+    /// The first audio stream, if any.
+    pub fn audio(&self) -> Option<&ProbeStream> {
+        self.stream(CodecType::Audio)
+    }
+
+    fn stream(&self, kind: CodecType) -> Option<&ProbeStream> {
+        self.streams.iter().find(|s| s.codec_type == kind)
+    }
+}
+
+impl ProbeStream {
+    /// `r_frame_rate` as a number; `None` when absent or `0/0`.
+    pub fn frame_rate(&self) -> Option<f64> {
+        self.r_frame_rate.as_deref().and_then(parse_rate)
+    }
+}
+
+/// `"30000/1001"` → 29.97…; `None` for a zero denominator or garbage.
+pub(crate) fn parse_rate(rate: &str) -> Option<f64> {
+    let (num, den) = rate.split_once('/').unwrap_or((rate, "1"));
+    let (num, den): (f64, f64) = (num.trim().parse().ok()?, den.trim().parse().ok()?);
+    (den != 0.0).then(|| num / den)
+}
+
+/// The ffmpeg demuxer for a sniffed format, passed as `-f` so that ffmpeg never probes
+/// content itself: a guessed playlist or concat format could make it open other files
+/// or URLs.
+pub(crate) fn demuxer(format: MediaFormat) -> &'static str {
+    match format {
+        MediaFormat::Jpeg => "jpeg_pipe",
+        MediaFormat::Png => "png_pipe",
+        MediaFormat::Webp => "webp_pipe",
+        MediaFormat::Gif => "gif",
+        MediaFormat::Mp4 | MediaFormat::Mov => "mov",
+        MediaFormat::Webm => "matroska",
+        MediaFormat::Ogv => "ogg",
+    }
+}
+
+/// A local path as an ffmpeg URL: the `file:` protocol, so that a name like
+/// `concat:a|b` or one starting with `-` is read as a plain file name.
+pub(crate) fn file_url(path: &Path) -> OsString {
+    let mut url = OsString::from("file:");
+    url.push(path.as_os_str());
+    url
+}
+
+/// Runs ffprobe on `path`, read as `format`.
+pub(crate) async fn run(
+    media: &Media,
+    path: &Path,
+    format: MediaFormat,
+) -> Result<Probe, MediaError> {
+    let args: [OsString; 9] = [
+        "-v".into(),
+        "error".into(),
+        "-print_format".into(),
+        "json".into(),
+        "-show_format".into(),
+        "-show_streams".into(),
+        "-f".into(),
+        demuxer(format).into(),
+        file_url(path),
+    ];
+    let output = media.runner().run(&media.config().ffprobe, args).await?;
+    parse(&output.stdout)
+}
+
+/// Parses `ffprobe -print_format json -show_format -show_streams` output.
+pub(crate) fn parse(json: &[u8]) -> Result<Probe, MediaError> {
+    serde_json::from_slice(json)
+        .map_err(|e| MediaError::InvalidMedia(format!("unexpected ffprobe output: {e}")))
+}
+
+/// Accepts `25`, `"25"` and `"N/A"` (→ `None`).
+fn number_or_string<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: FromStr,
+{
+    Ok(
+        match Option::<serde_json::Value>::deserialize(deserializer)? {
+            Some(serde_json::Value::String(s)) => s.parse().ok(),
+            Some(serde_json::Value::Number(n)) => n.to_string().parse().ok(),
+            _ => None,
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_reads_an_mp4_with_video_and_audio() {
+        let probe = parse(include_bytes!("testdata/h264_aac.mp4.json")).unwrap();
+        assert_eq!(probe.format.format_name, "mov,mp4,m4a,3gp,3g2,mj2");
+        assert_eq!(probe.format.duration, Some(1.0));
+        let video = probe.video().unwrap();
+        assert_eq!(video.codec_name.as_deref(), Some("h264"));
+        assert_eq!((video.width, video.height), (Some(64), Some(48)));
+        assert_eq!(video.pix_fmt.as_deref(), Some("yuv420p"));
+        assert_eq!(video.frame_rate(), Some(25.0));
+        assert_eq!(video.avg_frame_rate.as_deref(), Some("25/1"));
+        assert_eq!(video.nb_frames, Some(25));
+        assert_eq!(video.duration, Some(1.0));
+        let audio = probe.audio().unwrap();
+        assert_eq!(audio.codec_name.as_deref(), Some("aac"));
+        assert_eq!(audio.width, None);
+        assert_eq!(audio.frame_rate(), None);
+    }
+
+    #[test]
+    fn parse_reads_a_webm_without_stream_counts() {
+        let probe = parse(include_bytes!("testdata/vp9.webm.json")).unwrap();
+        assert_eq!(probe.format.format_name, "matroska,webm");
+        assert_eq!(probe.format.duration, Some(1.0));
+        let video = probe.video().unwrap();
+        assert_eq!(video.codec_name.as_deref(), Some("vp9"));
+        assert_eq!(video.nb_frames, None);
+        assert_eq!(video.duration, None);
+        assert!(probe.audio().is_none());
+    }
+
+    #[test]
+    fn parse_tolerates_unknowns_and_refuses_garbage() {
+        let probe = parse(
+            br#"{"streams":[{"index":0,"codec_type":"unknownkind","nb_frames":"N/A","duration":"N/A"}],
+                "format":{"format_name":"x","duration":"N/A"}}"#,
+        )
+        .unwrap();
+        assert_eq!(probe.streams[0].codec_type, CodecType::Other);
+        assert_eq!(probe.streams[0].nb_frames, None);
+        assert_eq!(probe.format.duration, None);
+        assert!(matches!(
+            parse(b"not json"),
+            Err(MediaError::InvalidMedia(_))
+        ));
+    }
+
+    #[test]
+    fn parse_rate_handles_fractions() {
+        assert_eq!(parse_rate("25/1"), Some(25.0));
+        assert!((parse_rate("30000/1001").unwrap() - 29.97).abs() < 0.001);
+        assert_eq!(parse_rate("1/2"), Some(0.5));
+        assert_eq!(parse_rate("0/0"), None);
+        assert_eq!(parse_rate("abc"), None);
+    }
+}

@@ -1,0 +1,240 @@
+//! The one wrapper every external program (ffmpeg, ffprobe) runs through.
+//!
+//! No shell is involved: arguments go to the program as given, so nothing in a file
+//! name or option can be interpreted as a command.
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::process::Command;
+use tokio::sync::Semaphore;
+
+use super::MediaError;
+
+/// How much of stderr a `ProcessFailed` carries: ffmpeg puts the cause last.
+const STDERR_TAIL_BYTES: usize = 2048;
+
+/// Runs external programs with a timeout, bounded in number by a shared semaphore.
+#[derive(Debug, Clone)]
+pub(crate) struct ProcessRunner {
+    /// One permit per process allowed at once, shared by every clone.
+    permits: Arc<Semaphore>,
+    timeout: Duration,
+}
+
+/// What a successful run printed.
+#[derive(Debug)]
+pub(crate) struct ProcessOutput {
+    pub stdout: Vec<u8>,
+}
+
+impl ProcessRunner {
+    /// `max_processes` of 0 is taken as 1: zero permits would hang every job.
+    pub fn new(max_processes: usize, timeout: Duration) -> Self {
+        ProcessRunner {
+            permits: Arc::new(Semaphore::new(max_processes.max(1))),
+            timeout,
+        }
+    }
+
+    /// Runs `program` with `args`, stdin closed, and collects its output.
+    ///
+    /// Waits for a permit first; the timeout counts from the start of the process, not
+    /// from the wait, so a busy service does not time jobs out. `ToolMissing` when the
+    /// program is not installed, `Timeout` (the process is killed) past the timeout,
+    /// `ProcessFailed` with the tail of stderr on a non-zero exit or a signal.
+    pub async fn run<I, S>(&self, program: &Path, args: I) -> Result<ProcessOutput, MediaError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let name = program_name(program);
+        // The semaphore is never closed, so acquiring only fails if that changes.
+        let _permit = self
+            .permits
+            .acquire()
+            .await
+            .map_err(std::io::Error::other)?;
+
+        let child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Dropping the child (on timeout, or when the job's future is dropped at
+            // shutdown) must not leave an ffmpeg running without us.
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => MediaError::ToolMissing {
+                    program: name.clone(),
+                },
+                _ => MediaError::Io(e),
+            })?;
+
+        let output = match tokio::time::timeout(self.timeout, child.wait_with_output()).await {
+            Ok(output) => output?,
+            Err(_elapsed) => {
+                return Err(MediaError::Timeout {
+                    program: name,
+                    seconds: self.timeout.as_secs_f64().ceil() as u64,
+                })
+            }
+        };
+
+        if !output.status.success() {
+            let tail = stderr_tail(&output.stderr);
+            let stderr_tail = if tail.is_empty() {
+                format!("it exited with {} and printed nothing", output.status)
+            } else {
+                tail
+            };
+            return Err(MediaError::ProcessFailed {
+                program: name,
+                stderr_tail,
+            });
+        }
+        Ok(ProcessOutput {
+            stdout: output.stdout,
+        })
+    }
+}
+
+/// The file name of `program`, for messages (`/usr/bin/ffmpeg` → `ffmpeg`).
+fn program_name(program: &Path) -> String {
+    program
+        .file_name()
+        .unwrap_or(program.as_os_str())
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The last [`STDERR_TAIL_BYTES`] of `stderr`, cut to whole lines, blank lines dropped.
+pub(crate) fn stderr_tail(stderr: &[u8]) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let text = text.trim_end();
+    let mut tail = text;
+    if text.len() > STDERR_TAIL_BYTES {
+        let mut cut = text.len() - STDERR_TAIL_BYTES;
+        while !text.is_char_boundary(cut) {
+            cut += 1;
+        }
+        tail = &text[cut..];
+        // Drop the partial first line, unless the whole tail is one long line.
+        if let Some(newline) = tail.find('\n') {
+            tail = &tail[newline + 1..];
+        }
+    }
+    tail.lines()
+        .map(str::trim_end)
+        .filter(|line| !line.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runner() -> ProcessRunner {
+        ProcessRunner::new(2, Duration::from_secs(10))
+    }
+
+    #[test]
+    fn stderr_tail_keeps_short_output_whole() {
+        assert_eq!(stderr_tail(b"  first\n\nsecond  \n"), "  first\nsecond");
+        assert_eq!(stderr_tail(b""), "");
+    }
+
+    #[test]
+    fn stderr_tail_keeps_the_last_whole_lines() {
+        let mut stderr = String::new();
+        for i in 0..500 {
+            stderr.push_str(&format!("line {i:03} of the log\n"));
+        }
+        let tail = stderr_tail(stderr.as_bytes());
+        assert!(tail.len() <= STDERR_TAIL_BYTES);
+        assert!(tail.starts_with("line "), "{tail}");
+        assert!(tail.ends_with("line 499 of the log"));
+    }
+
+    #[test]
+    fn stderr_tail_survives_a_multibyte_cut() {
+        let stderr = "é".repeat(STDERR_TAIL_BYTES);
+        let tail = stderr_tail(stderr.as_bytes());
+        assert!(tail.len() <= STDERR_TAIL_BYTES && !tail.is_empty());
+    }
+
+    #[tokio::test]
+    async fn run_returns_stdout_and_passes_arguments_verbatim() {
+        let out = runner()
+            .run(Path::new("printf"), ["%s|", "a b", "$HOME;"])
+            .await
+            .unwrap();
+        assert_eq!(out.stdout, b"a b|$HOME;|");
+    }
+
+    #[tokio::test]
+    async fn run_reports_a_missing_program() {
+        let err = runner()
+            .run(Path::new("/nonexistent/ffmpeg-nope"), ["-h"])
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(&err, MediaError::ToolMissing { program } if program == "ffmpeg-nope"),
+            "{err:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn run_reports_failure_with_the_stderr_tail() {
+        let err = runner()
+            .run(
+                Path::new("sh"),
+                ["-c", "echo progress; echo 'bad input' >&2; exit 3"],
+            )
+            .await
+            .unwrap_err();
+        match err {
+            MediaError::ProcessFailed {
+                program,
+                stderr_tail,
+            } => {
+                assert_eq!(program, "sh");
+                assert_eq!(stderr_tail, "bad input");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn run_kills_a_process_past_the_timeout() {
+        let started = std::time::Instant::now();
+        let err = ProcessRunner::new(1, Duration::from_millis(200))
+            .run(Path::new("sleep"), ["5"])
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(err, MediaError::Timeout { seconds: 1, .. }),
+            "{err:?}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[tokio::test]
+    async fn run_holds_a_permit_per_process() {
+        let runner = ProcessRunner::new(1, Duration::from_secs(10));
+        let started = std::time::Instant::now();
+        let (a, b) = tokio::join!(
+            runner.run(Path::new("sleep"), ["0.3"]),
+            runner.run(Path::new("sleep"), ["0.3"]),
+        );
+        a.unwrap();
+        b.unwrap();
+        // With one permit the two sleeps cannot overlap.
+        assert!(started.elapsed() >= Duration::from_millis(600));
+    }
+}

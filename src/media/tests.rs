@@ -1,0 +1,611 @@
+//! Tests of the public operations, checked by decoding and probing their outputs.
+
+use image::{DynamicImage, GenericImageView};
+
+use super::testutil::*;
+use super::*;
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+fn png(dir: &Path, name: &str, image: DynamicImage) -> MediaFile {
+    let bytes = encode(image, image::ImageFormat::Png);
+    write_file(dir, name, &bytes, MediaFormat::Png)
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect()
+}
+
+fn assert_close(a: [u8; 3], b: [u8; 3], tolerance: u8) {
+    let close = a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= tolerance);
+    assert!(close, "{a:?} is not within {tolerance} of {b:?}");
+}
+
+#[tokio::test]
+async fn detect_recognises_every_supported_format() {
+    let dir = tempdir();
+    let media = media();
+    let still = DynamicImage::ImageRgb8(two_tone(8, 8));
+    let cases = [
+        (
+            "a.jpeg",
+            encode(still.clone(), image::ImageFormat::Jpeg),
+            MediaFormat::Jpeg,
+        ),
+        (
+            "a.png",
+            encode(still.clone(), image::ImageFormat::Png),
+            MediaFormat::Png,
+        ),
+        (
+            "a.gif",
+            encode(still.clone(), image::ImageFormat::Gif),
+            MediaFormat::Gif,
+        ),
+        (
+            "a.webp",
+            encode(still.clone(), image::ImageFormat::WebP),
+            MediaFormat::Webp,
+        ),
+    ];
+    for (name, bytes, expected) in cases {
+        // The extension is deliberately wrong: only content counts.
+        let file = write_file(dir.path(), &format!("{name}.bin"), &bytes, expected);
+        assert_eq!(media.detect(&file.path).await.unwrap(), expected, "{name}");
+    }
+
+    let clips = [
+        (
+            "a.mp4",
+            vec!["-c:v", "libx264", "-f", "mp4"],
+            MediaFormat::Mp4,
+        ),
+        (
+            "a.mov",
+            vec!["-c:v", "libx264", "-f", "mov"],
+            MediaFormat::Mov,
+        ),
+        (
+            "a.webm",
+            vec!["-c:v", "libvpx", "-deadline", "realtime", "-f", "webm"],
+            MediaFormat::Webm,
+        ),
+        (
+            "a.ogv",
+            vec!["-c:v", "libtheora", "-f", "ogg"],
+            MediaFormat::Ogv,
+        ),
+    ];
+    for (name, args, expected) in clips {
+        let path = ffmpeg_clip(dir.path(), name, &args);
+        assert_eq!(media.detect(&path).await.unwrap(), expected, "{name}");
+    }
+
+    let text = write_file(dir.path(), "a.txt", b"just some text", MediaFormat::Png);
+    let err = media.detect(&text.path).await.unwrap_err();
+    assert!(
+        matches!(err, MediaError::UnsupportedInputFormat { .. }),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), "unsupported_input_format");
+    let empty = write_file(dir.path(), "empty", b"", MediaFormat::Png);
+    assert!(media.detect(&empty.path).await.is_err());
+}
+
+#[tokio::test]
+async fn resize_image_scales_each_side_and_keeps_the_input_format() {
+    let dir = tempdir();
+    let media = media();
+    let input = png(
+        dir.path(),
+        "in.png",
+        DynamicImage::ImageRgb8(two_tone(33, 21)),
+    );
+    for (scale, expected) in [(0.5, (17, 11)), (2.0, (66, 42)), (1.0, (33, 21))] {
+        let out = media
+            .resize_image(&input, scale, None, dir.path())
+            .await
+            .unwrap();
+        assert_eq!(out.format, MediaFormat::Png);
+        assert_eq!(out.path.extension().unwrap(), "png");
+        assert_eq!(media.detect(&out.path).await.unwrap(), MediaFormat::Png);
+        assert_eq!(decode(&out.path).dimensions(), expected, "scale {scale}");
+    }
+
+    let jpeg = write_file(
+        dir.path(),
+        "in.jpeg",
+        &solid_jpeg(640, 480, RED),
+        MediaFormat::Jpeg,
+    );
+    let out = media
+        .resize_image(&jpeg, 0.5, None, dir.path())
+        .await
+        .unwrap();
+    assert_eq!(media.detect(&out.path).await.unwrap(), MediaFormat::Jpeg);
+    let decoded = decode(&out.path);
+    assert_eq!(decoded.dimensions(), (320, 240));
+    assert_close(decoded.to_rgb8().get_pixel(160, 120).0, RED, 12);
+    // Odd target from a JPEG: DCT scaling to 5/8 then an exact resize.
+    let out = media
+        .resize_image(&jpeg, 0.6, None, dir.path())
+        .await
+        .unwrap();
+    assert_eq!(decode(&out.path).dimensions(), (384, 288));
+}
+
+#[tokio::test]
+async fn resize_image_honours_the_requested_format() {
+    let dir = tempdir();
+    let media = media();
+    let png_in = png(
+        dir.path(),
+        "in.png",
+        DynamicImage::ImageRgb8(two_tone(40, 20)),
+    );
+    let jpeg_in = write_file(
+        dir.path(),
+        "in.jpeg",
+        &solid_jpeg(40, 20, BLUE),
+        MediaFormat::Jpeg,
+    );
+    let webp_bytes = encode(
+        DynamicImage::ImageRgb8(two_tone(40, 20)),
+        image::ImageFormat::WebP,
+    );
+    let webp_in = write_file(dir.path(), "in.webp", &webp_bytes, MediaFormat::Webp);
+
+    for input in [&png_in, &jpeg_in, &webp_in] {
+        for format in [ImageFormat::Jpeg, ImageFormat::Png, ImageFormat::Webp] {
+            let out = media
+                .resize_image(input, 0.5, Some(format), dir.path())
+                .await
+                .unwrap();
+            assert_eq!(out.format, format.media_format());
+            assert_eq!(
+                media.detect(&out.path).await.unwrap(),
+                format.media_format()
+            );
+            let decoded = decode(&out.path);
+            assert_eq!(
+                decoded.dimensions(),
+                (20, 10),
+                "{:?} -> {format:?}",
+                input.format
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn resize_image_keeps_alpha_in_png_and_webp_and_flattens_jpeg_onto_white() {
+    let dir = tempdir();
+    let media = media();
+    let input = png(
+        dir.path(),
+        "in.png",
+        DynamicImage::ImageRgba8(half_transparent(40, 20)),
+    );
+
+    for format in [ImageFormat::Png, ImageFormat::Webp] {
+        let out = media
+            .resize_image(&input, 0.5, Some(format), dir.path())
+            .await
+            .unwrap();
+        let decoded = decode(&out.path);
+        assert!(decoded.color().has_alpha(), "{format:?} lost its alpha");
+        let rgba = decoded.to_rgba8();
+        assert!(
+            rgba.get_pixel(1, 5)[3] < 10,
+            "{format:?}: {:?}",
+            rgba.get_pixel(1, 5)
+        );
+        assert!(
+            rgba.get_pixel(18, 5)[3] > 245,
+            "{format:?}: {:?}",
+            rgba.get_pixel(18, 5)
+        );
+    }
+
+    let out = media
+        .resize_image(&input, 0.5, Some(ImageFormat::Jpeg), dir.path())
+        .await
+        .unwrap();
+    let rgb = decode(&out.path).to_rgb8();
+    assert_close(rgb.get_pixel(1, 5).0, [255, 255, 255], 8);
+    assert_close(rgb.get_pixel(18, 5).0, [20, 200, 20], 16);
+}
+
+#[tokio::test]
+async fn resize_image_applies_exif_orientation_before_scaling() {
+    let dir = tempdir();
+    let media = media();
+    let jpeg = jpeg_with_orientation(40, 20, 6);
+    let input = write_file(dir.path(), "rotated.jpeg", &jpeg, MediaFormat::Jpeg);
+
+    for (scale, format, expected) in [
+        (1.0, ImageFormat::Jpeg, (20, 40)),
+        (0.5, ImageFormat::Jpeg, (10, 20)),
+        (2.0, ImageFormat::Png, (40, 80)),
+    ] {
+        let out = media
+            .resize_image(&input, scale, Some(format), dir.path())
+            .await
+            .unwrap();
+        let rgb = decode(&out.path).to_rgb8();
+        assert_eq!(rgb.dimensions(), expected, "scale {scale}");
+        // Orientation 6 turns the picture 90° clockwise: the stored left (red) half
+        // ends up on top. Outputs carry no Exif, so this is what every viewer shows.
+        let (w, h) = expected;
+        assert_close(rgb.get_pixel(w / 2, h / 4).0, RED, 40);
+        assert_close(rgb.get_pixel(w / 2, h * 3 / 4).0, BLUE, 40);
+        assert!(jpeg_bytes_have_no_exif(&std::fs::read(&out.path).unwrap()));
+    }
+
+    let out = media.image_to_webp(&input, dir.path()).await.unwrap();
+    assert_eq!(decode(&out.path).dimensions(), (20, 40));
+}
+
+#[tokio::test]
+async fn exif_orientation_in_png_is_applied_too() {
+    let dir = tempdir();
+    let media = media();
+    let bytes = png_with_orientation(40, 20, 6);
+    let input = write_file(dir.path(), "rotated.png", &bytes, MediaFormat::Png);
+    let out = media
+        .resize_image(&input, 0.5, None, dir.path())
+        .await
+        .unwrap();
+    let rgb = decode(&out.path).to_rgb8();
+    assert_eq!(rgb.dimensions(), (10, 20));
+    assert_close(rgb.get_pixel(5, 4).0, RED, 40);
+    assert_close(rgb.get_pixel(5, 15).0, BLUE, 40);
+}
+
+#[tokio::test]
+async fn animated_webp_is_read_as_its_first_frame() {
+    let dir = tempdir();
+    let media = media();
+    let path = ffmpeg_clip(
+        dir.path(),
+        "anim.webp",
+        &["-c:v", "libwebp_anim", "-loop", "0", "-f", "webp"],
+    );
+    let input = MediaFile {
+        path,
+        format: MediaFormat::Webp,
+    };
+    assert_eq!(media.detect(&input.path).await.unwrap(), MediaFormat::Webp);
+    let out = media
+        .resize_image(&input, 0.5, Some(ImageFormat::Png), dir.path())
+        .await
+        .unwrap();
+    assert_eq!(decode(&out.path).dimensions(), (16, 16));
+}
+
+fn jpeg_bytes_have_no_exif(bytes: &[u8]) -> bool {
+    !bytes.windows(6).any(|w| w == b"Exif\0\0")
+}
+
+#[tokio::test]
+async fn image_limits_are_checked_from_the_header_before_decoding() {
+    let dir = tempdir();
+    let media = media();
+    let huge = png_claiming_size(60_000, 60_000);
+    let input = write_file(dir.path(), "huge.png", &huge, MediaFormat::Png);
+    let err = media
+        .resize_image(&input, 0.01, None, dir.path())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MediaError::ImageTooLarge {
+                width: 60_000,
+                height: 60_000,
+                limit: 100_000_000
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), "image_too_large");
+
+    let small = media_with_limit(100);
+    let jpeg = write_file(
+        dir.path(),
+        "a.jpeg",
+        &solid_jpeg(20, 20, RED),
+        MediaFormat::Jpeg,
+    );
+    let err = small.image_to_webp(&jpeg, dir.path()).await.unwrap_err();
+    assert!(matches!(err, MediaError::ImageTooLarge { .. }), "{err:?}");
+    let err = small
+        .image_to_video(&jpeg, 25.0, 1.0, dir.path())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, MediaError::ImageTooLarge { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn resize_image_refuses_outputs_too_small_or_too_large() {
+    let dir = tempdir();
+    let media = media_with_limit(10_000);
+    let input = png(
+        dir.path(),
+        "in.png",
+        DynamicImage::ImageRgb8(two_tone(40, 20)),
+    );
+    let err = media
+        .resize_image(&input, 0.01, None, dir.path())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, MediaError::OutputTooSmall), "{err:?}");
+    let err = media
+        .resize_image(&input, 4.0, None, dir.path())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            MediaError::OutputTooLarge {
+                width: 160,
+                height: 80,
+                limit: 10_000
+            }
+        ),
+        "{err:?}"
+    );
+    // Nothing but the input is left behind.
+    assert_eq!(files_in(dir.path()).len(), 1);
+}
+
+#[tokio::test]
+async fn truncated_or_corrupt_images_are_invalid_media() {
+    let dir = tempdir();
+    let media = media();
+    let still = DynamicImage::ImageRgb8(two_tone(64, 48));
+    let cases = [
+        (image::ImageFormat::Jpeg, MediaFormat::Jpeg),
+        (image::ImageFormat::Png, MediaFormat::Png),
+        (image::ImageFormat::WebP, MediaFormat::Webp),
+    ];
+    for (encoder, format) in cases {
+        let bytes = encode(still.clone(), encoder);
+        for cut in [bytes.len() / 2, 20] {
+            let input = write_file(dir.path(), "cut", &bytes[..cut], format);
+            let err = media
+                .resize_image(&input, 0.5, None, dir.path())
+                .await
+                .unwrap_err();
+            assert!(
+                matches!(err, MediaError::InvalidMedia(_)),
+                "{format:?} cut at {cut}: {err:?}"
+            );
+            assert_eq!(err.code(), "invalid_media");
+            assert!(!err.is_retryable());
+        }
+    }
+}
+
+#[tokio::test]
+async fn image_steps_refuse_formats_that_are_not_still_images() {
+    let dir = tempdir();
+    let media = media();
+    let gif_bytes = encode(
+        DynamicImage::ImageRgb8(two_tone(8, 8)),
+        image::ImageFormat::Gif,
+    );
+    let gif = write_file(dir.path(), "a.gif", &gif_bytes, MediaFormat::Gif);
+    let results = [
+        media.resize_image(&gif, 0.5, None, dir.path()).await,
+        media.image_to_webp(&gif, dir.path()).await,
+        media.image_to_video(&gif, 25.0, 1.0, dir.path()).await,
+    ];
+    for result in results {
+        match result {
+            Err(MediaError::UnsupportedInputFormat { found }) => assert_eq!(found, "GIF"),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn image_to_webp_keeps_size_and_alpha() {
+    let dir = tempdir();
+    let media = media();
+    let input = png(
+        dir.path(),
+        "in.png",
+        DynamicImage::ImageRgba8(half_transparent(33, 21)),
+    );
+    let out = media.image_to_webp(&input, dir.path()).await.unwrap();
+    assert_eq!(out.format, MediaFormat::Webp);
+    assert_eq!(out.path.extension().unwrap(), "webp");
+    assert_eq!(media.detect(&out.path).await.unwrap(), MediaFormat::Webp);
+    let decoded = decode(&out.path);
+    assert_eq!(decoded.dimensions(), (33, 21));
+    assert!(decoded.to_rgba8().get_pixel(2, 10)[3] < 10);
+}
+
+/// Probes a video output and checks what every `image-to-video` output must be.
+async fn probe_video(media: &Media, out: &MediaFile) -> Probe {
+    assert_eq!(out.format, MediaFormat::Mp4);
+    assert_eq!(out.path.extension().unwrap(), "mp4");
+    let probe = media.probe(&out.path).await.unwrap();
+    let video = probe.video().expect("a video stream");
+    assert_eq!(video.codec_name.as_deref(), Some("h264"));
+    assert_eq!(video.pix_fmt.as_deref(), Some("yuv420p"));
+    assert_eq!(video.width.unwrap() % 2, 0);
+    assert_eq!(video.height.unwrap() % 2, 0);
+    let boxes = top_level_boxes(&std::fs::read(&out.path).unwrap());
+    let at = |name: &str| boxes.iter().position(|b| b == name).unwrap();
+    assert!(at("moov") < at("mdat"), "not faststart: {boxes:?}");
+    probe
+}
+
+#[tokio::test]
+async fn image_to_video_lasts_exactly_duration_at_exactly_fps() {
+    let dir = tempdir();
+    let media = media();
+    let input = png(
+        dir.path(),
+        "odd.png",
+        DynamicImage::ImageRgba8(half_transparent(33, 21)),
+    );
+
+    for (fps, duration, frames, rate) in [
+        (25.0, 2.0, 50, "25/1"),
+        (0.5, 4.0, 2, "1/2"),
+        (29.97, 1.0, 30, "2997/100"),
+    ] {
+        let out = media
+            .image_to_video(&input, fps, duration, dir.path())
+            .await
+            .unwrap();
+        let probe = probe_video(&media, &out).await;
+        let video = probe.video().unwrap();
+        // Odd sides are rounded down to even.
+        assert_eq!((video.width, video.height), (Some(32), Some(20)));
+        assert_eq!(video.nb_frames, Some(frames), "fps {fps}");
+        assert_eq!(video.r_frame_rate.as_deref(), Some(rate), "fps {fps}");
+        assert_eq!(video.avg_frame_rate.as_deref(), Some(rate), "fps {fps}");
+        let expected = frames as f64 / fps;
+        let actual = video.duration.unwrap();
+        assert!(
+            (actual - expected).abs() < 0.002,
+            "fps {fps}: {actual} != {expected}"
+        );
+        let container = probe.format.duration.unwrap();
+        assert!(
+            (container - expected).abs() < 0.002,
+            "fps {fps}: {container}"
+        );
+    }
+    // Only the three videos beside the input: the raw frame was cleaned up.
+    assert_eq!(files_in(dir.path()).len(), 4);
+}
+
+#[tokio::test]
+async fn image_to_video_fits_large_pictures_into_4k() {
+    let dir = tempdir();
+    let media = media();
+    let jpeg = solid_jpeg(5000, 3000, BLUE);
+    let input = write_file(dir.path(), "big.jpeg", &jpeg, MediaFormat::Jpeg);
+    let out = media
+        .image_to_video(&input, 25.0, 0.2, dir.path())
+        .await
+        .unwrap();
+    let probe = probe_video(&media, &out).await;
+    let video = probe.video().unwrap();
+    assert_eq!((video.width, video.height), (Some(3600), Some(2160)));
+    assert_eq!(video.nb_frames, Some(5));
+
+    // Portrait by orientation: the upright size decides the box.
+    let rotated = write_file(
+        dir.path(),
+        "rotated.jpeg",
+        &jpeg_with_orientation(40, 20, 6),
+        MediaFormat::Jpeg,
+    );
+    let out = media
+        .image_to_video(&rotated, 25.0, 0.2, dir.path())
+        .await
+        .unwrap();
+    let probe = probe_video(&media, &out).await;
+    let video = probe.video().unwrap();
+    assert_eq!((video.width, video.height), (Some(20), Some(40)));
+}
+
+#[tokio::test]
+async fn probe_reads_each_format_with_its_sniffed_demuxer() {
+    let dir = tempdir();
+    let media = media();
+    let still = DynamicImage::ImageRgb8(two_tone(8, 6));
+    for (name, encoder, codec) in [
+        ("a.jpeg", image::ImageFormat::Jpeg, "mjpeg"),
+        ("a.png", image::ImageFormat::Png, "png"),
+        ("a.webp", image::ImageFormat::WebP, "webp"),
+        ("a.gif", image::ImageFormat::Gif, "gif"),
+    ] {
+        let file = write_file(
+            dir.path(),
+            name,
+            &encode(still.clone(), encoder),
+            MediaFormat::Png,
+        );
+        let probe = media.probe(&file.path).await.unwrap();
+        let video = probe.video().unwrap();
+        assert_eq!(video.codec_name.as_deref(), Some(codec), "{name}");
+        assert_eq!((video.width, video.height), (Some(8), Some(6)), "{name}");
+    }
+    for (name, args, codec) in [
+        ("a.mov", vec!["-c:v", "libx264", "-f", "mov"], "h264"),
+        (
+            "a.webm",
+            vec!["-c:v", "libvpx", "-deadline", "realtime", "-f", "webm"],
+            "vp8",
+        ),
+        ("a.ogv", vec!["-c:v", "libtheora", "-f", "ogg"], "theora"),
+    ] {
+        let path = ffmpeg_clip(dir.path(), name, &args);
+        let probe = media.probe(&path).await.unwrap();
+        let video = probe.video().unwrap();
+        assert_eq!(video.codec_name.as_deref(), Some(codec), "{name}");
+        assert_eq!((video.width, video.height), (Some(32), Some(32)), "{name}");
+        let duration = probe.format.duration.unwrap();
+        assert!((duration - 0.4).abs() < 0.05, "{name}: {duration}");
+    }
+}
+
+#[tokio::test]
+async fn probe_refuses_files_it_cannot_sniff_and_reports_ffprobe_failures() {
+    let dir = tempdir();
+    let media = media();
+    let text = write_file(
+        dir.path(),
+        "a.txt",
+        b"#EXTM3U\nfile:///etc/passwd\n",
+        MediaFormat::Mp4,
+    );
+    let err = media.probe(&text.path).await.unwrap_err();
+    assert!(
+        matches!(err, MediaError::UnsupportedInputFormat { .. }),
+        "{err:?}"
+    );
+
+    // An MP4 signature followed by garbage: ffprobe itself rejects it.
+    let fake = write_file(
+        dir.path(),
+        "fake.mp4",
+        b"\0\0\0\x18ftypisom\0\0\x02\0isomiso2garbage-garbage",
+        MediaFormat::Mp4,
+    );
+    let err = media.probe(&fake.path).await.unwrap_err();
+    assert!(matches!(err, MediaError::ProcessFailed { .. }), "{err:?}");
+    assert_eq!(err.code(), "processing_failed");
+}
+
+#[tokio::test]
+async fn missing_ffmpeg_is_reported_as_such() {
+    let dir = tempdir();
+    let media = Media::new(MediaConfig {
+        ffmpeg: "/nonexistent/ffmpeg".into(),
+        ..media().config().clone()
+    });
+    let input = png(
+        dir.path(),
+        "in.png",
+        DynamicImage::ImageRgb8(two_tone(8, 8)),
+    );
+    let err = media
+        .image_to_video(&input, 25.0, 1.0, dir.path())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, MediaError::ToolMissing { .. }), "{err:?}");
+    assert_eq!(files_in(dir.path()).len(), 1);
+}

@@ -1,0 +1,193 @@
+//! Fixtures for the media tests, made in code so that no binary test files are needed.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use image::{DynamicImage, Rgb, RgbImage, Rgba, RgbaImage};
+
+use super::{Media, MediaConfig, MediaFile, MediaFormat};
+
+pub(crate) const RED: [u8; 3] = [230, 20, 20];
+pub(crate) const BLUE: [u8; 3] = [20, 20, 230];
+
+pub(crate) fn media() -> Media {
+    media_with_limit(100_000_000)
+}
+
+pub(crate) fn media_with_limit(max_image_pixels: u64) -> Media {
+    Media::new(MediaConfig {
+        max_image_pixels,
+        process_timeout: Duration::from_secs(60),
+        max_processes: 2,
+        ffmpeg: "ffmpeg".into(),
+        ffprobe: "ffprobe".into(),
+    })
+}
+
+/// Left half red, right half blue: shows which way a picture was turned.
+pub(crate) fn two_tone(width: u32, height: u32) -> RgbImage {
+    RgbImage::from_fn(width, height, |x, _| {
+        Rgb(if x < width / 2 { RED } else { BLUE })
+    })
+}
+
+/// Left half fully transparent, right half opaque green.
+pub(crate) fn half_transparent(width: u32, height: u32) -> RgbaImage {
+    RgbaImage::from_fn(width, height, |x, _| {
+        if x < width / 2 {
+            Rgba([0, 0, 0, 0])
+        } else {
+            Rgba([20, 200, 20, 255])
+        }
+    })
+}
+
+pub(crate) fn encode(image: DynamicImage, format: image::ImageFormat) -> Vec<u8> {
+    let mut out = Cursor::new(Vec::new());
+    image.write_to(&mut out, format).expect("encode fixture");
+    out.into_inner()
+}
+
+pub(crate) fn solid_jpeg(width: u32, height: u32, rgb: [u8; 3]) -> Vec<u8> {
+    let image = RgbImage::from_pixel(width, height, Rgb(rgb));
+    encode(DynamicImage::ImageRgb8(image), image::ImageFormat::Jpeg)
+}
+
+/// A two-tone JPEG whose APP1 Exif segment carries `orientation`.
+pub(crate) fn jpeg_with_orientation(width: u32, height: u32, orientation: u16) -> Vec<u8> {
+    let jpeg = encode(
+        DynamicImage::ImageRgb8(two_tone(width, height)),
+        image::ImageFormat::Jpeg,
+    );
+    let mut out = jpeg[..2].to_vec(); // SOI
+    out.extend_from_slice(&exif_app1(orientation));
+    out.extend_from_slice(&jpeg[2..]);
+    out
+}
+
+/// A minimal APP1 segment: `Exif\0\0`, a little-endian TIFF header and one IFD with
+/// only the Orientation tag (0x0112, SHORT).
+pub(crate) fn exif_app1(orientation: u16) -> Vec<u8> {
+    let mut tiff = Vec::new();
+    tiff.extend_from_slice(b"II*\0");
+    tiff.extend_from_slice(&8u32.to_le_bytes()); // first IFD right after the header
+    tiff.extend_from_slice(&1u16.to_le_bytes()); // one entry
+    tiff.extend_from_slice(&0x0112u16.to_le_bytes());
+    tiff.extend_from_slice(&3u16.to_le_bytes()); // SHORT
+    tiff.extend_from_slice(&1u32.to_le_bytes()); // one value
+    tiff.extend_from_slice(&orientation.to_le_bytes());
+    tiff.extend_from_slice(&[0, 0]); // value padded to 4 bytes
+    tiff.extend_from_slice(&0u32.to_le_bytes()); // no next IFD
+
+    let mut payload = b"Exif\0\0".to_vec();
+    payload.extend_from_slice(&tiff);
+    let mut segment = vec![0xFF, 0xE1];
+    segment.extend_from_slice(&(payload.len() as u16 + 2).to_be_bytes());
+    segment.extend_from_slice(&payload);
+    segment
+}
+
+/// A two-tone PNG with an `eXIf` chunk carrying `orientation`, right after IHDR.
+pub(crate) fn png_with_orientation(width: u32, height: u32, orientation: u16) -> Vec<u8> {
+    let png = encode(
+        DynamicImage::ImageRgb8(two_tone(width, height)),
+        image::ImageFormat::Png,
+    );
+    let tiff = &exif_app1(orientation)[10..]; // skip marker, length and `Exif\0\0`
+    let mut chunk = b"eXIf".to_vec();
+    chunk.extend_from_slice(tiff);
+    let ihdr_end = 8 + 4 + 4 + 13 + 4;
+    let mut out = png[..ihdr_end].to_vec();
+    out.extend_from_slice(&(tiff.len() as u32).to_be_bytes());
+    out.extend_from_slice(&chunk);
+    out.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    out.extend_from_slice(&png[ihdr_end..]);
+    out
+}
+
+/// A PNG signature and a valid IHDR claiming `width` x `height`, and no image data.
+pub(crate) fn png_claiming_size(width: u32, height: u32) -> Vec<u8> {
+    let mut chunk = b"IHDR".to_vec();
+    chunk.extend_from_slice(&width.to_be_bytes());
+    chunk.extend_from_slice(&height.to_be_bytes());
+    chunk.extend_from_slice(&[8, 6, 0, 0, 0]); // 8-bit RGBA, no interlace
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    png.extend_from_slice(&13u32.to_be_bytes());
+    png.extend_from_slice(&chunk);
+    png.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    png
+}
+
+/// The CRC-32 PNG chunks use (bitwise; fixtures are tiny).
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in bytes {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+/// Writes `bytes` to `dir/name` as a file of `format`.
+pub(crate) fn write_file(dir: &Path, name: &str, bytes: &[u8], format: MediaFormat) -> MediaFile {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write fixture");
+    MediaFile { path, format }
+}
+
+/// A 2-frame 32x32 test clip made by ffmpeg, with the given output arguments.
+pub(crate) fn ffmpeg_clip(dir: &Path, name: &str, output_args: &[&str]) -> PathBuf {
+    let path = dir.join(name);
+    let status = std::process::Command::new("ffmpeg")
+        .args(["-nostdin", "-hide_banner", "-loglevel", "error", "-y"])
+        .args([
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc=size=32x32:rate=5:duration=0.4",
+        ])
+        .args(output_args)
+        .arg(&path)
+        .status()
+        .expect("run ffmpeg");
+    assert!(status.success(), "ffmpeg could not make {name}");
+    path
+}
+
+/// Decodes an output with the `image` crate, which the code under test does not use
+/// for encoding, as an independent check.
+pub(crate) fn decode(path: &Path) -> DynamicImage {
+    image::ImageReader::open(path)
+        .expect("open output")
+        .with_guessed_format()
+        .expect("read output")
+        .decode()
+        .expect("decode output")
+}
+
+/// Names of the top-level ISO-BMFF boxes of an MP4, in file order.
+pub(crate) fn top_level_boxes(mp4: &[u8]) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut at = 0usize;
+    while at + 8 <= mp4.len() {
+        let size = u32::from_be_bytes(mp4[at..at + 4].try_into().unwrap()) as usize;
+        names.push(String::from_utf8_lossy(&mp4[at + 4..at + 8]).into_owned());
+        let size = match size {
+            1 => u64::from_be_bytes(mp4[at + 8..at + 16].try_into().unwrap()) as usize,
+            0 => mp4.len() - at,
+            n => n,
+        };
+        if size < 8 {
+            break;
+        }
+        at += size;
+    }
+    names
+}
