@@ -11,7 +11,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-use crate::api::{self, AppState};
+use crate::api::{self, AppState, RateLimiter};
 use crate::config::ServeConfig;
 use crate::db::Db;
 use crate::edits::ValidationRules;
@@ -92,6 +92,10 @@ impl App {
                 allow_private_sources: config.allow_private_sources,
             },
             max_body_bytes: config.max_body_bytes,
+            rate_limiter: Arc::new(RateLimiter::new(
+                config.rate_limit_per_second,
+                config.rate_limit_burst,
+            )),
         };
         let workers = Arc::new(WorkerContext {
             queue: Arc::new(SqliteQueue::new(&db)),

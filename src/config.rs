@@ -78,6 +78,14 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
     pub max_body_bytes: usize,
 
+    /// Requests per second each organization may make on this node (0 turns limiting off).
+    #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_PER_SECOND", default_value_t = 20.0)]
+    pub rate_limit_per_second: f64,
+
+    /// Requests an organization may make at once after a quiet period.
+    #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_BURST", default_value_t = 100)]
+    pub rate_limit_burst: u32,
+
     /// Largest accepted source file, in bytes.
     #[arg(long, env = "MEDIAEDIT_MAX_SOURCE_BYTES", default_value_t = 512 * 1024 * 1024)]
     pub max_source_bytes: u64,

@@ -1,4 +1,5 @@
-//! Bearer-token authentication: resolves the token to the organization that owns it.
+//! Bearer-token authentication: resolves the token to the organization that owns it,
+//! then charges the request to that organization's rate limit.
 
 use axum::extract::FromRequestParts;
 use axum::http::header;
@@ -32,9 +33,14 @@ impl FromRequestParts<AppState> for Organization {
             .ok_or_else(|| {
                 ApiError::unauthorized("The `Authorization` header must be `Bearer <token>`.")
             })?;
-        match state.db.org_for_token(token).await? {
-            Some(id) => Ok(Organization { id }),
-            None => Err(ApiError::unauthorized("The bearer token is not valid.")),
+        let Some(id) = state.db.org_for_token(token).await? else {
+            return Err(ApiError::unauthorized("The bearer token is not valid."));
+        };
+        if let Err(wait) = state.rate_limiter.check(&id, std::time::Instant::now()) {
+            return Err(ApiError::rate_limited(
+                wait.as_secs_f64().ceil().max(1.0) as u64
+            ));
         }
+        Ok(Organization { id })
     }
 }

@@ -17,6 +17,8 @@ pub struct ApiError {
     pub title: &'static str,
     pub detail: String,
     pub pointer: Option<String>,
+    /// Seconds for the `Retry-After` header of a `429`.
+    pub retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -32,6 +34,7 @@ impl ApiError {
             title,
             detail: detail.into(),
             pointer: None,
+            retry_after: None,
         }
     }
 
@@ -68,6 +71,19 @@ impl ApiError {
             "Payload too large",
             format!("The request body is larger than the limit of {limit} bytes."),
         )
+    }
+
+    pub fn rate_limited(retry_after_secs: u64) -> Self {
+        let mut error = Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate_limited",
+            "Too many requests",
+            format!(
+                "This organization is sending requests too fast; retry in {retry_after_secs} s."
+            ),
+        );
+        error.retry_after = Some(retry_after_secs);
+        error
     }
 
     pub fn unsupported_media_type() -> Self {
@@ -133,6 +149,7 @@ impl From<ValidationError> for ApiError {
             title: e.title,
             detail: e.detail,
             pointer: Some(e.pointer),
+            retry_after: None,
         }
     }
 }
@@ -155,6 +172,11 @@ impl IntoResponse for ApiError {
             error["source"] = json!({ "pointer": pointer });
         }
         let mut response = (self.status, axum::Json(json!({ "errors": [error] }))).into_response();
+        if let Some(secs) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
         if self.status == StatusCode::UNAUTHORIZED {
             response
                 .headers_mut()

@@ -5,8 +5,10 @@ mod edits;
 mod error;
 mod files;
 mod json;
+mod rate_limit;
 
 pub use error::ApiError;
+pub use rate_limit::RateLimiter;
 
 use std::sync::Arc;
 
@@ -32,6 +34,7 @@ pub struct AppState {
     pub wake: Arc<Notify>,
     pub rules: ValidationRules,
     pub max_body_bytes: usize,
+    pub rate_limiter: Arc<RateLimiter>,
 }
 
 /// The service's routes.

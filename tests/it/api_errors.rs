@@ -353,3 +353,34 @@ async fn private_sources_are_refused_at_creation_unless_allowed() {
     // fetch module's tests cover that with a connection-counting listener.)
     assert_eq!(app.fixtures.hits(), 0);
 }
+
+#[tokio::test]
+async fn an_organization_over_its_rate_limit_gets_429_with_retry_after() {
+    let app = spawn_app_with(|c| {
+        c.rate_limit_per_second = 0.5;
+        c.rate_limit_burst = 3;
+    })
+    .await;
+    for _ in 0..3 {
+        assert_eq!(app.get_edit("nope").await.status(), 404);
+    }
+    let limited = app.get_edit("nope").await;
+    let retry_after: u64 = limited.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=2).contains(&retry_after), "{retry_after}");
+    error_of(limited, 429, "rate_limited").await;
+    // Another organization has its own budget.
+    let other = create_token(app.data_dir.path(), "globex").await;
+    assert_eq!(app.get_edit_as(&other, "nope").await.status(), 404);
+    // Unauthenticated requests are refused before they are counted.
+    let anonymous = app
+        .client
+        .get(format!("{}/v1/edits/nope", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), 401);
+}

@@ -51,6 +51,8 @@ pub fn test_config(data_dir: &Path) -> ServeConfig {
     config.poll_ms = 100;
     config.retry_base_ms = 100;
     config.lease_secs = 5;
+    // Tests poll fast; the rate limit has its own test.
+    config.rate_limit_per_second = 0.0;
     config
 }
 
