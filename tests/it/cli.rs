@@ -1,67 +1,14 @@
 //! The command-line contract of decisions.md §1, pinned by running the built binary.
 
 use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::binary::{token_create, Server, BIN};
 use crate::fixtures;
 use crate::helpers::*;
-
-const BIN: &str = env!("CARGO_BIN_EXE_mediaedit");
-
-fn token_create(data_dir: &std::path::Path, org: &str) -> String {
-    let out = Command::new(BIN)
-        .args(["token", "create", "--data-dir"])
-        .arg(data_dir)
-        .args(["--org", org])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    stdout
-        .lines()
-        .last()
-        .expect("a token line")
-        .trim()
-        .to_string()
-}
-
-/// Kills the server when the test ends, however it ends.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-async fn wait_healthy(base: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while Instant::now() < deadline {
-        if let Ok(r) = reqwest::get(format!("{base}/healthz")).await {
-            if r.status() == 200 {
-                return;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("the server did not become healthy");
-}
 
 #[tokio::test]
 async fn token_create_prints_a_token_and_serve_accepts_it() {
@@ -75,25 +22,15 @@ async fn token_create_prints_a_token_and_serve_accepts_it() {
     let db = std::fs::read(data.path().join("mediaedit.db")).unwrap();
     assert!(!db.windows(token.len()).any(|w| w == token.as_bytes()));
 
-    let port = free_port();
-    let base = format!("http://127.0.0.1:{port}");
-    let mut child = Command::new(BIN)
-        .arg("serve")
-        .env("MEDIAEDIT_LISTEN", format!("127.0.0.1:{port}"))
-        .env("MEDIAEDIT_DATA_DIR", data.path())
-        .env("MEDIAEDIT_ALLOW_PRIVATE_SOURCES", "true")
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stderr = child.stderr.take().unwrap();
+    let mut server = Server::start(data.path(), &[], Stdio::piped()).await;
+    let base = server.base.clone();
+    let stderr = server.child.stderr.take().unwrap();
     let log = std::thread::spawn(move || {
         BufReader::new(stderr)
             .lines()
             .map_while(Result::ok)
             .collect::<Vec<_>>()
     });
-    let server = Server(child);
-    wait_healthy(&base).await;
 
     let fixtures_server = FixtureServer::start().await;
     let src = fixtures_server.add("a.png", fixtures::png(30, 20));
@@ -145,13 +82,7 @@ async fn token_create_prints_a_token_and_serve_accepts_it() {
     assert_eq!((image.width(), image.height()), (60, 40));
 
     // SIGTERM stops it cleanly.
-    let pid = server.0.id();
-    Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .unwrap();
-    let mut server = server;
-    let status = server.0.wait().unwrap();
+    let status = server.signal_and_wait("-TERM");
     assert!(status.success(), "clean exit on SIGTERM: {status:?}");
     let log = log.join().unwrap().join("\n");
     assert!(!log.contains(&token), "tokens are never logged");

@@ -249,6 +249,7 @@ impl FixtureServer {
         let app = axum::Router::new()
             .route("/files/{name}", axum::routing::get(serve_file))
             .route("/status/{code}", axum::routing::get(serve_status))
+            .route("/slow/{ms}/{name}", axum::routing::get(serve_slowly))
             .with_state((files.clone(), hits.clone()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -267,6 +268,11 @@ impl FixtureServer {
 
     pub fn url(&self, name: &str) -> String {
         format!("http://{}/files/{name}", self.addr)
+    }
+
+    /// A URL that serves `name` after waiting `ms` milliseconds.
+    pub fn slow_url(&self, name: &str, ms: u64) -> String {
+        format!("http://{}/slow/{ms}/{name}", self.addr)
     }
 
     /// A URL that always answers with `code`.
@@ -290,6 +296,14 @@ async fn serve_file(
         Some(bytes) => (StatusCode::OK, bytes.clone()),
         None => (StatusCode::NOT_FOUND, Bytes::from_static(b"no such file")),
     }
+}
+
+async fn serve_slowly(
+    State((files, hits)): State<FixtureState>,
+    UrlPath((ms, name)): UrlPath<(u64, String)>,
+) -> impl IntoResponse {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    serve_file(State((files, hits)), UrlPath(name)).await
 }
 
 async fn serve_status(

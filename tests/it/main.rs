@@ -2,7 +2,9 @@
 //! fixture server for source media. All compile into this one test binary.
 
 mod api_errors;
+mod binary;
 mod cli;
+mod crash;
 mod downloads;
 mod durability;
 mod edits_api;

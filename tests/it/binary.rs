@@ -1,0 +1,93 @@
+//! Running the built `mediaedit` binary as a child process.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_mediaedit");
+
+/// `mediaedit token create`; returns the last line of standard output.
+pub fn token_create(data_dir: &Path, org: &str) -> String {
+    let out = Command::new(BIN)
+        .args(["token", "create", "--data-dir"])
+        .arg(data_dir)
+        .args(["--org", org])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    stdout
+        .lines()
+        .last()
+        .expect("a token line")
+        .trim()
+        .to_string()
+}
+
+/// A `mediaedit serve` child, killed when dropped however the test ends.
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+}
+
+impl Server {
+    /// Starts `serve` on a free port with private sources allowed, plus `env`, and
+    /// waits for `/healthz`.
+    pub async fn start(data_dir: &Path, env: &[(&str, &str)], stderr: Stdio) -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut command = Command::new(BIN);
+        command
+            .arg("serve")
+            .env("MEDIAEDIT_LISTEN", format!("127.0.0.1:{port}"))
+            .env("MEDIAEDIT_DATA_DIR", data_dir)
+            .env("MEDIAEDIT_ALLOW_PRIVATE_SOURCES", "true")
+            .env("MEDIAEDIT_POLL_MS", "100")
+            .stderr(stderr);
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let server = Server {
+            child: command.spawn().unwrap(),
+            base: format!("http://127.0.0.1:{port}"),
+        };
+        server.wait_healthy().await;
+        server
+    }
+
+    async fn wait_healthy(&self) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(r) = reqwest::get(format!("{}/healthz", self.base)).await {
+                if r.status() == 200 {
+                    return;
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("the server did not become healthy");
+    }
+
+    /// Sends a signal (`-KILL`, `-TERM`) and waits for the process to end.
+    pub fn signal_and_wait(&mut self, signal: &str) -> std::process::ExitStatus {
+        Command::new("kill")
+            .args([signal, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        self.child.wait().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
