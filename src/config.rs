@@ -20,7 +20,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Start the HTTP service and its workers.
-    Serve(ServeConfig),
+    Serve(Box<ServeConfig>),
     /// Manage API tokens.
     Token {
         #[command(subcommand)]
@@ -134,12 +134,11 @@ pub struct ServeConfig {
 impl ServeConfig {
     /// The configuration `serve` would use with no flags and no environment, rooted at `data_dir`.
     pub fn with_data_dir(data_dir: PathBuf) -> Self {
-        let mut config = Cli::parse_from(["mediaedit", "serve"]);
-        let Command::Serve(ref mut serve) = config.command else {
+        let Command::Serve(mut serve) = Cli::parse_from(["mediaedit", "serve"]).command else {
             unreachable!("parsed `serve`")
         };
         serve.data_dir = data_dir;
-        serve.clone()
+        *serve
     }
 
     pub fn lease(&self) -> Duration {

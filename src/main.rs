@@ -18,7 +18,7 @@ fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         match cli.command {
-            Command::Serve(config) => serve(config).await,
+            Command::Serve(config) => serve(*config).await,
             Command::Token {
                 command: TokenCommand::Create(args),
             } => create_token(args).await,
