@@ -92,12 +92,16 @@ pub(crate) fn open(
         }
     }
 
-    // The PNG decoder reads on past IHDR before it reports a size; a file that claims a
-    // huge size and then ends would come out as "corrupt" rather than "too large".
-    if format == ImageFormat::Png {
-        if let Some((width, height)) = png_size(bytes) {
-            check_pixels(width, height, max_pixels)?;
-        }
+    // The PNG and WebP decoders read on past the size before they report it; a file
+    // that claims a huge size and then ends would come out as "corrupt" rather than
+    // "too large", so the size is read from the first chunk here.
+    let claimed = match format {
+        ImageFormat::Png => png_size(bytes),
+        ImageFormat::Webp => webp_size(bytes),
+        ImageFormat::Jpeg => None,
+    };
+    if let Some((width, height)) = claimed {
+        check_pixels(width, height, max_pixels)?;
     }
     let mut reader = ImageReader::with_format(Cursor::new(bytes), image_crate_format(format));
     reader.limits(limits(max_pixels));
@@ -241,6 +245,29 @@ fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
     Some((be(16)?, be(20)?))
 }
 
+/// The canvas size in a WebP's first chunk: VP8X (extended), VP8 (lossy) or VP8L
+/// (lossless).
+fn webp_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    let le24 = |at: usize| -> Option<u32> {
+        let b = bytes.get(at..at + 3)?;
+        Some(u32::from(b[0]) | u32::from(b[1]) << 8 | u32::from(b[2]) << 16)
+    };
+    let le16 = |at: usize| -> Option<u32> {
+        let b = bytes.get(at..at + 2)?;
+        Some(u32::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    match bytes.get(12..16)? {
+        b"VP8X" => Some((le24(24)? + 1, le24(27)? + 1)),
+        b"VP8 " => Some((le16(26)? & 0x3FFF, le16(28)? & 0x3FFF)),
+        b"VP8L" => {
+            let b = bytes.get(21..25)?;
+            let bits = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            Some(((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1))
+        }
+        _ => None,
+    }
+}
+
 /// `ImageTooLarge` when `width * height` exceeds `max_pixels`.
 pub(crate) fn check_pixels(width: u32, height: u32, max_pixels: u64) -> Result<(), MediaError> {
     if u64::from(width) * u64::from(height) > max_pixels {
@@ -338,6 +365,25 @@ mod tests {
             ),
             "{err:?}"
         );
+    }
+
+    #[test]
+    fn webp_size_reads_each_kind_of_first_chunk() {
+        for (w, h) in [(1, 1), (33, 21), (640, 480)] {
+            let lossless = crate::media::testutil::encode(
+                image::DynamicImage::ImageRgb8(crate::media::testutil::two_tone(w, h)),
+                image::ImageFormat::WebP,
+            );
+            assert_eq!(webp_size(&lossless), Some((w, h)));
+            let lossy = webp::Encoder::from_rgb(&vec![90u8; (w * h * 3) as usize], w, h)
+                .encode(80.0)
+                .to_vec();
+            assert_eq!(webp_size(&lossy), Some((w, h)));
+        }
+        let mut vp8x = b"RIFF\0\0\0\0WEBPVP8X\x0a\0\0\0\0\0\0\0".to_vec();
+        vp8x.extend_from_slice(&[0x5F, 0xEA, 0x00, 0x5F, 0xEA, 0x00]);
+        assert_eq!(webp_size(&vp8x), Some((60000, 60000)));
+        assert_eq!(webp_size(b"RIFF"), None);
     }
 
     #[test]

@@ -250,6 +250,8 @@ impl FixtureServer {
             .route("/files/{name}", axum::routing::get(serve_file))
             .route("/status/{code}", axum::routing::get(serve_status))
             .route("/slow/{ms}/{name}", axum::routing::get(serve_slowly))
+            .route("/drip", axum::routing::get(serve_drip))
+            .route("/endless", axum::routing::get(serve_endless))
             .with_state((files.clone(), hits.clone()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -273,6 +275,16 @@ impl FixtureServer {
     /// A URL that serves `name` after waiting `ms` milliseconds.
     pub fn slow_url(&self, name: &str, ms: u64) -> String {
         format!("http://{}/slow/{ms}/{name}", self.addr)
+    }
+
+    /// A URL whose body trickles one byte every 200 ms, forever.
+    pub fn drip_url(&self) -> String {
+        format!("http://{}/drip", self.addr)
+    }
+
+    /// A URL whose body never ends (64 KiB chunks as fast as they are read).
+    pub fn endless_url(&self) -> String {
+        format!("http://{}/endless", self.addr)
     }
 
     /// A URL that always answers with `code`.
@@ -304,6 +316,22 @@ async fn serve_slowly(
 ) -> impl IntoResponse {
     tokio::time::sleep(Duration::from_millis(ms)).await;
     serve_file(State((files, hits)), UrlPath(name)).await
+}
+
+async fn serve_drip(State((_, hits)): State<FixtureState>) -> impl IntoResponse {
+    hits.fetch_add(1, Ordering::SeqCst);
+    let stream = futures::stream::unfold((), |()| async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        Some((Ok::<_, std::io::Error>(Bytes::from_static(b"x")), ()))
+    });
+    axum::body::Body::from_stream(stream)
+}
+
+async fn serve_endless(State((_, hits)): State<FixtureState>) -> impl IntoResponse {
+    hits.fetch_add(1, Ordering::SeqCst);
+    let chunk = Bytes::from(vec![0u8; 64 * 1024]);
+    let stream = futures::stream::repeat_with(move || Ok::<_, std::io::Error>(chunk.clone()));
+    axum::body::Body::from_stream(stream)
 }
 
 async fn serve_status(

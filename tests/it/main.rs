@@ -10,4 +10,5 @@ mod durability;
 mod edits_api;
 mod fixtures;
 mod helpers;
+mod hostile;
 mod images;
