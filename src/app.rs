@@ -20,10 +20,6 @@ use crate::media::{Media, MediaConfig};
 use crate::queue::{self, SqliteQueue, WorkerContext};
 use crate::storage::{self, Storage};
 
-/// How long a stopping server waits for running edits before it exits anyway; an
-/// edit still running then is claimed again after its lease expires.
-const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
-
 /// A running service.
 pub struct App {
     /// The address actually bound (useful with port 0).
@@ -84,6 +80,8 @@ impl App {
             ffprobe: "ffprobe".into(),
         });
         let wake = Arc::new(Notify::new());
+        let stop_now = CancellationToken::new();
+        let grace = Duration::from_secs(config.shutdown_grace_secs);
         let state = AppState {
             db: db.clone(),
             storage: storage.clone(),
@@ -108,6 +106,8 @@ impl App {
             lease: config.lease(),
             max_attempts: config.max_attempts,
             retry_base: Duration::from_millis(config.retry_base_ms),
+            job_timeout: Duration::from_secs(config.job_timeout_secs),
+            stop_now: stop_now.clone(),
         });
 
         let shutdown = CancellationToken::new();
@@ -116,15 +116,15 @@ impl App {
             .with_graceful_shutdown(shutdown.clone().cancelled_owned());
         let task = tokio::spawn(async move {
             server.await.context("serving HTTP")?;
-            // The server has stopped taking requests; give running edits time to finish.
-            let drained = tokio::time::timeout(SHUTDOWN_GRACE, async {
+            // The server has stopped taking requests and workers stop claiming; running
+            // edits get the grace period to finish, then are handed back to the queue.
+            let finished = tokio::time::timeout(grace, async {
                 while worker_set.join_next().await.is_some() {}
             })
             .await;
-            if drained.is_err() {
-                tracing::warn!(
-                    "edits still running at shutdown will be claimed again after their lease"
-                );
+            if finished.is_err() {
+                stop_now.cancel();
+                while worker_set.join_next().await.is_some() {}
             }
             Ok(())
         });

@@ -110,6 +110,14 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_PROCESS_TIMEOUT", default_value_t = 600)]
     pub process_timeout_secs: u64,
 
+    /// Seconds one attempt at an edit may take before it fails with `job_timeout`.
+    #[arg(long, env = "MEDIAEDIT_JOB_TIMEOUT", default_value_t = 1800)]
+    pub job_timeout_secs: u64,
+
+    /// Seconds a stopping node lets running edits finish before handing them back.
+    #[arg(long, env = "MEDIAEDIT_SHUTDOWN_GRACE", default_value_t = 30)]
+    pub shutdown_grace_secs: u64,
+
     /// Seconds a worker's claim on an edit lasts without a heartbeat.
     #[arg(long, env = "MEDIAEDIT_LEASE_SECONDS", default_value_t = 30)]
     pub lease_secs: u64,

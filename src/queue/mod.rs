@@ -60,4 +60,6 @@ pub trait JobQueue: Send + Sync + 'static {
     async fn fail(&self, job: &JobRef, code: &str, detail: &str) -> Result<bool, DbError>;
     /// Puts the edit back to `queued`, claimable again after `delay`.
     async fn retry_later(&self, job: &JobRef, delay: Duration) -> Result<bool, DbError>;
+    /// Hands a claim back at once without counting a failure (a node shutting down).
+    async fn release(&self, job: &JobRef) -> Result<bool, DbError>;
 }

@@ -129,4 +129,13 @@ impl JobQueue for SqliteQueue {
         )
         .await
     }
+
+    async fn release(&self, job: &JobRef) -> Result<bool, DbError> {
+        self.fenced(
+            "status = 'queued', run_after = ?, lease_until = NULL",
+            job,
+            vec![Bind::Int(now_ms())],
+        )
+        .await
+    }
 }

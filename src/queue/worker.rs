@@ -31,6 +31,11 @@ pub struct WorkerContext {
     pub max_attempts: u32,
     /// Delay before the first retry; doubled for each further one.
     pub retry_base: Duration,
+    /// Wall-clock limit for one attempt at an edit.
+    pub job_timeout: Duration,
+    /// Cancelled when running edits must stop now (the shutdown grace ran out): they
+    /// are handed back to the queue for another worker or the next start.
+    pub stop_now: CancellationToken,
 }
 
 impl WorkerContext {
@@ -118,13 +123,30 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim) {
         })
     };
     let outcome = match hold_lease(ctx, &job, runner).await {
-        Some(Ok(result)) => result,
-        Some(Err(join_error)) => {
+        Held::Finished(Ok(result)) => result,
+        Held::Finished(Err(join_error)) => {
             tracing::error!(error = %join_error, "processing panicked");
             Err(JobError::internal(false))
         }
-        None => {
+        Held::TimedOut => Err(JobError::new(
+            "job_timeout",
+            format!(
+                "Processing took longer than the limit of {} s.",
+                ctx.job_timeout.as_secs()
+            ),
+            false,
+        )),
+        Held::LeaseLost => {
             tracing::warn!("lease lost; another worker owns this edit now");
+            return;
+        }
+        Held::Stopped => {
+            match ctx.queue.release(&job).await {
+                Ok(_) => tracing::info!("shutting down: edit handed back to the queue"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "handing the edit back failed; it is claimable after its lease")
+                }
+            }
             return;
         }
     };
@@ -136,29 +158,45 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim) {
     record(ctx, &job, &claim, outcome).await;
 }
 
-/// Waits for `runner` while renewing the lease; aborts it and returns `None` when the
-/// lease is lost.
+/// How holding a claim ended.
+enum Held<T> {
+    /// The runner finished (or panicked).
+    Finished(Result<T, tokio::task::JoinError>),
+    /// The lease was lost; the runner was aborted.
+    LeaseLost,
+    /// The job timeout passed; the runner was aborted.
+    TimedOut,
+    /// The node must stop now; the runner was aborted.
+    Stopped,
+}
+
+/// Waits for `runner` while renewing the lease; aborts it when the lease is lost, the
+/// job times out or the node must stop now. (Aborting drops the job's future: its temp
+/// dir is removed and its ffmpeg children are killed.)
 async fn hold_lease<T>(
     ctx: &WorkerContext,
     job: &JobRef,
     mut runner: tokio::task::JoinHandle<T>,
-) -> Option<Result<T, tokio::task::JoinError>> {
+) -> Held<T> {
     let mut beat = tokio::time::interval(ctx.lease / 3);
     beat.tick().await;
-    loop {
+    let deadline = tokio::time::sleep(ctx.job_timeout);
+    tokio::pin!(deadline);
+    let held = loop {
         tokio::select! {
-            result = &mut runner => return Some(result),
+            result = &mut runner => return Held::Finished(result),
+            _ = &mut deadline => break Held::TimedOut,
+            _ = ctx.stop_now.cancelled() => break Held::Stopped,
             _ = beat.tick() => match ctx.queue.heartbeat(job, ctx.lease).await {
                 Ok(true) => {}
-                Ok(false) => {
-                    runner.abort();
-                    return None;
-                }
+                Ok(false) => break Held::LeaseLost,
                 // A transient database error: keep working; the next beat tries again.
                 Err(e) => tracing::warn!(error = %e, "renewing the lease failed"),
             },
         }
-    }
+    };
+    runner.abort();
+    held
 }
 
 /// Writes the outcome, fenced on the claim.

@@ -126,3 +126,48 @@ async fn claims_are_exclusive_and_fenced_on_the_attempt() {
         json!({ "code": "invalid_media", "detail": "Bad." })
     );
 }
+
+#[tokio::test]
+async fn an_edit_over_the_job_timeout_fails_with_job_timeout() {
+    let app = spawn_app_with(|c| c.job_timeout_secs = 1).await;
+    app.fixtures.add("a.png", fixtures::png(20, 20));
+    let src = app.fixtures.slow_url("a.png", 3000);
+    let started = std::time::Instant::now();
+    let error = app.run_failed(edit(&src, &["image-to-webp"], None)).await;
+    assert_eq!(error["code"], "job_timeout", "{error}");
+    assert!(started.elapsed() < Duration::from_millis(2900));
+}
+
+#[tokio::test]
+async fn a_stopping_node_hands_running_edits_back_after_its_grace() {
+    let mut app = spawn_app_with(|c| c.shutdown_grace_secs = 0).await;
+    app.fixtures.add("a.png", fixtures::png(20, 20));
+    let src = app.fixtures.slow_url("a.png", 2000);
+    let id = app.create_edit(edit(&src, &["image-to-webp"], None)).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let doc: serde_json::Value = app.get_edit(&id).await.json().await.unwrap();
+        if doc["attributes"]["status"] == "processing" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let stopping = std::time::Instant::now();
+    app.stop().await;
+    assert!(
+        stopping.elapsed() < Duration::from_millis(1500),
+        "did not wait for the slow source"
+    );
+
+    // Handed back: queued and claimable at once, not after the lease.
+    let db = Db::open_sqlite(&app.data_dir.path().join("mediaedit.db"))
+        .await
+        .unwrap();
+    let row = db.get_edit(ORG, &id).await.unwrap().unwrap();
+    assert_eq!(row.status, mediaedit::db::EditStatus::Queued);
+
+    app.restart_with(|_| {}).await;
+    let doc = app.wait_finished(&id).await;
+    assert_eq!(doc["attributes"]["status"], "done", "{doc}");
+}
