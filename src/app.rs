@@ -111,7 +111,12 @@ impl App {
         });
 
         let shutdown = CancellationToken::new();
-        let mut worker_set = queue::run_workers(workers, config.workers, shutdown.clone());
+        let mut worker_set = queue::run_workers(
+            workers,
+            config.workers,
+            config.fast_workers,
+            shutdown.clone(),
+        );
         let server = axum::serve(listener, api::router(state))
             .with_graceful_shutdown(shutdown.clone().cancelled_owned());
         let task = tokio::spawn(async move {

@@ -74,6 +74,11 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_WORKERS", default_value_t = 2)]
     pub workers: usize,
 
+    /// How many of the workers take only image-only edits (resize-image, image-to-webp),
+    /// so those never wait behind long video edits. At least one worker takes anything.
+    #[arg(long, env = "MEDIAEDIT_FAST_WORKERS", default_value_t = 1)]
+    pub fast_workers: usize,
+
     /// Largest accepted request body, in bytes.
     #[arg(long, env = "MEDIAEDIT_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
     pub max_body_bytes: usize,

@@ -24,9 +24,16 @@ pub async fn create(
     let id = uuid::Uuid::new_v4().to_string();
     let row = state
         .db
-        .insert_edit(&id, &org.id, &edit.echo, unix_ms(SystemTime::now()))
+        .insert_edit(
+            &id,
+            &org.id,
+            &edit.echo,
+            edit.lane(),
+            unix_ms(SystemTime::now()),
+        )
         .await?;
-    state.wake.notify_one();
+    // Every idle worker looks: a fast-lane-only worker cannot take a slow edit.
+    state.wake.notify_waiters();
     tracing::info!(edit.id = %id, org.id = %org.id, "edit created");
     let location = format!("/v1/edits/{id}");
     Ok((

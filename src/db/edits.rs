@@ -35,6 +35,25 @@ impl EditStatus {
     }
 }
 
+/// Which workers may take an edit: every worker takes `Fast` edits, and some workers
+/// take only those, so short image edits never wait behind long video edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// Only in-process image steps (resize-image, image-to-webp).
+    Fast,
+    /// Anything that runs ffmpeg.
+    Slow,
+}
+
+impl Lane {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lane::Fast => "fast",
+            Lane::Slow => "slow",
+        }
+    }
+}
+
 /// An edit as stored.
 #[derive(Debug, Clone)]
 pub struct EditRow {
@@ -90,11 +109,12 @@ impl Db {
         id: &str,
         org_id: &str,
         request: &Value,
+        lane: Lane,
         now_ms: i64,
     ) -> Result<EditRow, DbError> {
         sqlx::query(
-            "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after)
-             VALUES (?, ?, ?, ?, 'queued', ?, ?)",
+            "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane)
+             VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
         )
         .bind(id)
         .bind(org_id)
@@ -102,6 +122,7 @@ impl Db {
         .bind(now_ms)
         .bind(request.to_string())
         .bind(now_ms)
+        .bind(lane.as_str())
         .execute(&self.pool)
         .await?;
         Ok(EditRow {

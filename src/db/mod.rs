@@ -6,7 +6,7 @@
 mod edits;
 mod orgs;
 
-pub use edits::{EditRow, EditStatus};
+pub use edits::{EditRow, EditStatus, Lane};
 pub use orgs::{hash_token, valid_org_id};
 
 use std::path::Path;

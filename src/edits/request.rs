@@ -7,6 +7,7 @@ use url::Url;
 use super::command::Command;
 use super::error::ValidationError;
 use super::options::{escape_pointer, image_format_media, Options};
+use crate::db::Lane;
 use crate::fetch::{self, FetchError};
 use crate::media::MediaFormat;
 
@@ -78,6 +79,19 @@ impl NewEdit {
             options,
             echo: Value::Object(echo),
         })
+    }
+
+    /// The queue lane: fast when every command is an in-process image step.
+    pub fn lane(&self) -> Lane {
+        let fast = self
+            .commands
+            .iter()
+            .all(|c| matches!(c, Command::ResizeImage | Command::ImageToWebp));
+        if fast {
+            Lane::Fast
+        } else {
+            Lane::Slow
+        }
     }
 
     /// Rebuilds a stored edit from its echoed request. Stored requests were valid when

@@ -48,8 +48,8 @@ pub struct JobRef {
 #[async_trait]
 pub trait JobQueue: Send + Sync + 'static {
     /// Claims the oldest claimable edit (queued and due, or processing with an expired
-    /// lease), or `None` when there is none.
-    async fn claim(&self, lease: Duration) -> Result<Option<Claim>, DbError>;
+    /// lease), only from the fast lane when `fast_only`, or `None` when there is none.
+    async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError>;
     /// Extends the lease of a running claim.
     async fn heartbeat(&self, job: &JobRef, lease: Duration) -> Result<bool, DbError>;
     /// Records progress (0.0–1.0) of a running claim.

@@ -55,20 +55,22 @@ fn now_ms() -> i64 {
 
 #[async_trait]
 impl JobQueue for SqliteQueue {
-    async fn claim(&self, lease: Duration) -> Result<Option<Claim>, DbError> {
+    async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError> {
         let now = now_ms();
         let row = sqlx::query(
             "UPDATE edits
                 SET status = 'processing', attempt = attempt + 1, lease_until = ?1 + ?2, updated_at = ?1
               WHERE id = (SELECT id FROM edits
-                           WHERE (status = 'queued' AND run_after <= ?1)
-                              OR (status = 'processing' AND lease_until < ?1)
+                           WHERE ((status = 'queued' AND run_after <= ?1)
+                                  OR (status = 'processing' AND lease_until < ?1))
+                             AND (?3 = 0 OR lane = 'fast')
                            ORDER BY run_after, created_at
                            LIMIT 1)
           RETURNING id, org_id, attempt, failures, request",
         )
         .bind(now)
         .bind(lease.as_millis() as i64)
+        .bind(fast_only)
         .fetch_optional(&self.pool)
         .await?;
         let Some(row) = row else { return Ok(None) };

@@ -49,22 +49,26 @@ impl WorkerContext {
 }
 
 /// Starts `count` workers that run until `shutdown` is cancelled; each finishes the
-/// edit it holds before it stops.
+/// edit it holds before it stops. The first `fast_only` of them take only fast-lane
+/// edits (always at least one worker takes any edit).
 pub fn run_workers(
     ctx: Arc<WorkerContext>,
     count: usize,
+    fast_only: usize,
     shutdown: CancellationToken,
 ) -> JoinSet<()> {
+    let fast_only = fast_only.min(count.saturating_sub(1));
     let mut set = JoinSet::new();
     for n in 0..count {
         let ctx = ctx.clone();
         let shutdown = shutdown.clone();
-        set.spawn(worker_loop(ctx, shutdown).instrument(tracing::info_span!("worker", worker = n)));
+        let span = tracing::info_span!("worker", worker = n, fast_only = n < fast_only);
+        set.spawn(worker_loop(ctx, n < fast_only, shutdown).instrument(span));
     }
     set
 }
 
-async fn worker_loop(ctx: Arc<WorkerContext>, shutdown: CancellationToken) {
+async fn worker_loop(ctx: Arc<WorkerContext>, fast_only: bool, shutdown: CancellationToken) {
     while !shutdown.is_cancelled() {
         // Register for a wake-up before looking, so an edit created between the
         // look and the wait is not missed.
@@ -72,7 +76,7 @@ async fn worker_loop(ctx: Arc<WorkerContext>, shutdown: CancellationToken) {
         tokio::pin!(notified);
         notified.as_mut().enable();
 
-        match ctx.queue.claim(ctx.lease).await {
+        match ctx.queue.claim(ctx.lease, fast_only).await {
             Ok(Some(claim)) => {
                 let span = tracing::info_span!("edit", edit.id = %claim.job.id, org.id = %claim.org_id, attempt = claim.job.attempt);
                 run_claim(&ctx, claim).instrument(span).await;

@@ -42,7 +42,7 @@ async fn an_edit_whose_worker_died_is_claimed_again_after_its_lease() {
         .unwrap();
     let queue = SqliteQueue::new(&db);
     let claim = queue
-        .claim(Duration::from_millis(500))
+        .claim(Duration::from_millis(500), false)
         .await
         .unwrap()
         .expect("claimable");
@@ -84,14 +84,14 @@ async fn claims_are_exclusive_and_fenced_on_the_attempt() {
     let queue = SqliteQueue::new(&db);
 
     let first = queue
-        .claim(Duration::from_millis(200))
+        .claim(Duration::from_millis(200), false)
         .await
         .unwrap()
         .expect("claimable");
     assert_eq!((first.job.id.as_str(), first.job.attempt), (id.as_str(), 1));
     assert!(
         queue
-            .claim(Duration::from_secs(30))
+            .claim(Duration::from_secs(30), false)
             .await
             .unwrap()
             .is_none(),
@@ -100,7 +100,7 @@ async fn claims_are_exclusive_and_fenced_on_the_attempt() {
 
     tokio::time::sleep(Duration::from_millis(300)).await;
     let second = queue
-        .claim(Duration::from_secs(30))
+        .claim(Duration::from_secs(30), false)
         .await
         .unwrap()
         .expect("expired lease is claimable");
@@ -170,4 +170,41 @@ async fn a_stopping_node_hands_running_edits_back_after_its_grace() {
     app.restart_with(|_| {}).await;
     let doc = app.wait_finished(&id).await;
     assert_eq!(doc["attributes"]["status"], "done", "{doc}");
+}
+
+#[tokio::test]
+async fn image_edits_do_not_wait_behind_slow_edits() {
+    // Two workers: one takes only image-only edits, one takes anything.
+    let app = spawn_app_with(|c| {
+        c.workers = 2;
+        c.fast_workers = 1;
+    })
+    .await;
+    app.fixtures.add("a.png", fixtures::png(20, 20));
+    let slow = app.fixtures.slow_url("a.png", 2500);
+    let options = Some(json!({ "fps": 1, "duration": 1 }));
+    let video_a = app
+        .create_edit(edit(&slow, &["image-to-video"], options.clone()))
+        .await;
+    let video_b = app
+        .create_edit(edit(&slow, &["image-to-video"], options))
+        .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+
+    let quick = app.fixtures.add("b.png", fixtures::png(20, 20));
+    let started = std::time::Instant::now();
+    app.run_done(edit(&quick, &["resize-image"], None)).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+    let b: serde_json::Value = app.get_edit(&video_b).await.json().await.unwrap();
+    assert_eq!(
+        b["attributes"]["status"], "queued",
+        "the fast worker left the slow edit alone"
+    );
+    for id in [video_a, video_b] {
+        assert_eq!(app.wait_finished(&id).await["attributes"]["status"], "done");
+    }
 }
