@@ -119,3 +119,18 @@ async fn an_endless_source_is_cut_off_by_the_byte_cap() {
         "a size violation is final, not retried"
     );
 }
+
+#[tokio::test]
+async fn a_storage_write_error_fails_the_edit_not_the_process() {
+    let app = spawn_app_with(|c| c.max_attempts = 2).await;
+    // A file where the outputs' directory should be: every write fails (even as root).
+    std::fs::write(app.data_dir.path().join("files/edits"), b"in the way").unwrap();
+    let src = app.fixtures.add("a.png", fixtures::png(10, 10));
+    let error = app.run_failed(edit(&src, &["image-to-webp"], None)).await;
+    assert_eq!(error["code"], "storage_error", "{error}");
+    assert!(!error["detail"].as_str().unwrap().contains("files/edits"), "no internal paths: {error}");
+
+    // Once the obstacle is gone the same service stores fine.
+    std::fs::remove_file(app.data_dir.path().join("files/edits")).unwrap();
+    app.run_done(edit(&src, &["image-to-webp"], None)).await;
+}
