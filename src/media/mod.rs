@@ -24,8 +24,10 @@ mod tests;
 #[cfg(test)]
 mod testutil;
 
+pub use decode::inspect_image;
 pub use format::MediaFormat;
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
+pub use sniff::sniff;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
