@@ -9,3 +9,4 @@ mod edits_api;
 mod fixtures;
 mod helpers;
 mod images;
+mod videos;
