@@ -24,6 +24,8 @@ const EVEN_SIZE: &str = "scale='max(2,trunc(iw/2)*2)':'max(2,trunc(ih/2)*2)'";
 /// GIF output: frames per second at most, and the longest side at most.
 pub(crate) const GIF_MAX_FPS: f64 = 15.0;
 pub(crate) const GIF_MAX_SIDE: u32 = 480;
+/// Memory a whole-clip GIF palette may hold frames in (see [`video_to_gif_args`]).
+const GIF_BUFFER_BYTES: u64 = 512 * 1024 * 1024;
 /// Output frame rates past this are dropped to it by `modify-video-speed`: no screen
 /// shows them, and they cost bytes.
 const SPEED_MAX_FPS: f64 = 60.0;
@@ -279,17 +281,37 @@ pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
 }
 
 /// `video-to-gif` arguments after the input.
+///
+/// One palette for the whole clip needs every frame held until the palette is made at
+/// the end (`split` buffers them): 4 bytes a pixel. A clip whose frames would take more
+/// than [`GIF_BUFFER_BYTES`] gets a palette per frame instead, which holds nothing.
 pub(crate) fn video_to_gif_args(info: &VideoInfo) -> Vec<String> {
     let mut video = String::from("[0:v:0]");
-    if info.frame_rate.map_or(true, |fps| fps > GIF_MAX_FPS) {
-        video.push_str(&format!("fps={GIF_MAX_FPS},"));
-    }
+    let fps = match info.frame_rate {
+        Some(fps) if fps <= GIF_MAX_FPS => fps,
+        _ => {
+            video.push_str(&format!("fps={GIF_MAX_FPS},"));
+            GIF_MAX_FPS
+        }
+    };
+    // Rotation swaps the sides, which changes neither the longest side nor the area.
+    let longest = f64::from(info.width.max(info.height));
+    let shrink = (f64::from(GIF_MAX_SIDE) / longest).min(1.0);
+    let frame_bytes = f64::from(info.width) * f64::from(info.height) * shrink * shrink * 4.0;
+    let frames = info.duration.map_or(f64::INFINITY, |d| d * fps);
+    let (palettegen, paletteuse) = if frame_bytes * frames <= GIF_BUFFER_BYTES as f64 {
+        ("stats_mode=diff", "dither=sierra2_4a:diff_mode=rectangle")
+    } else {
+        (
+            "stats_mode=single",
+            "new=1:dither=sierra2_4a:diff_mode=rectangle",
+        )
+    };
     // The longest displayed side to at most GIF_MAX_SIDE, aspect kept, never larger.
     let m = GIF_MAX_SIDE;
     video.push_str(&format!(
         "scale='if(gte(iw,ih),min({m},iw),-1)':'if(gte(iw,ih),-1,min({m},ih))':flags=lanczos,\
-         split[a][b];[a]palettegen=stats_mode=diff[p];\
-         [b][p]paletteuse=dither=sierra2_4a:diff_mode=rectangle[v]"
+         split[a][b];[a]palettegen={palettegen}[p];[b][p]paletteuse={paletteuse}[v]"
     ));
     let mut args = vec!["-filter_complex".to_string(), video];
     args.extend(["-map", "[v]", "-loop", "0", "-f", "gif"].map(String::from));
@@ -299,7 +321,7 @@ pub(crate) fn video_to_gif_args(info: &VideoInfo) -> Vec<String> {
 /// `video-to-ogg` arguments after the input.
 pub(crate) fn video_to_ogg_args(info: &VideoInfo) -> Vec<String> {
     let mut args = map_args(info.has_audio);
-    args.extend(["-vf", "format=yuv420p", "-c:v", "libtheora", "-q:v", "7"].map(String::from));
+    args.extend(["-vf", "format=yuv420p", "-c:v", "libtheora", "-q:v", "6"].map(String::from));
     if info.has_audio {
         args.extend(["-c:a", "libvorbis", "-q:a", "4"].map(String::from));
     }
@@ -627,6 +649,21 @@ mod tests {
         assert!(args.ends_with("-loop 0 -f gif"), "{args}");
         let args = video_to_gif_args(&info(Some(10.0), true)).join(" ");
         assert!(args.contains("[0:v:0]scale="), "{args}");
+        assert!(args.contains("palettegen=stats_mode=diff"), "{args}");
+    }
+
+    #[test]
+    fn video_to_gif_uses_a_palette_per_frame_when_the_clip_would_not_fit_in_memory() {
+        // 1080p scaled to 480x270 at 15 fps: 518 400 bytes a frame, 1035 frames fit.
+        let mut long = info(Some(30.0), false);
+        (long.width, long.height) = (1920, 1080);
+        long.duration = Some(60.0);
+        let args = video_to_gif_args(&long).join(" ");
+        assert!(args.contains("palettegen=stats_mode=diff"), "{args}");
+        long.duration = Some(600.0);
+        let args = video_to_gif_args(&long).join(" ");
+        assert!(args.contains("palettegen=stats_mode=single"), "{args}");
+        assert!(args.contains("paletteuse=new=1:"), "{args}");
     }
 
     #[test]
