@@ -10,8 +10,8 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 
-cargo build --release --quiet
-bin=./target/release/mediaedit
+# BENCH_BIN=path uses an already built binary instead of building a release one.
+if [ -n "${BENCH_BIN:-}" ]; then bin=$BENCH_BIN; else cargo build --release --quiet; bin=./target/release/mediaedit; fi
 
 # 1080p, 10 s, 25 fps, with a 440 Hz tone.
 ffmpeg -v error -f lavfi -i "testsrc2=size=1920x1080:rate=25:duration=10" \
