@@ -71,10 +71,12 @@ pub struct EditRow {
     /// `(code, detail)` when failed.
     pub error: Option<(String, String)>,
     pub progress: Option<f64>,
+    /// The step a processing edit is on (`{"asset","command"?,"name"}`), when known.
+    pub step: Option<Value>,
 }
 
 pub(crate) const EDIT_COLUMNS: &str =
-    "id, org_id, created_at, updated_at, status, request, outputs, error_code, error_detail, progress";
+    "id, org_id, created_at, updated_at, status, request, outputs, error_code, error_detail, progress, step";
 
 impl EditRow {
     pub(crate) fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<EditRow, DbError> {
@@ -83,6 +85,7 @@ impl EditRow {
         let outputs: Option<String> = row.try_get("outputs")?;
         let code: Option<String> = row.try_get("error_code")?;
         let detail: Option<String> = row.try_get("error_detail")?;
+        let step: Option<String> = row.try_get("step")?;
         Ok(EditRow {
             id: row.try_get("id")?,
             org_id: row.try_get("org_id")?,
@@ -96,6 +99,10 @@ impl EditRow {
             },
             error: code.map(|c| (c, detail.unwrap_or_default())),
             progress: row.try_get("progress")?,
+            step: step
+                .map(|s| serde_json::from_str(&s))
+                .transpose()
+                .map_err(corrupt)?,
         })
     }
 }
@@ -135,6 +142,7 @@ impl Db {
             outputs: Vec::new(),
             error: None,
             progress: None,
+            step: None,
         })
     }
 

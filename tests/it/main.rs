@@ -12,3 +12,4 @@ mod fixtures;
 mod helpers;
 mod hostile;
 mod images;
+mod videos;
