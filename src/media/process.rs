@@ -217,10 +217,39 @@ pub(crate) fn stderr_tail(stderr: &[u8]) -> String {
         }
     }
     tail.lines()
-        .map(str::trim_end)
+        .map(clean_line)
         .filter(|line| !line.trim().is_empty())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Makes one stderr line fit for a client: drops ffmpeg's `[gif @ 0x55…]` context
+/// prefixes (memory addresses say nothing to a person) and shortens paths to their last
+/// component, so no server path reaches an edit's error detail.
+fn clean_line(line: &str) -> String {
+    let mut rest = line.trim_end();
+    while let Some(stripped) = rest.strip_prefix('[') {
+        match stripped.split_once("] ") {
+            Some((context, after)) if context.contains(" @ 0x") => rest = after,
+            _ => break,
+        }
+    }
+    rest.split(' ')
+        .map(|word| {
+            let path = word.strip_prefix("file:").unwrap_or(word);
+            if path.starts_with('/') || path.starts_with("'/") {
+                path.rsplit('/').next().unwrap_or(path).to_string()
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The last line of a stderr tail: where ffmpeg states its final complaint.
+pub(crate) fn last_line(tail: &str) -> &str {
+    tail.lines().last().unwrap_or(tail).trim()
 }
 
 #[cfg(test)]
@@ -229,6 +258,17 @@ mod tests {
 
     fn runner() -> ProcessRunner {
         ProcessRunner::new(2, Duration::from_secs(10))
+    }
+
+    #[test]
+    fn stderr_lines_lose_addresses_and_paths() {
+        let stderr = b"[gif @ 0x559ec8dc88c0] [IMGUTILS @ 0x7ffede905570] Picture size 60000x60000 is invalid\n\
+file:/work/data/tmp/e1-1-x/asset-0/source: Invalid data found when processing input\n";
+        assert_eq!(
+            stderr_tail(stderr),
+            "Picture size 60000x60000 is invalid\nsource: Invalid data found when processing input"
+        );
+        assert_eq!(last_line("a\nb c \n"), "b c");
     }
 
     #[test]

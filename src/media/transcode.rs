@@ -61,7 +61,11 @@ impl VideoInfo {
         let video = probe
             .video()
             .ok_or_else(|| MediaError::InvalidMedia("it has no video stream".into()))?;
-        let (Some(width), Some(height)) = (video.width, video.height) else {
+        let size = (
+            video.width.filter(|w| *w > 0),
+            video.height.filter(|h| *h > 0),
+        );
+        let (Some(width), Some(height)) = size else {
             return Err(MediaError::InvalidMedia(
                 "its video stream has no frame size".into(),
             ));
@@ -120,11 +124,15 @@ pub(crate) async fn inspect(
         });
     }
     let unreadable = |e: MediaError| match e {
-        MediaError::ProcessFailed { stderr_tail, .. } => {
-            MediaError::InvalidMedia(format!("ffprobe could not read it: {stderr_tail}"))
-        }
+        MediaError::ProcessFailed { stderr_tail, .. } => MediaError::InvalidMedia(format!(
+            "ffprobe could not read it ({})",
+            super::process::last_line(&stderr_tail)
+        )),
         other => other,
     };
+    if input.format == MediaFormat::Gif {
+        check_gif_screen(&input.path, &media.limits()).await?;
+    }
     let probe = probe::run(media, &input.path, input.format, false)
         .await
         .map_err(unreadable)?;
@@ -139,6 +147,26 @@ pub(crate) async fn inspect(
     }
     info.check(&media.limits())?;
     Ok(info)
+}
+
+/// Checks a GIF's logical screen size (bytes 6–9 of its header) against the pixel
+/// limit before anything decodes it: ffprobe reports 0×0 for sizes its decoder refuses.
+async fn check_gif_screen(path: &Path, limits: &VideoLimits) -> Result<(), MediaError> {
+    let mut head = [0u8; 10];
+    let mut file = tokio::fs::File::open(path).await?;
+    tokio::io::AsyncReadExt::read_exact(&mut file, &mut head)
+        .await
+        .map_err(|_| MediaError::InvalidMedia("the GIF header is truncated".into()))?;
+    let width = u32::from(u16::from_le_bytes([head[6], head[7]]));
+    let height = u32::from(u16::from_le_bytes([head[8], head[9]]));
+    if u64::from(width) * u64::from(height) > limits.max_pixels {
+        return Err(MediaError::VideoTooLarge {
+            width,
+            height,
+            limit: limits.max_pixels,
+        });
+    }
+    Ok(())
 }
 
 /// The head of every ffmpeg command line: quiet, no stdin, progress on stdout, no
