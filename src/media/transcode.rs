@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use super::probe::{self, demuxer, file_url, Probe};
 use super::progress::{ProgressFn, ProgressParser};
-use super::video::{video_size, FrameRate};
+use super::video::{video_size, FrameRate, BT709_TAGS};
 use super::{output_path, Media, MediaError, MediaFile, MediaFormat};
 
 /// x264 settings shared by the MP4 outputs: `veryfast` at CRF 23 (see docs/API.md).
@@ -224,23 +224,8 @@ pub(crate) fn gif_to_video_args(size: (u32, u32)) -> Vec<String> {
     // 1/frame-rate would round uneven delays onto a grid, merging or shifting frames.
     args.extend(["-map", "[v]", "-fps_mode", "vfr", "-enc_time_base", "-1"].map(String::from));
     args.extend(X264.map(String::from));
-    args.extend(
-        [
-            "-colorspace",
-            "bt709",
-            "-color_primaries",
-            "bt709",
-            "-color_trc",
-            "bt709",
-            "-color_range",
-            "tv",
-            "-movflags",
-            "+faststart",
-            "-f",
-            "mp4",
-        ]
-        .map(String::from),
-    );
+    args.extend(BT709_TAGS.map(String::from));
+    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
     args
 }
 
