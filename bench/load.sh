@@ -22,7 +22,7 @@ raw = b"".join(b"\0" + bytes((x * 4 % 256, y * 5 % 256, 128) for x in range(w)) 
 def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
 open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 PY
-(cd "$work" && python3 -m http.server 0 --bind 127.0.0.1 >"$work/http.log" 2>&1 &)
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$work" >"$work/http.log" 2>&1 &
 for _ in $(seq 50); do port=$(grep -o 'port [0-9]*' "$work/http.log" | grep -o '[0-9]*' || true); [ -n "$port" ] && break; sleep 0.1; done
 
 token=$($bin token create --data-dir "$work/data" --org load 2>/dev/null | tail -n 1)
@@ -30,7 +30,7 @@ listen=127.0.0.1:$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.
 RUST_LOG=warn $bin serve --data-dir "$work/data" --listen "$listen" --allow-private-sources \
   --rate-limit-per-second 0 --workers 2 &
 pid=$!
-until curl -sf "http://$listen/healthz" >/dev/null; do sleep 0.1; done
+for _ in $(seq 100); do curl -sf "http://$listen/healthz" >/dev/null && break; kill -0 $! 2>/dev/null || { echo "the server did not start" >&2; exit 1; }; sleep 0.1; done
 
 body="{\"assets\":[{\"type\":\"image\",\"src\":\"http://127.0.0.1:$port/small.png\"}],\"commands\":[\"image-to-webp\"]}"
 id=$(curl -sf -X POST "http://$listen/v1/edits" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' -d "$body" \

@@ -17,7 +17,7 @@ if [ -n "${BENCH_BIN:-}" ]; then bin=$BENCH_BIN; else cargo build --release --qu
 ffmpeg -v error -f lavfi -i "testsrc2=size=1920x1080:rate=25:duration=10" \
   -f lavfi -i "sine=frequency=440:duration=10" \
   -c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p -c:a aac -movflags +faststart "$work/clip.mp4"
-(cd "$work" && python3 -m http.server 0 --bind 127.0.0.1 >"$work/http.log" 2>&1 &)
+python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$work" >"$work/http.log" 2>&1 &
 for _ in $(seq 50); do port=$(grep -o 'port [0-9]*' "$work/http.log" | grep -o '[0-9]*' || true); [ -n "$port" ] && break; sleep 0.1; done
 
 token=$($bin token create --data-dir "$work/data" --org bench 2>/dev/null | tail -n 1)
