@@ -128,7 +128,10 @@ async fn a_storage_write_error_fails_the_edit_not_the_process() {
     let src = app.fixtures.add("a.png", fixtures::png(10, 10));
     let error = app.run_failed(edit(&src, &["image-to-webp"], None)).await;
     assert_eq!(error["code"], "storage_error", "{error}");
-    assert!(!error["detail"].as_str().unwrap().contains("files/edits"), "no internal paths: {error}");
+    assert!(
+        !error["detail"].as_str().unwrap().contains("files/edits"),
+        "no internal paths: {error}"
+    );
 
     // Once the obstacle is gone the same service stores fine.
     std::fs::remove_file(app.data_dir.path().join("files/edits")).unwrap();
