@@ -36,7 +36,7 @@ bin=$(realpath "$MEDIAEDIT_BIN")
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # PostgreSQL: a throwaway cluster, as the postgres user when running as root.
-pg_bin=$(dirname "$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")
+pg_bin=$(dirname "$(readlink -f "$(command -v initdb 2>/dev/null || ls -d /usr/lib/postgresql/*/bin/initdb | sort -V | tail -n 1)")")
 as_owner=()
 if [ "$(id -u)" -eq 0 ]; then as_owner=(runuser -u postgres --); fi
 mkdir -p "$work/pg"
@@ -60,7 +60,7 @@ mkdir -p "$work/src"
 ffmpeg -v error -f lavfi -i testsrc2=size=1600x1200 -frames:v 1 "$work/src/big.jpg"
 ffmpeg -v error -f lavfi -i testsrc2=size=800x600 -frames:v 1 "$work/src/mid.png"
 src_port=$(free_port)
-(cd "$work/src" && python3 -m http.server "$src_port" --bind 127.0.0.1 >/dev/null 2>&1 &)
+python3 -m http.server "$src_port" --bind 127.0.0.1 --directory "$work/src" >/dev/null 2>&1 &
 until curl -sf "http://127.0.0.1:$src_port/mid.png" -o /dev/null; do sleep 0.1; done
 
 # run_topology NAME NODES: starts NODES nodes on a fresh database and prefix, runs the
@@ -137,6 +137,7 @@ created, claimed, processed = parse_logs()
 start = min(created[i] for i in burst_ids)
 end = max(processed[i] for i in burst_ids)
 per_min = burst / (end - start) * 60
+burst_lat = [(claimed[i] - created[i]) * 1000 for i in burst_ids]
 
 # 2. Claim latency at a steady rate below capacity.
 paced, t0 = [], time.time()
@@ -151,14 +152,16 @@ with concurrent.futures.ThreadPoolExecutor(8) as pool:
 wait_all(paced)
 created, claimed, processed = parse_logs()
 lat = [(claimed[i] - created[i]) * 1000 for i in paced]
-print(f"{name}: {len(bases)} node(s) x 2 workers | burst of {burst}: {per_min:.0f} edits/min "
-      f"({end - start:.1f} s) | {len(paced)} edits at {rate:g}/s: POST->processing p50 {pct(lat, 50):.0f} ms, "
+print(f"{name}: {len(bases)} node(s) x 2 workers\n"
+      f"  burst of {burst}: {per_min:.0f} edits/min ({end - start:.1f} s); POST->processing "
+      f"p50 {pct(burst_lat, 50):.0f} ms, p99 {pct(burst_lat, 99):.0f} ms (queue wait behind the burst)\n"
+      f"  {len(paced)} edits at {rate:g}/s: POST->processing p50 {pct(lat, 50):.0f} ms, "
       f"p99 {pct(lat, 99):.0f} ms, max {max(lat):.0f} ms")
 PY
   kill "${pids[@]}" 2>/dev/null || true
   wait "${pids[@]}" 2>/dev/null || true
 }
 
-echo "== $(nproc) cores; binary $bin; burst $burst edits; paced $rate/s for ${secs}s"
+echo "== $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); binary $bin; burst $burst edits; paced $rate/s for ${secs}s"
 run_topology one 1
 run_topology three 3
