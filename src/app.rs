@@ -80,6 +80,10 @@ impl App {
             max_processes: config.workers.max(1),
             ffmpeg: "ffmpeg".into(),
             ffprobe: "ffprobe".into(),
+            max_video_seconds: config.max_video_seconds as f64,
+            max_video_pixels: config.max_video_pixels,
+            max_video_frames: config.max_video_frames,
+            max_extract_frames: config.max_extract_frames,
         });
         let wake = Arc::new(Notify::new());
         let stop_now = CancellationToken::new();

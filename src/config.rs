@@ -135,6 +135,28 @@ pub struct ServeConfig {
     )]
     pub max_image_pixels: u64,
 
+    /// Longest video (or animated GIF) source accepted, in seconds.
+    #[arg(long, env = "MEDIAEDIT_MAX_VIDEO_SECONDS", default_value_t = 600)]
+    pub max_video_seconds: u64,
+
+    /// Largest video (or animated GIF) frame accepted, in pixels (width × height;
+    /// the default is 7680×4320).
+    #[arg(
+        long,
+        env = "MEDIAEDIT_MAX_VIDEO_PIXELS",
+        default_value_t = 7680 * 4320
+    )]
+    pub max_video_pixels: u64,
+
+    /// Most frames a video (or animated GIF) source may have.
+    #[arg(long, env = "MEDIAEDIT_MAX_VIDEO_FRAMES", default_value_t = 100_000)]
+    pub max_video_frames: u64,
+
+    /// Most frames `extract-frames` writes for one video; a longer video fails with
+    /// `too_many_frames`.
+    #[arg(long, env = "MEDIAEDIT_MAX_EXTRACT_FRAMES", default_value_t = 1000)]
+    pub max_extract_frames: u64,
+
     /// Seconds one ffmpeg run may take before it is killed.
     #[arg(long, env = "MEDIAEDIT_PROCESS_TIMEOUT", default_value_t = 600)]
     pub process_timeout_secs: u64,

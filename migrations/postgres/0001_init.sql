@@ -1,5 +1,5 @@
--- The PostgreSQL schema mirrors migrations/sqlite/ (0001_init, 0003_lanes,
--- 0004_settings): the same tables and columns, times in unix ms as BIGINT, so rows
+-- The PostgreSQL schema mirrors migrations/sqlite/ (0001_init, 0002_edit_step,
+-- 0003_lanes, 0004_settings): the same tables and columns, times in unix ms as BIGINT, so rows
 -- render identically whichever database holds them.
 
 -- Organizations own tokens and edits.
@@ -31,6 +31,7 @@ CREATE TABLE edits (
     error_code   TEXT,
     error_detail TEXT,
     progress     DOUBLE PRECISION,
+    step         TEXT,                      -- JSON {"asset","command"?,"name"} while processing
     -- fast: only in-process image steps; slow: anything that runs ffmpeg.
     lane         TEXT NOT NULL DEFAULT 'slow'
 );

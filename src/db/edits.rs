@@ -69,10 +69,12 @@ pub struct EditRow {
     /// `(code, detail)` when failed.
     pub error: Option<(String, String)>,
     pub progress: Option<f64>,
+    /// The step a processing edit is on (`{"asset","command"?,"name"}`), when known.
+    pub step: Option<Value>,
 }
 
 pub(crate) const EDIT_COLUMNS: &str =
-    "id, org_id, created_at, updated_at, status, request, outputs, error_code, error_detail, progress";
+    "id, org_id, created_at, updated_at, status, request, outputs, error_code, error_detail, progress, step";
 
 /// The stored columns of an edit, as either database returns them.
 #[derive(sqlx::FromRow)]
@@ -87,6 +89,7 @@ pub(crate) struct StoredEdit {
     error_code: Option<String>,
     error_detail: Option<String>,
     progress: Option<f64>,
+    step: Option<String>,
 }
 
 impl TryFrom<StoredEdit> for EditRow {
@@ -109,6 +112,11 @@ impl TryFrom<StoredEdit> for EditRow {
                 .error_code
                 .map(|c| (c, row.error_detail.unwrap_or_default())),
             progress: row.progress,
+            step: row
+                .step
+                .map(|s| serde_json::from_str(&s))
+                .transpose()
+                .map_err(corrupt)?,
         })
     }
 }
@@ -172,6 +180,7 @@ impl Db {
             outputs: Vec::new(),
             error: None,
             progress: None,
+            step: None,
         })
     }
 

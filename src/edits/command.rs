@@ -94,15 +94,6 @@ impl Command {
             },
         }
     }
-
-    /// Whether this command is implemented on this build; the others fail their edit
-    /// with `not_implemented`.
-    pub fn is_implemented(self) -> bool {
-        matches!(
-            self,
-            Command::ImageToVideo | Command::ImageToWebp | Command::ResizeImage
-        )
-    }
 }
 
 impl std::fmt::Display for Command {

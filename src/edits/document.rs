@@ -35,6 +35,9 @@ pub fn render_edit(row: &EditRow, download_urls: Vec<String>) -> Value {
         }
         EditStatus::Processing => {
             attributes.insert("progress".into(), json!(row.progress.unwrap_or(0.0)));
+            if let Some(step) = &row.step {
+                attributes.insert("step".into(), step.clone());
+            }
         }
         EditStatus::Queued => {}
     }

@@ -64,6 +64,20 @@ enum Source<'a> {
     Image(Box<dyn ImageDecoder + 'a>),
 }
 
+/// Runs untrusted image bytes through the whole in-process path of the image steps —
+/// header, pixel limit, EXIF orientation, decode — and returns the upright size.
+/// Public so fuzz targets can drive it; the steps themselves use [`open`].
+pub fn inspect_image(
+    bytes: &[u8],
+    format: ImageFormat,
+    max_pixels: u64,
+) -> Result<(u32, u32), MediaError> {
+    let opened = open(bytes, format, max_pixels)?;
+    let size = opened.header().upright_size();
+    opened.decode(1, 1)?;
+    Ok(size)
+}
+
 /// Reads the header of `bytes` and checks it against `max_pixels`.
 ///
 /// `ImageTooLarge` past the limit, `InvalidMedia` when the header cannot be parsed.

@@ -9,14 +9,18 @@
 //! - `image_ops`: resizing, flattening and the image encoders.
 //! - `process`: the one wrapper every external program runs through.
 //! - `probe`: the typed result of `ffprobe`.
+//! - `progress`: ffmpeg's `-progress` reports as fractions of the work.
 //! - `video`: `image-to-video`.
+//! - `transcode`: the video commands, their limits and recipes.
 
 mod decode;
 mod format;
 mod image_ops;
 mod probe;
 mod process;
+mod progress;
 mod sniff;
+mod transcode;
 mod video;
 
 #[cfg(test)]
@@ -24,8 +28,11 @@ mod tests;
 #[cfg(test)]
 mod testutil;
 
+pub use decode::inspect_image;
 pub use format::MediaFormat;
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
+pub use progress::ProgressFn;
+pub use sniff::sniff;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -82,6 +89,14 @@ pub struct MediaConfig {
     pub ffmpeg: PathBuf,
     /// The ffprobe binary.
     pub ffprobe: PathBuf,
+    /// Longest video (or GIF) source accepted, in seconds.
+    pub max_video_seconds: f64,
+    /// Largest video (or GIF) frame accepted, in pixels (width × height).
+    pub max_video_pixels: u64,
+    /// Most frames a video (or GIF) source may have.
+    pub max_video_frames: u64,
+    /// Most frames `extract-frames` writes for one video.
+    pub max_extract_frames: u64,
 }
 
 /// Why a media operation failed. Every variant maps to a stable snake_case code.
@@ -111,6 +126,19 @@ pub enum MediaError {
         name: &'static str,
         expected: &'static str,
     },
+    #[error("the video lasts {seconds:.1} seconds, more than the limit of {limit} seconds")]
+    VideoTooLong { seconds: f64, limit: f64 },
+    #[error(
+        "the video is {width}x{height} pixels, more than the limit of {limit} pixels per frame"
+    )]
+    VideoTooLarge { width: u32, height: u32, limit: u64 },
+    /// `what` names the limit: of a source, or of `extract-frames`.
+    #[error("the video has {frames} frames, more than the {limit} {what}")]
+    TooManyFrames {
+        frames: u64,
+        limit: u64,
+        what: &'static str,
+    },
     #[error("the file could not be decoded: {0}")]
     InvalidMedia(String),
     #[error("{program} failed: {stderr_tail}")]
@@ -136,6 +164,9 @@ impl MediaError {
             MediaError::OutputTooLargeForFormat { .. } => "output_too_large",
             MediaError::OutputTooSmall => "output_too_small",
             MediaError::InvalidParameter { .. } => "invalid_parameter",
+            MediaError::VideoTooLong { .. } => "video_too_long",
+            MediaError::VideoTooLarge { .. } => "video_too_large",
+            MediaError::TooManyFrames { .. } => "too_many_frames",
             MediaError::InvalidMedia(_) => "invalid_media",
             MediaError::ProcessFailed { .. } => "processing_failed",
             MediaError::Timeout { .. } => "processing_timeout",
@@ -180,6 +211,15 @@ impl Media {
         &self.inner.runner
     }
 
+    pub(crate) fn limits(&self) -> transcode::VideoLimits {
+        let config = self.config();
+        transcode::VideoLimits {
+            max_seconds: config.max_video_seconds,
+            max_pixels: config.max_video_pixels,
+            max_frames: config.max_video_frames,
+        }
+    }
+
     /// Detects the format of a local file from its first bytes.
     ///
     /// `UnsupportedInputFormat` when the bytes match none of the formats we handle
@@ -200,7 +240,7 @@ impl Media {
     /// JSON we expect.
     pub async fn probe(&self, path: &Path) -> Result<Probe, MediaError> {
         let format = self.detect(path).await?;
-        probe::run(self, path, format).await
+        probe::run(self, path, format, false).await
     }
 
     /// `resize-image`: scales by `scale`, writes `format` (or the input's own format).
@@ -265,6 +305,84 @@ impl Media {
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
         video::image_to_video(self, input, fps, duration, out_dir).await
+    }
+
+    /// `gif-to-video`: an H.264 `yuv420p` MP4 (`+faststart`) of an animated GIF.
+    ///
+    /// Each frame keeps its own delay (variable frame rate), transparency is flattened
+    /// onto white, the size is the GIF's rounded down to even (scaled down to fit
+    /// 3840x2160 like image-to-video). The errors of every video command:
+    /// `UnsupportedInputFormat` for another format; `InvalidMedia` when it cannot be
+    /// read; `VideoTooLarge`, `VideoTooLong`, `TooManyFrames` past the limits (checked
+    /// before processing); `ProcessFailed`, `Timeout`, `ToolMissing` from ffmpeg.
+    pub async fn gif_to_video(
+        &self,
+        input: &MediaFile,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<MediaFile, MediaError> {
+        transcode::gif_to_video(self, input, out_dir, progress).await
+    }
+
+    /// `modify-video-speed`: an H.264 + AAC MP4 lasting the source's duration / `speed`.
+    ///
+    /// Video and audio are both retimed; audio keeps its pitch (`atempo`). Output frame
+    /// rates above 60 are lowered to 60. Errors as for [`Media::gif_to_video`], and
+    /// `InvalidParameter` for a speed that is not a positive number.
+    pub async fn modify_video_speed(
+        &self,
+        input: &MediaFile,
+        speed: f64,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<MediaFile, MediaError> {
+        transcode::modify_video_speed(self, input, speed, out_dir, progress).await
+    }
+
+    /// `video-to-gif`: a looping GIF with a palette made for the clip, at most 15 fps
+    /// and 480 px on the longest side (never enlarged). Errors as for
+    /// [`Media::gif_to_video`].
+    pub async fn video_to_gif(
+        &self,
+        input: &MediaFile,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<MediaFile, MediaError> {
+        transcode::convert(self, input, transcode::Conversion::Gif, out_dir, progress).await
+    }
+
+    /// `video-to-ogg`: Theora + Vorbis in Ogg. Errors as for [`Media::gif_to_video`].
+    pub async fn video_to_ogg(
+        &self,
+        input: &MediaFile,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<MediaFile, MediaError> {
+        transcode::convert(self, input, transcode::Conversion::Ogg, out_dir, progress).await
+    }
+
+    /// `video-to-webm`: VP9 + Opus in WebM. Errors as for [`Media::gif_to_video`].
+    pub async fn video_to_webm(
+        &self,
+        input: &MediaFile,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<MediaFile, MediaError> {
+        transcode::convert(self, input, transcode::Conversion::Webm, out_dir, progress).await
+    }
+
+    /// `extract-frames`: every frame as a WebP (lossy q80), in order.
+    ///
+    /// `TooManyFrames` when the video has more than `max_extract_frames` frames
+    /// (checked from the probe before extracting, and again on what was written);
+    /// otherwise errors as for [`Media::gif_to_video`].
+    pub async fn extract_frames(
+        &self,
+        input: &MediaFile,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        transcode::extract_frames(self, input, out_dir, progress).await
     }
 }
 

@@ -38,6 +38,9 @@ pub struct ProbeStream {
     /// Seconds; Matroska only has a container duration.
     #[serde(default, deserialize_with = "number_or_string")]
     pub duration: Option<f64>,
+    /// Packets counted by demuxing (`-count_packets`); for video, one per frame.
+    #[serde(default, deserialize_with = "number_or_string")]
+    pub nb_read_packets: Option<u64>,
 }
 
 /// The kind of a stream.
@@ -116,23 +119,33 @@ pub(crate) fn file_url(path: &Path) -> OsString {
     url
 }
 
-/// Runs ffprobe on `path`, read as `format`.
+/// Runs ffprobe on `path`, read as `format`, as a local file only. With
+/// `count_packets`, only the first video stream is shown, with its packets counted
+/// (which reads the whole file).
 pub(crate) async fn run(
     media: &Media,
     path: &Path,
     format: MediaFormat,
+    count_packets: bool,
 ) -> Result<Probe, MediaError> {
-    let args: [OsString; 9] = [
-        "-v".into(),
-        "error".into(),
-        "-print_format".into(),
-        "json".into(),
-        "-show_format".into(),
-        "-show_streams".into(),
-        "-f".into(),
-        demuxer(format).into(),
-        file_url(path),
-    ];
+    let mut args: Vec<OsString> = [
+        "-v",
+        "error",
+        "-print_format",
+        "json",
+        "-show_format",
+        "-show_streams",
+        "-protocol_whitelist",
+        "file",
+    ]
+    .iter()
+    .map(OsString::from)
+    .collect();
+    if count_packets {
+        args.extend(["-count_packets", "-select_streams", "v:0"].map(OsString::from));
+    }
+    args.extend(["-f", demuxer(format)].map(OsString::from));
+    args.push(file_url(path));
     let output = media.runner().run(&media.config().ffprobe, args).await?;
     parse(&output.stdout)
 }

@@ -9,6 +9,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::process::Command;
 use tokio::sync::Semaphore;
 
@@ -16,6 +17,8 @@ use super::MediaError;
 
 /// How much of stderr a `ProcessFailed` carries: ffmpeg puts the cause last.
 const STDERR_TAIL_BYTES: usize = 2048;
+/// How much of stderr is kept while a process runs (the tail is cut from it).
+const STDERR_KEEP_BYTES: usize = 64 * 1024;
 
 /// Runs external programs with a timeout, bounded in number by a shared semaphore.
 #[derive(Debug, Clone)]
@@ -51,6 +54,46 @@ impl ProcessRunner {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        let mut stdout = Vec::new();
+        self.run_inner(program, args, &mut |line: &[u8]| {
+            stdout.extend_from_slice(line)
+        })
+        .await?;
+        Ok(ProcessOutput { stdout })
+    }
+
+    /// Like [`ProcessRunner::run`], but hands each line of stdout (without its line
+    /// ending) to `on_line` as it is printed, e.g. ffmpeg's `-progress pipe:1` reports.
+    /// stdout is not kept.
+    pub async fn run_streaming<I, S>(
+        &self,
+        program: &Path,
+        args: I,
+        on_line: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<(), MediaError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.run_inner(program, args, &mut |line: &[u8]| {
+            let line = String::from_utf8_lossy(line);
+            on_line(line.trim_end_matches(['\n', '\r']));
+        })
+        .await
+    }
+
+    /// Runs the process, handing each raw stdout line (line ending included) to
+    /// `on_line`, and keeps the last [`STDERR_KEEP_BYTES`] of stderr for the error.
+    async fn run_inner<I, S>(
+        &self,
+        program: &Path,
+        args: I,
+        on_line: &mut (dyn FnMut(&[u8]) + Send),
+    ) -> Result<(), MediaError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let name = program_name(program);
         // The semaphore is never closed, so acquiring only fails if that changes.
         let _permit = self
@@ -59,7 +102,7 @@ impl ProcessRunner {
             .await
             .map_err(std::io::Error::other)?;
 
-        let child = Command::new(program)
+        let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -74,9 +117,23 @@ impl ProcessRunner {
                 },
                 _ => MediaError::Io(e),
             })?;
+        let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(MediaError::Io(std::io::Error::other("child pipes missing")));
+        };
 
-        let output = match tokio::time::timeout(self.timeout, child.wait_with_output()).await {
-            Ok(output) => output?,
+        let work = async {
+            // Both pipes are drained at once: a process blocked on a full stderr pipe
+            // would never finish its stdout.
+            let (out, err) = tokio::join!(read_lines(stdout, on_line), read_tail(stderr));
+            out?;
+            let stderr = err?;
+            let status = child.wait().await?;
+            Ok::<_, std::io::Error>((status, stderr))
+        };
+        // On timeout `work` is dropped, then `child` at the end of this function,
+        // which kills the process.
+        let (status, stderr) = match tokio::time::timeout(self.timeout, work).await {
+            Ok(result) => result?,
             Err(_elapsed) => {
                 return Err(MediaError::Timeout {
                     program: name,
@@ -85,10 +142,10 @@ impl ProcessRunner {
             }
         };
 
-        if !output.status.success() {
-            let tail = stderr_tail(&output.stderr);
+        if !status.success() {
+            let tail = stderr_tail(&stderr);
             let stderr_tail = if tail.is_empty() {
-                format!("it exited with {} and printed nothing", output.status)
+                format!("it exited with {status} and printed nothing")
             } else {
                 tail
             };
@@ -97,9 +154,40 @@ impl ProcessRunner {
                 stderr_tail,
             });
         }
-        Ok(ProcessOutput {
-            stdout: output.stdout,
-        })
+        Ok(())
+    }
+}
+
+/// Hands every line of `pipe` to `on_line` until end of file.
+async fn read_lines(
+    pipe: impl AsyncRead + Unpin,
+    on_line: &mut (dyn FnMut(&[u8]) + Send),
+) -> std::io::Result<()> {
+    let mut reader = BufReader::new(pipe);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line).await? == 0 {
+            return Ok(());
+        }
+        on_line(&line);
+    }
+}
+
+/// Reads `pipe` to its end, keeping only the last [`STDERR_KEEP_BYTES`]: a damaged
+/// input can make ffmpeg log an error for every frame.
+async fn read_tail(mut pipe: impl AsyncRead + Unpin) -> std::io::Result<Vec<u8>> {
+    let mut kept = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let n = pipe.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(kept);
+        }
+        kept.extend_from_slice(&chunk[..n]);
+        if kept.len() > 2 * STDERR_KEEP_BYTES {
+            kept.drain(..kept.len() - STDERR_KEEP_BYTES);
+        }
     }
 }
 
@@ -129,10 +217,39 @@ pub(crate) fn stderr_tail(stderr: &[u8]) -> String {
         }
     }
     tail.lines()
-        .map(str::trim_end)
+        .map(clean_line)
         .filter(|line| !line.trim().is_empty())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Makes one stderr line fit for a client: drops ffmpeg's `[gif @ 0x55…]` context
+/// prefixes (memory addresses say nothing to a person) and shortens paths to their last
+/// component, so no server path reaches an edit's error detail.
+fn clean_line(line: &str) -> String {
+    let mut rest = line.trim_end();
+    while let Some(stripped) = rest.strip_prefix('[') {
+        match stripped.split_once("] ") {
+            Some((context, after)) if context.contains(" @ 0x") => rest = after,
+            _ => break,
+        }
+    }
+    rest.split(' ')
+        .map(|word| {
+            let path = word.strip_prefix("file:").unwrap_or(word);
+            if path.starts_with('/') || path.starts_with("'/") {
+                path.rsplit('/').next().unwrap_or(path).to_string()
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The last line of a stderr tail: where ffmpeg states its final complaint.
+pub(crate) fn last_line(tail: &str) -> &str {
+    tail.lines().last().unwrap_or(tail).trim()
 }
 
 #[cfg(test)]
@@ -141,6 +258,17 @@ mod tests {
 
     fn runner() -> ProcessRunner {
         ProcessRunner::new(2, Duration::from_secs(10))
+    }
+
+    #[test]
+    fn stderr_lines_lose_addresses_and_paths() {
+        let stderr = b"[gif @ 0x559ec8dc88c0] [IMGUTILS @ 0x7ffede905570] Picture size 60000x60000 is invalid\n\
+file:/work/data/tmp/e1-1-x/asset-0/source: Invalid data found when processing input\n";
+        assert_eq!(
+            stderr_tail(stderr),
+            "Picture size 60000x60000 is invalid\nsource: Invalid data found when processing input"
+        );
+        assert_eq!(last_line("a\nb c \n"), "b c");
     }
 
     #[test]
@@ -175,6 +303,47 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(out.stdout, b"a b|$HOME;|");
+    }
+
+    #[tokio::test]
+    async fn run_streaming_hands_over_each_line_as_printed() {
+        let mut lines = Vec::new();
+        runner()
+            .run_streaming(
+                Path::new("sh"),
+                ["-c", "printf 'a=1\\nb=2\\r\\nlast'; echo noise >&2"],
+                &mut |line| lines.push(line.to_string()),
+            )
+            .await
+            .unwrap();
+        assert_eq!(lines, ["a=1", "b=2", "last"]);
+    }
+
+    #[tokio::test]
+    async fn run_streaming_keeps_the_timeout_and_the_stderr_tail() {
+        let err = ProcessRunner::new(1, Duration::from_millis(200))
+            .run_streaming(Path::new("sleep"), ["5"], &mut |_| {})
+            .await
+            .unwrap_err();
+        assert!(matches!(err, MediaError::Timeout { .. }), "{err:?}");
+        let err = runner()
+            .run_streaming(
+                Path::new("sh"),
+                [
+                    "-c",
+                    "echo out=1; yes spam | head -c 300000 >&2; echo 'the cause' >&2; exit 1",
+                ],
+                &mut |_| {},
+            )
+            .await
+            .unwrap_err();
+        match err {
+            MediaError::ProcessFailed { stderr_tail, .. } => {
+                assert!(stderr_tail.ends_with("the cause"), "{stderr_tail}");
+                assert!(stderr_tail.len() <= STDERR_TAIL_BYTES);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
     }
 
     #[tokio::test]

@@ -21,7 +21,7 @@ pub(crate) async fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// The format whose signature `head` starts with, if any.
-pub(crate) fn sniff(head: &[u8]) -> Option<MediaFormat> {
+pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
     if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return Some(MediaFormat::Jpeg);
     }

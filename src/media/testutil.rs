@@ -22,6 +22,10 @@ pub(crate) fn media_with_limit(max_image_pixels: u64) -> Media {
         max_processes: 2,
         ffmpeg: "ffmpeg".into(),
         ffprobe: "ffprobe".into(),
+        max_video_seconds: 600.0,
+        max_video_pixels: 7680 * 4320,
+        max_video_frames: 100_000,
+        max_extract_frames: 1000,
     })
 }
 

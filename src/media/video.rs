@@ -13,6 +13,19 @@ use super::image_ops::{flatten_onto_white, image_input, load_upright};
 use super::probe::file_url;
 use super::{blocking, output_path, Media, MediaError, MediaFile, MediaFormat};
 
+/// Colour tags of every H.264 output: BT.709 limited range, matching the conversion
+/// the filters do, so players do not guess (and guess wrong for small sizes).
+pub(crate) const BT709_TAGS: [&str; 8] = [
+    "-colorspace",
+    "bt709",
+    "-color_primaries",
+    "bt709",
+    "-color_trc",
+    "bt709",
+    "-color_range",
+    "tv",
+];
+
 /// H.264 players reject larger frames; portrait pictures get the same box turned.
 const MAX_LONG_SIDE: u32 = 3840;
 const MAX_SHORT_SIDE: u32 = 2160;
@@ -196,14 +209,13 @@ fn ffmpeg_args(
             "stillimage",
             "-crf",
             "23",
-            "-colorspace",
-            "bt709",
-            "-color_primaries",
-            "bt709",
-            "-color_trc",
-            "bt709",
-            "-color_range",
-            "tv",
+        ]
+        .iter()
+        .map(OsString::from),
+    );
+    args.extend(BT709_TAGS.iter().map(OsString::from));
+    args.extend(
+        [
             "-r",
             &rate,
             "-frames:v",

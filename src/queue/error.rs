@@ -59,6 +59,16 @@ impl From<MediaError> for JobError {
             tracing::error!(error = %e, "media operation failed internally");
             return JobError::internal(e.is_retryable());
         }
+        if let MediaError::ProcessFailed {
+            program,
+            stderr_tail,
+        } = &e
+        {
+            tracing::warn!(%program, stderr = %stderr_tail, "an external program failed");
+            let reason = stderr_tail.lines().last().unwrap_or_default().trim();
+            let detail = format!("{program} could not process the file: {reason}");
+            return JobError::new(e.code(), capitalise(&detail), e.is_retryable());
+        }
         JobError::new(e.code(), capitalise(&e.to_string()), e.is_retryable())
     }
 }

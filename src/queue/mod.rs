@@ -90,8 +90,14 @@ pub trait JobQueue: Send + Sync + 'static {
     async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError>;
     /// Extends the lease of a running claim.
     async fn heartbeat(&self, job: &JobRef, lease: Duration) -> Result<bool, DbError>;
-    /// Records progress (0.0–1.0) of a running claim.
-    async fn set_progress(&self, job: &JobRef, progress: f64) -> Result<bool, DbError>;
+    /// Records progress (0.0–1.0, kept if lower than before) of a running claim, and
+    /// the step it is on when given.
+    async fn set_progress(
+        &self,
+        job: &JobRef,
+        progress: f64,
+        step: Option<&Value>,
+    ) -> Result<bool, DbError>;
     /// Marks the edit `done` with its outputs' storage keys.
     async fn complete(&self, job: &JobRef, outputs: &[String]) -> Result<bool, DbError>;
     /// Marks the edit `failed`.

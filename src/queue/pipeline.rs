@@ -2,40 +2,118 @@
 //! commands (fanning out where a command yields several files), store the outputs.
 
 use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::sync::watch;
 
 use crate::edits::{Command, NewEdit, Options};
-use crate::media::{MediaError, MediaFile};
+use crate::media::{MediaError, MediaFile, ProgressFn};
 
 use super::worker::WorkerContext;
-use super::{Claim, JobError};
+use super::{Claim, JobError, JobRef};
+
+/// How often progress is written to the database at most: ffmpeg reports twice a
+/// second per process, and a fan-out can start hundreds of steps.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
+/// Where an edit is: the overall fraction done and the step it is on.
+#[derive(Debug, Clone, PartialEq)]
+struct Report {
+    progress: f64,
+    step: Value,
+}
 
 /// Runs the whole edit; returns the storage keys of its outputs in `downloadUrls`
 /// order (by asset, then output index).
+///
+/// Progress and the current step are sent to a reporter that runs next to the work
+/// and writes the latest report at most every [`PROGRESS_EVERY`], so a slow database
+/// write never holds up ffmpeg's output and a burst of reports costs one write.
 pub async fn run_edit(
     ctx: &WorkerContext,
     claim: &Claim,
     tmp: &Path,
 ) -> Result<Vec<String>, JobError> {
+    let (tx, rx) = watch::channel(None);
+    tokio::select! {
+        // The work decides when this ends; the reporter never ends on its own.
+        biased;
+        result = run_assets(ctx, claim, tmp, &tx) => result,
+        never = report_loop(ctx, &claim.job, rx) => match never {},
+    }
+}
+
+/// Writes the latest report whenever there is a new one, then waits [`PROGRESS_EVERY`].
+async fn report_loop(
+    ctx: &WorkerContext,
+    job: &JobRef,
+    mut rx: watch::Receiver<Option<Report>>,
+) -> std::convert::Infallible {
+    loop {
+        if rx.changed().await.is_err() {
+            // The work has finished and dropped its sender; wait to be dropped too.
+            std::future::pending::<()>().await;
+        }
+        let report = rx.borrow_and_update().clone();
+        if let Some(report) = report {
+            ctx.report_progress(job, report.progress, Some(&report.step))
+                .await;
+        }
+        tokio::time::sleep(PROGRESS_EVERY).await;
+    }
+}
+
+/// Counts work in units, each asset being fetch + one unit per command + store, and
+/// sends reports to the reporter.
+struct Tracker<'a> {
+    tx: &'a watch::Sender<Option<Report>>,
+    total: f64,
+    done: f64,
+}
+
+impl Tracker<'_> {
+    /// Reports `fraction` (0.0–1.0) of the current unit done, on `step`.
+    fn report(&self, fraction: f64, step: &Value) {
+        let progress = ((self.done + fraction.clamp(0.0, 1.0)) / self.total).clamp(0.0, 1.0);
+        self.tx.send_modify(|report| {
+            // Never backwards, even if a unit reports out of order.
+            let progress = report
+                .as_ref()
+                .map_or(progress, |r| r.progress.max(progress));
+            *report = Some(Report {
+                progress,
+                step: step.clone(),
+            });
+        });
+    }
+
+    /// Marks the current unit done.
+    fn finish_unit(&mut self, step: &Value) {
+        self.report(1.0, step);
+        self.done += 1.0;
+    }
+}
+
+async fn run_assets(
+    ctx: &WorkerContext,
+    claim: &Claim,
+    tmp: &Path,
+    tx: &watch::Sender<Option<Report>>,
+) -> Result<Vec<String>, JobError> {
     let edit = NewEdit::from_stored(claim.request.clone()).map_err(|e| {
         tracing::error!(error = %e, "a stored edit no longer validates");
         JobError::internal(false)
     })?;
-    if let Some((c, command)) = edit
-        .commands
-        .iter()
-        .enumerate()
-        .find(|(_, c)| !c.is_implemented())
-    {
-        return Err(JobError::new(
-            "not_implemented",
-            format!("Command {c} (`{command}`) is not implemented yet on this server."),
-            false,
-        ));
-    }
-    let steps_total = (edit.assets.len() * (edit.commands.len() + 2)) as f64;
-    let mut steps_done = 0.0;
+    let mut tracker = Tracker {
+        tx,
+        total: (edit.assets.len() * (edit.commands.len() + 2)) as f64,
+        done: 0.0,
+    };
     let mut keys = Vec::new();
     for (i, asset) in edit.assets.iter().enumerate() {
+        let step = json!({ "asset": i, "name": "fetch" });
+        tracker.report(0.0, &step);
         let dir = tmp.join(format!("asset-{i}"));
         tokio::fs::create_dir_all(&dir).await.map_err(|e| {
             tracing::error!(error = %e, "creating a job directory failed");
@@ -51,32 +129,35 @@ pub async fn run_edit(
             .detect(&source)
             .await
             .map_err(|e| JobError::from(e).at(&format!("Asset {i}")))?;
-        steps_done += 1.0;
-        ctx.report_progress(&claim.job, steps_done / steps_total)
-            .await;
+        tracker.finish_unit(&step);
 
         let mut files = vec![MediaFile {
             path: source,
             format,
         }];
         for (c, command) in edit.commands.iter().enumerate() {
+            let step = json!({ "asset": i, "command": c, "name": command.name() });
+            tracker.report(0.0, &step);
             let step_dir = dir.join(format!("step-{c}"));
             tokio::fs::create_dir_all(&step_dir)
                 .await
                 .map_err(|_| JobError::internal(true))?;
             let mut next = Vec::new();
-            for file in &files {
-                let outputs = run_step(ctx, *command, file, &edit.options, &step_dir)
+            let count = files.len() as f64;
+            for (k, file) in files.iter().enumerate() {
+                // This file's share of the command's unit.
+                let progress = |fraction: f64| tracker.report((k as f64 + fraction) / count, &step);
+                let outputs = run_step(ctx, *command, file, &edit.options, &step_dir, &progress)
                     .await
                     .map_err(|e| e.at(&format!("Asset {i}, command {c} ({command})")))?;
                 next.extend(outputs);
             }
             files = next;
-            steps_done += 1.0;
-            ctx.report_progress(&claim.job, steps_done / steps_total)
-                .await;
+            tracker.finish_unit(&step);
         }
 
+        let step = json!({ "asset": i, "name": "store" });
+        tracker.report(0.0, &step);
         for (n, file) in files.iter().enumerate() {
             let key = format!(
                 "edits/{}/{}/{i}-{n}.{}",
@@ -87,20 +168,20 @@ pub async fn run_edit(
             ctx.storage.put_file(&key, &file.path).await?;
             keys.push(key);
         }
-        steps_done += 1.0;
-        ctx.report_progress(&claim.job, steps_done / steps_total)
-            .await;
+        tracker.finish_unit(&step);
     }
     Ok(keys)
 }
 
-/// Applies one command to one file.
+/// Applies one command to one file; `extract-frames` gives one file per frame, every
+/// other command one file.
 async fn run_step(
     ctx: &WorkerContext,
     command: Command,
     input: &MediaFile,
     options: &Options,
     out_dir: &Path,
+    progress: ProgressFn<'_>,
 ) -> Result<Vec<MediaFile>, JobError> {
     if !command.accepts(input.format) {
         return Err(MediaError::UnsupportedInputFormat {
@@ -121,12 +202,17 @@ async fn run_step(
                 .image_to_video(input, options.fps, options.duration, out_dir)
                 .await?
         }
-        other => {
-            return Err(JobError::new(
-                "not_implemented",
-                format!("The command `{other}` is not implemented yet on this server."),
-                false,
-            ))
+        Command::GifToVideo => media.gif_to_video(input, out_dir, progress).await?,
+        Command::ModifyVideoSpeed => {
+            media
+                .modify_video_speed(input, options.speed, out_dir, progress)
+                .await?
+        }
+        Command::VideoToGif => media.video_to_gif(input, out_dir, progress).await?,
+        Command::VideoToOgg => media.video_to_ogg(input, out_dir, progress).await?,
+        Command::VideoToWebm => media.video_to_webm(input, out_dir, progress).await?,
+        Command::ExtractFrames => {
+            return Ok(media.extract_frames(input, out_dir, progress).await?)
         }
     };
     Ok(vec![output])

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
+use serde_json::Value;
 use sqlx::postgres::PgListener;
 use sqlx::PgPool;
 use tokio::sync::Notify;
@@ -87,21 +88,33 @@ impl JobQueue for PgQueue {
             .await
     }
 
-    async fn set_progress(&self, job: &JobRef, progress: f64) -> Result<bool, DbError> {
+    async fn set_progress(
+        &self,
+        job: &JobRef,
+        progress: f64,
+        step: Option<&Value>,
+    ) -> Result<bool, DbError> {
         // GREATEST keeps progress monotonic even if a caller reports out of order.
-        self.fenced(
-            "progress = GREATEST(COALESCE(progress, 0), $1)",
-            job,
-            vec![Bind::Real(progress)],
-        )
-        .await
+        let set = "progress = GREATEST(COALESCE(progress, 0), $1)";
+        match step {
+            None => self.fenced(set, job, vec![Bind::Real(progress)]).await,
+            Some(step) => {
+                let step = step.to_string();
+                self.fenced(
+                    &format!("{set}, step = $2"),
+                    job,
+                    vec![Bind::Real(progress), Bind::Text(&step)],
+                )
+                .await
+            }
+        }
     }
 
     async fn complete(&self, job: &JobRef, outputs: &[String]) -> Result<bool, DbError> {
         let outputs =
             serde_json::to_string(outputs).map_err(|e| DbError::Corrupt(e.to_string()))?;
         self.fenced(
-            "status = 'done', outputs = $1, progress = 1.0, lease_until = NULL",
+            "status = 'done', outputs = $1, progress = 1.0, step = NULL, lease_until = NULL",
             job,
             vec![Bind::Text(&outputs)],
         )
@@ -110,7 +123,7 @@ impl JobQueue for PgQueue {
 
     async fn fail(&self, job: &JobRef, code: &str, detail: &str) -> Result<bool, DbError> {
         self.fenced(
-            "status = 'failed', error_code = $1, error_detail = $2, lease_until = NULL",
+            "status = 'failed', error_code = $1, error_detail = $2, step = NULL, lease_until = NULL",
             job,
             vec![Bind::Text(code), Bind::Text(detail)],
         )

@@ -4,6 +4,7 @@
 use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
+use serde_json::Value;
 use sqlx::SqlitePool;
 
 use super::{Claim, JobQueue, JobRef, StoredClaim};
@@ -80,21 +81,33 @@ impl JobQueue for SqliteQueue {
             .await
     }
 
-    async fn set_progress(&self, job: &JobRef, progress: f64) -> Result<bool, DbError> {
+    async fn set_progress(
+        &self,
+        job: &JobRef,
+        progress: f64,
+        step: Option<&Value>,
+    ) -> Result<bool, DbError> {
         // MAX keeps progress monotonic even if a caller reports out of order.
-        self.fenced(
-            "progress = MAX(COALESCE(progress, 0), ?)",
-            job,
-            vec![Bind::Real(progress)],
-        )
-        .await
+        let set = "progress = MAX(COALESCE(progress, 0), ?)";
+        match step {
+            None => self.fenced(set, job, vec![Bind::Real(progress)]).await,
+            Some(step) => {
+                let step = step.to_string();
+                self.fenced(
+                    &format!("{set}, step = ?"),
+                    job,
+                    vec![Bind::Real(progress), Bind::Text(&step)],
+                )
+                .await
+            }
+        }
     }
 
     async fn complete(&self, job: &JobRef, outputs: &[String]) -> Result<bool, DbError> {
         let outputs =
             serde_json::to_string(outputs).map_err(|e| DbError::Corrupt(e.to_string()))?;
         self.fenced(
-            "status = 'done', outputs = ?, progress = 1.0, lease_until = NULL",
+            "status = 'done', outputs = ?, progress = 1.0, step = NULL, lease_until = NULL",
             job,
             vec![Bind::Text(&outputs)],
         )
@@ -103,7 +116,7 @@ impl JobQueue for SqliteQueue {
 
     async fn fail(&self, job: &JobRef, code: &str, detail: &str) -> Result<bool, DbError> {
         self.fenced(
-            "status = 'failed', error_code = ?, error_detail = ?, lease_until = NULL",
+            "status = 'failed', error_code = ?, error_detail = ?, step = NULL, lease_until = NULL",
             job,
             vec![Bind::Text(code), Bind::Text(detail)],
         )

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use serde_json::Value;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -41,8 +42,9 @@ pub struct WorkerContext {
 impl WorkerContext {
     /// Records progress; a failure to record it is logged and otherwise ignored on
     /// purpose, because progress is advisory and the heartbeat detects a lost lease.
-    pub(crate) async fn report_progress(&self, job: &JobRef, progress: f64) {
-        if let Err(e) = self.queue.set_progress(job, progress.clamp(0.0, 1.0)).await {
+    pub(crate) async fn report_progress(&self, job: &JobRef, progress: f64, step: Option<&Value>) {
+        let progress = progress.clamp(0.0, 1.0);
+        if let Err(e) = self.queue.set_progress(job, progress, step).await {
             tracing::warn!(error = %e, "recording progress failed");
         }
     }

@@ -129,8 +129,8 @@ async fn claims_are_exclusive_and_fenced_on_the_attempt(backend: Backend) {
         !queue.complete(&first.job, &["x".into()]).await.unwrap(),
         "stale claim cannot complete"
     );
-    assert!(queue.set_progress(&second.job, 0.5).await.unwrap());
-    assert!(queue.set_progress(&second.job, 0.2).await.unwrap());
+    assert!(queue.set_progress(&second.job, 0.5, None).await.unwrap());
+    assert!(queue.set_progress(&second.job, 0.2, None).await.unwrap());
     let doc: serde_json::Value = app.get_edit(&id).await.json().await.unwrap();
     assert_eq!(
         doc["attributes"]["progress"], 0.5,

@@ -137,3 +137,115 @@ async fn a_storage_write_error_fails_the_edit_not_the_process() {
     std::fs::remove_file(app.data_dir.path().join("files/edits")).unwrap();
     app.run_done(edit(&src, &["image-to-webp"], None)).await;
 }
+
+/// Runs ffmpeg to make a fixture file; returns its bytes.
+fn ffmpeg_fixture(args: &[&str], name: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join(name);
+    let status = std::process::Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-y"])
+        .args(args)
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "making {name}");
+    std::fs::read(out).unwrap()
+}
+
+#[tokio::test]
+async fn files_that_point_elsewhere_never_read_local_files_or_reach_the_network() {
+    let app = spawn_app().await;
+    let canary = FixtureServer::start().await;
+    let secret_dir = tempfile::tempdir().unwrap();
+    let secret = secret_dir.path().join("secret.txt");
+    std::fs::write(&secret, "TOPSECRET").unwrap();
+    let secret_url = format!("file://{}", secret.display());
+    let canary_url = canary.url("stolen.ts");
+
+    let playlist = format!(
+        "#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n{canary_url}\n#EXTINF:1,\n{secret_url}\n#EXT-X-ENDLIST\n"
+    );
+    let concat = format!(
+        "ffconcat version 1.0\nfile '{}'\nfile '{canary_url}'\n",
+        secret.display()
+    );
+    let mut ftyp_then_playlist = b"\0\0\0\x18ftypisom\0\0\x02\0isomiso2".to_vec();
+    ftyp_then_playlist.extend_from_slice(playlist.as_bytes());
+    let mut avi_with_playlist = b"RIFF\x00\x10\x00\x00AVI LIST".to_vec();
+    avi_with_playlist.extend_from_slice(playlist.as_bytes());
+    let sdp = format!(
+        "v=0\no=- 0 0 IN IP4 127.0.0.1\ns=x\nc=IN IP4 127.0.0.1\nt=0 0\nm=video {} RTP/AVP 96\n",
+        canary.addr.port()
+    );
+
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        (
+            "playlist.mp4",
+            playlist.into_bytes(),
+            "unsupported_input_format",
+        ),
+        (
+            "concat.mov",
+            concat.into_bytes(),
+            "unsupported_input_format",
+        ),
+        ("avi.mp4", avi_with_playlist, "unsupported_input_format"),
+        ("stream.mp4", sdp.into_bytes(), "unsupported_input_format"),
+        ("ftyp-playlist.mp4", ftyp_then_playlist, "invalid_media"),
+    ];
+    for (name, bytes, code) in cases {
+        let src = app.fixtures.add(name, bytes);
+        for command in ["video-to-webm", "extract-frames", "modify-video-speed"] {
+            let error = app.run_failed(edit(&src, &[command], None)).await;
+            assert_eq!(error["code"], code, "{name} {command}: {error}");
+            assert!(!error.to_string().contains("TOPSECRET"));
+        }
+    }
+    assert_eq!(canary.hits(), 0, "the canary was reached");
+}
+
+#[tokio::test]
+async fn hostile_gifs_fail_fast_and_leave_the_service_working() {
+    let app = spawn_app().await;
+    // A GIF whose logical screen claims 60000×60000.
+    let mut huge = fixtures::gif(8, 8);
+    huge[6..8].copy_from_slice(&60000u16.to_le_bytes());
+    huge[8..10].copy_from_slice(&60000u16.to_le_bytes());
+    let src = app.fixtures.add("huge.gif", huge);
+    let started = Instant::now();
+    let error = app.run_failed(edit(&src, &["gif-to-video"], None)).await;
+    assert!(
+        ["video_too_large", "invalid_media"].contains(&error["code"].as_str().unwrap()),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(10));
+
+    // Thousands of frames: refused by the frame limit before any decoding work.
+    let many = ffmpeg_fixture(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "color=c=red:s=8x8:r=50:d=60",
+            "-f",
+            "gif",
+        ],
+        "many.gif",
+    );
+    let app_limited = spawn_app_with(|c| c.max_video_frames = 1000).await;
+    let src = app_limited.fixtures.add("many.gif", many);
+    let started = Instant::now();
+    let error = app_limited
+        .run_failed(edit(&src, &["gif-to-video"], None))
+        .await;
+    assert_eq!(error["code"], "too_many_frames", "{error}");
+    assert!(
+        error["detail"].as_str().unwrap().contains("3000"),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(15));
+
+    // Both services still work.
+    let png = app.fixtures.add("ok.png", fixtures::png(10, 10));
+    app.run_done(edit(&png, &["image-to-webp"], None)).await;
+}

@@ -307,13 +307,3 @@ async fn images_over_the_pixel_limit_fail_before_decoding() {
         .await;
     assert_eq!(error["code"], "output_too_large", "{error}");
 }
-
-#[tokio::test]
-async fn video_commands_fail_as_not_implemented_for_now() {
-    let app = spawn_app().await;
-    let src = app.fixtures.add("a.png", fixtures::png(8, 8));
-    let error = app
-        .run_failed(edit(&src, &["image-to-video", "video-to-gif"], None))
-        .await;
-    assert_eq!(error["code"], "not_implemented", "{error}");
-}

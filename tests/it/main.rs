@@ -14,3 +14,4 @@ mod fixtures;
 mod helpers;
 mod hostile;
 mod images;
+mod videos;

@@ -1,0 +1,745 @@
+//! The video commands through the real service. Fixture videos are made with ffmpeg
+//! at test time, tiny (96x64 to 160x120, at most a few seconds), and every output is
+//! checked by probing it.
+
+use std::path::Path;
+use std::process::Command as Process;
+use std::time::{Duration, Instant};
+
+use image::{GenericImageView, ImageFormat};
+use serde_json::{json, Value};
+
+use crate::fixtures;
+use crate::helpers::*;
+
+/// Runs ffmpeg with `args` writing to a temp file named `out_name`; returns its bytes.
+fn ffmpeg(args: &[&str], out_name: &str) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join(out_name);
+    let status = Process::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-y"])
+        .args(args)
+        .arg(&out)
+        .status()
+        .expect("ffmpeg runs");
+    assert!(status.success(), "making fixture {out_name}");
+    std::fs::read(&out).unwrap()
+}
+
+/// An H.264 clip of testsrc2 at `size` and `rate` for `secs`, with a 440 Hz tone if
+/// `audio`, in `container` (`mp4` or `mov`).
+fn clip(size: &str, rate: u32, secs: f64, audio: bool, container: &str) -> Vec<u8> {
+    let video = format!("testsrc2=size={size}:rate={rate}:duration={secs}");
+    let tone = format!("sine=frequency=440:duration={secs}");
+    let mut args = vec!["-f", "lavfi", "-i", &video];
+    if audio {
+        args.extend(["-f", "lavfi", "-i", &tone, "-c:a", "aac"]);
+    }
+    args.extend([
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+        "-pix_fmt",
+        "yuv420p",
+        "-f",
+        container,
+    ]);
+    ffmpeg(&args, &format!("clip.{container}"))
+}
+
+fn mp4(size: &str, rate: u32, secs: f64, audio: bool) -> Vec<u8> {
+    clip(size, rate, secs, audio, "mp4")
+}
+
+/// Writes `bytes` to a temp file and hands its path to `f`.
+fn with_file<T>(bytes: &[u8], f: impl FnOnce(&Path) -> T) -> T {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("input");
+    std::fs::write(&path, bytes).unwrap();
+    f(&path)
+}
+
+fn dims(stream: &Value) -> (u64, u64) {
+    (
+        stream["width"].as_u64().unwrap(),
+        stream["height"].as_u64().unwrap(),
+    )
+}
+
+fn streams_of<'a>(probe: &'a Value, kind: &str) -> Vec<&'a Value> {
+    probe["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["codec_type"] == kind)
+        .collect()
+}
+
+fn audio_codec(probe: &Value) -> Option<String> {
+    streams_of(probe, "audio")
+        .first()
+        .map(|s| s["codec_name"].as_str().unwrap().to_string())
+}
+
+fn duration(probe: &Value) -> f64 {
+    probe["format"]["duration"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+fn frames(stream: &Value) -> u64 {
+    stream["nb_read_frames"].as_str().unwrap().parse().unwrap()
+}
+
+/// Runs `commands` on one source and probes every output.
+async fn run_and_probe(
+    app: &TestApp,
+    src: &str,
+    commands: &[&str],
+    options: Option<Value>,
+) -> Vec<(std::path::PathBuf, Value)> {
+    let doc = app.run_done(edit(src, commands, options)).await;
+    app.download_all(&doc)
+        .await
+        .into_iter()
+        .map(|path| {
+            let probe = probe(&path);
+            (path, probe)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn video_to_webm_gives_vp9_and_opus_and_keeps_silent_videos_silent() {
+    let app = spawn_app().await;
+    let with_audio = app.fixtures.add("a.mp4", mp4("160x120", 25, 1.0, true));
+    let silent = app.fixtures.add("s.mp4", mp4("160x120", 25, 1.0, false));
+
+    let out = run_and_probe(&app, &with_audio, &["video-to-webm"], None).await;
+    let (path, probe) = &out[0];
+    assert_eq!(path.extension().unwrap(), "webm");
+    assert_eq!(probe["format"]["format_name"], "matroska,webm");
+    let video = video_stream(probe);
+    assert_eq!(video["codec_name"], "vp9");
+    assert_eq!(video["pix_fmt"], "yuv420p");
+    assert_eq!(dims(video), (160, 120));
+    assert_eq!(frames(video), 25);
+    assert_eq!(audio_codec(probe).as_deref(), Some("opus"));
+
+    let out = run_and_probe(&app, &silent, &["video-to-webm"], None).await;
+    assert_eq!(video_stream(&out[0].1)["codec_name"], "vp9");
+    assert_eq!(audio_codec(&out[0].1), None);
+}
+
+#[tokio::test]
+async fn video_to_ogg_gives_theora_and_vorbis_from_mov_and_odd_sizes() {
+    let app = spawn_app().await;
+    let mov = app
+        .fixtures
+        .add("a.mov", clip("160x120", 25, 1.0, true, "mov"));
+    let out = run_and_probe(&app, &mov, &["video-to-ogg"], None).await;
+    let (path, probe) = &out[0];
+    assert_eq!(path.extension().unwrap(), "ogv");
+    assert_eq!(probe["format"]["format_name"], "ogg");
+    assert_eq!(video_stream(probe)["codec_name"], "theora");
+    assert_eq!(dims(video_stream(probe)), (160, 120));
+    assert_eq!(audio_codec(probe).as_deref(), Some("vorbis"));
+
+    // 4:4:4 is the only way x264 writes odd sizes.
+    let odd = app.fixtures.add(
+        "odd.mp4",
+        ffmpeg(
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc2=size=99x61:rate=10:duration=1",
+                "-c:v",
+                "libx264",
+                "-preset",
+                "ultrafast",
+                "-pix_fmt",
+                "yuv444p",
+                "-f",
+                "mp4",
+            ],
+            "odd.mp4",
+        ),
+    );
+    let out = run_and_probe(&app, &odd, &["video-to-ogg"], None).await;
+    let video = video_stream(&out[0].1);
+    assert_eq!(video["codec_name"], "theora");
+    assert_eq!(frames(video), 10);
+    assert_eq!(audio_codec(&out[0].1), None);
+}
+
+#[tokio::test]
+async fn video_to_gif_loops_forever_at_most_15_fps_and_never_enlarges() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("a.mp4", mp4("160x120", 25, 1.0, true));
+    let out = run_and_probe(&app, &src, &["video-to-gif"], None).await;
+    let (path, probe) = &out[0];
+    assert_eq!(path.extension().unwrap(), "gif");
+    let video = video_stream(probe);
+    assert_eq!(video["codec_name"], "gif");
+    assert_eq!(dims(video), (160, 120), "a small video is not enlarged");
+    assert_eq!(frames(video), 15, "25 fps becomes 15 fps");
+    let bytes = std::fs::read(path).unwrap();
+    let netscape = bytes
+        .windows(11)
+        .position(|w| w == b"NETSCAPE2.0")
+        .expect("a looping GIF");
+    // Sub-block: size 3, id 1, loop count 0 (little-endian) = forever.
+    assert_eq!(&bytes[netscape + 11..netscape + 15], [3, 1, 0, 0]);
+}
+
+#[tokio::test]
+async fn video_to_gif_scales_the_longest_side_down_to_480() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("tall.mp4", mp4("240x960", 10, 0.3, false));
+    let out = run_and_probe(&app, &src, &["video-to-gif"], None).await;
+    let video = video_stream(&out[0].1);
+    assert_eq!(dims(video), (120, 480));
+    assert_eq!(frames(video), 3, "10 fps is kept");
+}
+
+#[tokio::test]
+async fn modify_video_speed_retimes_video_and_audio() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("a.mp4", mp4("160x120", 25, 2.0, true));
+    for (speed, expected) in [(2.0, 1.0), (0.5, 4.0)] {
+        let out = run_and_probe(
+            &app,
+            &src,
+            &["modify-video-speed"],
+            Some(json!({ "speed": speed })),
+        )
+        .await;
+        let (path, probe) = &out[0];
+        assert_eq!(path.extension().unwrap(), "mp4");
+        let video = video_stream(probe);
+        assert_eq!(video["codec_name"], "h264");
+        assert_eq!(video["pix_fmt"], "yuv420p");
+        assert_eq!(dims(video), (160, 120));
+        assert_eq!(audio_codec(probe).as_deref(), Some("aac"));
+        let found = duration(probe);
+        // Within one output frame (1/25 s retimed), plus an AAC frame of padding.
+        let frame = 1.0 / (25.0 * speed);
+        assert!(
+            (found - expected).abs() <= frame + 0.03,
+            "speed {speed}: {found} s, expected {expected} s"
+        );
+        let video_secs: f64 = video["duration"].as_str().unwrap().parse().unwrap();
+        assert!(
+            (video_secs - expected).abs() <= frame + 1e-3,
+            "{video_secs}"
+        );
+        assert_eq!(frames(video), 50, "speed {speed} keeps every frame");
+    }
+}
+
+#[tokio::test]
+async fn modify_video_speed_works_without_audio_and_defaults_to_speed_one() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("s.mp4", mp4("96x64", 20, 2.0, false));
+    let out = run_and_probe(
+        &app,
+        &src,
+        &["modify-video-speed"],
+        Some(json!({ "speed": 4 })),
+    )
+    .await;
+    let probe = &out[0].1;
+    assert_eq!(audio_codec(probe), None);
+    assert!((duration(probe) - 0.5).abs() <= 1.0 / 60.0, "{probe}");
+    // 20 fps × 4 = 80 fps is lowered to 60.
+    assert_eq!(frames(video_stream(probe)), 30);
+
+    let out = run_and_probe(&app, &src, &["modify-video-speed"], None).await;
+    assert!((duration(&out[0].1) - 2.0).abs() < 0.06);
+}
+
+#[tokio::test]
+async fn extract_frames_writes_every_frame_as_webp_in_order() {
+    let app = spawn_app().await;
+    // Frame n is uniformly grey at level 20n, so order is visible in the pixels.
+    let src = app.fixtures.add(
+        "grey.mp4",
+        ffmpeg(
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "color=c=black:size=96x64:rate=25:duration=0.4",
+                "-vf",
+                "geq=lum='20*N+16':cb=128:cr=128",
+                "-c:v",
+                "libx264",
+                "-preset",
+                "ultrafast",
+                "-pix_fmt",
+                "yuv420p",
+                "-f",
+                "mp4",
+            ],
+            "grey.mp4",
+        ),
+    );
+    let doc = app.run_done(edit(&src, &["extract-frames"], None)).await;
+    let urls = doc["attributes"]["downloadUrls"].as_array().unwrap();
+    assert_eq!(urls.len(), 10);
+    let outs = app.download_all(&doc).await;
+    let mut last = 0u8;
+    for (n, out) in outs.iter().enumerate() {
+        assert_eq!(fixtures::format_of(out), ImageFormat::WebP, "frame {n}");
+        let image = fixtures::decode(out);
+        assert_eq!(image.dimensions(), (96, 64));
+        let level = image.to_luma8().get_pixel(48, 32).0[0];
+        assert!(n == 0 || level > last, "frame {n} is out of order");
+        last = level;
+    }
+}
+
+#[tokio::test]
+async fn rotation_odd_sizes_and_variable_frame_rates_are_handled() {
+    let app = spawn_app().await;
+    // A 96x64 picture stored with a 90° display rotation: shown as 64x96.
+    let rotated = with_file(&clip("96x64", 25, 0.4, false, "mov"), |plain| {
+        ffmpeg(
+            &[
+                "-f",
+                "mov",
+                "-i",
+                plain.to_str().unwrap(),
+                "-c",
+                "copy",
+                "-metadata:s:v:0",
+                "rotate=90",
+                "-f",
+                "mov",
+            ],
+            "rotated.mov",
+        )
+    });
+    let src = app.fixtures.add("rotated.mov", rotated);
+    for commands in [["video-to-webm"], ["modify-video-speed"]] {
+        let out = run_and_probe(&app, &src, &commands, None).await;
+        let video = video_stream(&out[0].1);
+        assert_eq!(dims(video), (64, 96), "{commands:?}");
+        assert!(video.get("side_data_list").is_none(), "{video}");
+    }
+
+    // Odd sizes become even for H.264.
+    let odd = app.fixtures.add(
+        "odd.mp4",
+        ffmpeg(
+            &[
+                "-f",
+                "lavfi",
+                "-i",
+                "testsrc2=size=99x61:rate=10:duration=0.5",
+                "-c:v",
+                "libx264",
+                "-preset",
+                "ultrafast",
+                "-pix_fmt",
+                "yuv444p",
+                "-f",
+                "mp4",
+            ],
+            "odd.mp4",
+        ),
+    );
+    let out = run_and_probe(&app, &odd, &["modify-video-speed"], None).await;
+    let video = video_stream(&out[0].1);
+    assert_eq!(dims(video), (98, 60));
+    assert_eq!(video["pix_fmt"], "yuv420p");
+
+    // Frames at uneven intervals: 5 at 25 fps, then 5 at 10 fps (0.7 s in all).
+    let vfr = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=96x64:rate=25:duration=0.4",
+            "-vf",
+            "setpts='if(lt(N,5),N*0.04,0.2+(N-5)*0.1)/TB'",
+            "-fps_mode",
+            "vfr",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "mp4",
+        ],
+        "vfr.mp4",
+    );
+    let source_frames = with_file(&vfr, |p| frames(video_stream(&probe(p))));
+    assert_eq!(source_frames, 10);
+    let src = app.fixtures.add("vfr.mp4", vfr);
+    let doc = app.run_done(edit(&src, &["extract-frames"], None)).await;
+    assert_eq!(
+        doc["attributes"]["downloadUrls"].as_array().unwrap().len(),
+        10
+    );
+    let out = run_and_probe(
+        &app,
+        &src,
+        &["modify-video-speed"],
+        Some(json!({ "speed": 2 })),
+    )
+    .await;
+    let probe = &out[0].1;
+    assert_eq!(
+        frames(video_stream(probe)),
+        10,
+        "no frame dropped or repeated"
+    );
+    assert!(
+        (duration(probe) - 0.35).abs() <= 0.05,
+        "{}",
+        duration(probe)
+    );
+}
+
+/// A GIF of 96x64 whose frames last 0.1, 0.4 and 0.2 s, left third transparent.
+fn gif_with_uneven_delays() -> Vec<u8> {
+    ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=96x64:rate=10:duration=0.3",
+            "-filter_complex",
+            "[0:v]setpts='if(eq(N,0),0,if(eq(N,1),0.1,0.6))/TB',format=rgba,\
+             geq=r='r(X,Y)':g='g(X,Y)':b='b(X,Y)':a='if(lt(X,32),0,255)',split[a][b];\
+             [a]palettegen=reserve_transparent=1[p];[b][p]paletteuse=alpha_threshold=128",
+            "-fps_mode",
+            "vfr",
+            "-final_delay",
+            "20",
+            "-loop",
+            "0",
+            "-f",
+            "gif",
+        ],
+        "uneven.gif",
+    )
+}
+
+#[tokio::test]
+async fn gif_to_video_keeps_each_frames_delay_and_flattens_onto_white() {
+    let app = spawn_app().await;
+    let gif = gif_with_uneven_delays();
+    let src = app.fixtures.add("uneven.gif", gif.clone());
+    let out = run_and_probe(&app, &src, &["gif-to-video"], None).await;
+    let (path, probe) = &out[0];
+    assert_eq!(path.extension().unwrap(), "mp4");
+    let video = video_stream(probe);
+    assert_eq!(video["codec_name"], "h264");
+    assert_eq!(video["pix_fmt"], "yuv420p");
+    assert_eq!(dims(video), (96, 64));
+    assert_eq!(frames(video), 3, "one video frame per GIF frame");
+    // Frame start times are the GIF's own (uneven: 0, 0.1, 0.5).
+    let expected = with_file(&gif, frame_times);
+    assert!(
+        expected[1] - expected[0] < expected[2] - expected[1],
+        "{expected:?}"
+    );
+    let times = frame_times(path);
+    assert_eq!(times.len(), 3);
+    for (found, expected) in times.iter().zip(&expected) {
+        assert!((found - expected).abs() < 0.011, "{times:?}");
+    }
+    // The transparent left third is white; the right is the picture.
+    let pixel = first_frame_pixel(path, 4, 32);
+    assert!(pixel.iter().all(|c| *c > 235), "{pixel:?}");
+    assert!(
+        with_file(&std::fs::read(path).unwrap(), |p| {
+            let bytes = std::fs::read(p).unwrap();
+            let moov = bytes.windows(4).position(|w| w == b"moov").unwrap();
+            let mdat = bytes.windows(4).position(|w| w == b"mdat").unwrap();
+            moov < mdat
+        }),
+        "+faststart puts the index first"
+    );
+}
+
+/// Presentation times of the video frames of `path`, in seconds.
+fn frame_times(path: &Path) -> Vec<f64> {
+    let out = Process::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "frame=pts_time",
+            "-of",
+            "csv=p=0",
+        ])
+        .arg(path)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.trim().trim_end_matches(',').parse().ok())
+        .collect()
+}
+
+/// The RGB colour of one pixel of the first frame.
+fn first_frame_pixel(path: &Path, x: u32, y: u32) -> [u8; 3] {
+    let out = Process::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(path)
+        .args([
+            "-frames:v",
+            "1",
+            "-vf",
+            &format!("crop=2:2:{x}:{y}"),
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "rgb24",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    out.stdout[..3].try_into().unwrap()
+}
+
+#[tokio::test]
+async fn pipelines_chain_image_and_video_commands() {
+    let app = spawn_app().await;
+    let png = app.fixtures.add("a.png", fixtures::png(200, 100));
+    let video = app.fixtures.add("v.mp4", mp4("160x120", 25, 0.4, true));
+
+    // image-to-video then modify-video-speed: 2 s at 10 fps, twice as fast.
+    let out = run_and_probe(
+        &app,
+        &png,
+        &["image-to-video", "modify-video-speed"],
+        Some(json!({ "fps": 10, "duration": 2, "speed": 2 })),
+    )
+    .await;
+    assert!((duration(&out[0].1) - 1.0).abs() <= 0.05);
+    assert_eq!(dims(video_stream(&out[0].1)), (200, 100));
+
+    // video-to-gif then gif-to-video.
+    let out = run_and_probe(&app, &video, &["video-to-gif", "gif-to-video"], None).await;
+    let stream = video_stream(&out[0].1);
+    assert_eq!(
+        (stream["codec_name"].as_str(), dims(stream)),
+        (Some("h264"), (160, 120))
+    );
+    assert_eq!(frames(stream), 6, "0.4 s at 15 fps");
+
+    // extract-frames fans out: every frame resized.
+    let doc = app
+        .run_done(edit(
+            &video,
+            &["extract-frames", "resize-image"],
+            Some(json!({ "scale": 0.5, "format": "png" })),
+        ))
+        .await;
+    let outs = app.download_all(&doc).await;
+    assert_eq!(outs.len(), 10);
+    for out in &outs {
+        assert_eq!(fixtures::format_of(out), ImageFormat::Png);
+        assert_eq!(fixtures::decode(out).dimensions(), (80, 60));
+    }
+}
+
+#[tokio::test]
+async fn several_video_assets_give_outputs_by_asset_then_frame() {
+    let app = spawn_app().await;
+    let a = app.fixtures.add("a.mp4", mp4("96x64", 10, 0.3, false));
+    let b = app
+        .fixtures
+        .add("b.mov", clip("64x48", 10, 0.2, false, "mov"));
+    let body = json!({
+        "assets": [{ "type": "video", "src": a }, { "type": "video", "src": b }],
+        "commands": ["extract-frames"],
+    });
+    let doc = app.run_done(body).await;
+    let urls: Vec<&str> = doc["attributes"]["downloadUrls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap())
+        .collect();
+    let names: Vec<&str> = urls
+        .iter()
+        .map(|u| u.split('?').next().unwrap().rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["0-0.webp", "0-1.webp", "0-2.webp", "1-0.webp", "1-1.webp"]
+    );
+    let outs = app.download_all(&doc).await;
+    assert_eq!(fixtures::decode(&outs[0]).dimensions(), (96, 64));
+    assert_eq!(fixtures::decode(&outs[4]).dimensions(), (64, 48));
+}
+
+#[tokio::test]
+async fn video_limits_fail_with_their_own_code_before_processing() {
+    let app = spawn_app_with(|c| {
+        c.max_video_seconds = 1;
+        c.max_video_pixels = 100 * 100;
+        c.max_video_frames = 30;
+        c.max_extract_frames = 5;
+    })
+    .await;
+    let cases = [
+        (
+            "long.mp4",
+            mp4("96x64", 5, 2.0, false),
+            "video-to-webm",
+            "video_too_long",
+            "2.0 seconds",
+        ),
+        (
+            "large.mp4",
+            mp4("128x96", 5, 0.4, false),
+            "video-to-gif",
+            "video_too_large",
+            "128x96",
+        ),
+        (
+            "many.mp4",
+            mp4("96x64", 50, 0.8, false),
+            "video-to-ogg",
+            "too_many_frames",
+            "40 frames",
+        ),
+        (
+            "ten.mp4",
+            mp4("96x64", 10, 1.0, false),
+            "extract-frames",
+            "too_many_frames",
+            "10 frames, more than the 5",
+        ),
+    ];
+    for (name, bytes, command, code, detail) in cases {
+        let src = app.fixtures.add(name, bytes);
+        let error = app.run_failed(edit(&src, &[command], None)).await;
+        assert_eq!(error["code"], code, "{name}: {error}");
+        let text = error["detail"].as_str().unwrap();
+        assert!(text.contains(detail), "{name}: {text}");
+        assert!(text.starts_with("Asset 0, command 0"), "{text}");
+    }
+    // A GIF is held to the same limits.
+    let gif = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=128x96:rate=10:duration=0.2",
+            "-f",
+            "gif",
+        ],
+        "big.gif",
+    );
+    let src = app.fixtures.add("big.gif", gif);
+    let error = app.run_failed(edit(&src, &["gif-to-video"], None)).await;
+    assert_eq!(error["code"], "video_too_large", "{error}");
+    let gif = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=32x32:rate=50:duration=0.8",
+            "-f",
+            "gif",
+        ],
+        "many.gif",
+    );
+    let src = app.fixtures.add("many.gif", gif);
+    let error = app.run_failed(edit(&src, &["gif-to-video"], None)).await;
+    assert_eq!(error["code"], "too_many_frames", "{error}");
+}
+
+#[tokio::test]
+async fn wrong_and_corrupt_inputs_fail_with_a_code_never_hang() {
+    let app = spawn_app().await;
+    let png = app.fixtures.add("a.png", fixtures::png(8, 8));
+    let error = app.run_failed(edit(&png, &["video-to-webm"], None)).await;
+    assert_eq!(error["code"], "unsupported_input_format", "{error}");
+    let text = app
+        .fixtures
+        .add("a.txt", b"just some text, not a video".to_vec());
+    let error = app.run_failed(edit(&text, &["extract-frames"], None)).await;
+    assert_eq!(error["code"], "unsupported_input_format", "{error}");
+    let gif = app.fixtures.add("a.gif", fixtures::gif(8, 8));
+    let error = app
+        .run_failed(edit(&gif, &["modify-video-speed"], None))
+        .await;
+    assert_eq!(error["code"], "unsupported_input_format", "{error}");
+
+    // A valid `ftyp` followed by garbage.
+    let mut garbage = b"\0\0\0\x18ftypisom\0\0\x02\0isomiso2".to_vec();
+    garbage.extend((0..4000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8));
+    let src = app.fixtures.add("garbage.mp4", garbage);
+    let error = app.run_failed(edit(&src, &["video-to-gif"], None)).await;
+    assert_eq!(error["code"], "invalid_media", "{error}");
+
+    // Cut in half: the index (at the end without +faststart) is gone.
+    let whole = mp4("96x64", 10, 1.0, true);
+    let src = app
+        .fixtures
+        .add("cut.mp4", whole[..whole.len() / 2].to_vec());
+    let error = app.run_failed(edit(&src, &["video-to-webm"], None)).await;
+    assert_eq!(error["code"], "invalid_media", "{error}");
+}
+
+#[tokio::test]
+async fn progress_and_step_are_reported_while_processing() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("long.mp4", mp4("480x360", 25, 10.0, true));
+    let id = app.create_edit(edit(&src, &["video-to-webm"], None)).await;
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut seen = Vec::new();
+    let doc = loop {
+        let doc: Value = app.get_edit(&id).await.json().await.unwrap();
+        let attributes = &doc["attributes"];
+        match attributes["status"].as_str().unwrap() {
+            "processing" => {
+                let progress = attributes["progress"].as_f64().unwrap();
+                if let Some(&last) = seen.last() {
+                    assert!(
+                        progress >= last,
+                        "progress went back: {seen:?} then {progress}"
+                    );
+                }
+                if progress > 0.0 && progress < 1.0 && attributes["step"]["name"] == "video-to-webm"
+                {
+                    assert_eq!(
+                        attributes["step"],
+                        json!({ "asset": 0, "command": 0, "name": "video-to-webm" })
+                    );
+                }
+                seen.push(progress);
+            }
+            "done" | "failed" => break doc,
+            _ => {}
+        }
+        assert!(Instant::now() < deadline, "edit still running");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(doc["attributes"]["status"], "done", "{doc}");
+    assert!(doc["attributes"].get("progress").is_none());
+    assert!(doc["attributes"].get("step").is_none());
+    // Fetch is the first third, the command the second, store the last: a value
+    // strictly inside the command's third came from ffmpeg's own reports.
+    assert!(
+        seen.iter()
+            .any(|p| *p > 1.0 / 3.0 + 0.01 && *p < 2.0 / 3.0 - 0.01),
+        "no progress from within the command: {seen:?}"
+    );
+}
