@@ -185,9 +185,16 @@ impl PgCluster {
             .ok_or("pg_ctl was not found (set MEDIAEDIT_TEST_PG_BIN or install postgresql)")?;
         // PostgreSQL refuses to run as root: then it runs as the `postgres` user.
         let as_postgres = running_as_root();
+        // The postgres user must reach the cluster dir: under /tmp, not a $TMPDIR that
+        // may sit in root's home.
+        let parent = if as_postgres {
+            PathBuf::from("/tmp")
+        } else {
+            std::env::temp_dir()
+        };
         let dir = tempfile::Builder::new()
             .prefix("mediaedit-pg-")
-            .tempdir()
+            .tempdir_in(parent)
             .map_err(|e| e.to_string())?;
         let data = dir.path().join("data");
         if as_postgres {
