@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
 # Installs the system packages mediaedit needs when they are missing (Debian/Ubuntu):
 # ffmpeg/ffprobe for video; cmake and nasm to build the vendored libjpeg-turbo 3 (SIMD).
+#
+# With --test, also what the test suite's scale-out tests run against: PostgreSQL
+# (Debian's `postgresql`; the tests start a throwaway cluster with initdb + pg_ctl) and
+# the S3-protocol server `s3s-fs`, built once with cargo into $CARGO_HOME/bin.
 set -euo pipefail
+
+S3S_FS_VERSION=0.14.1
+
+with_test_tools=false
+if [ "${1:-}" = "--test" ]; then with_test_tools=true; fi
 
 missing=()
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
@@ -10,12 +19,27 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 command -v nasm >/dev/null 2>&1 || missing+=(nasm)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
-
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if $with_test_tools; then
+  # Debian keeps initdb and pg_ctl in /usr/lib/postgresql/<version>/bin, off PATH.
+  if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+    missing+=(postgresql)
+  fi
 fi
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-echo "Installing missing packages: ${missing[*]}" >&2
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "Installing missing packages: ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if $with_test_tools; then
+  s3s_fs="${CARGO_HOME:-$HOME/.cargo}/bin/s3s-fs"
+  if ! "$s3s_fs" --version 2>/dev/null | grep -q " $S3S_FS_VERSION\$"; then
+    echo "Installing s3s-fs $S3S_FS_VERSION (a few minutes, once)" >&2
+    started=$(date +%s)
+    cargo install s3s-fs --version "$S3S_FS_VERSION" --features binary --locked --quiet
+    echo "s3s-fs installed in $(( $(date +%s) - started )) s" >&2
+  fi
+fi

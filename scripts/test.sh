@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs what is missing and runs the whole test suite: formatting, lints, unit
-# and integration tests (real ffmpeg, real SQLite, real HTTP on loopback).
+# and integration tests (real ffmpeg, real SQLite, real HTTP on loopback, and a
+# throwaway PostgreSQL cluster and S3 server that the tests start themselves).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./scripts/install-deps.sh
+./scripts/install-deps.sh --test
+# The tests look for s3s-fs here; a missing one fails them, never skips them.
+export MEDIAEDIT_TEST_S3S_FS="${MEDIAEDIT_TEST_S3S_FS:-${CARGO_HOME:-$HOME/.cargo}/bin/s3s-fs}"
 if rustup component list --installed 2>/dev/null | grep -q rustfmt; then
   cargo fmt --all -- --check
 fi

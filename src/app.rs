@@ -12,12 +12,12 @@ use tokio_util::sync::CancellationToken;
 use url::Url;
 
 use crate::api::{self, AppState, RateLimiter};
-use crate::config::ServeConfig;
+use crate::config::{Role, ServeConfig};
 use crate::db::Db;
 use crate::edits::ValidationRules;
 use crate::fetch::{FetchConfig, Fetcher};
 use crate::media::{Media, MediaConfig};
-use crate::queue::{self, SqliteQueue, WorkerContext};
+use crate::queue::{self, WorkerContext};
 use crate::storage::{self, Storage};
 
 /// A running service.
@@ -35,17 +35,16 @@ impl App {
     /// once the service is ready to take requests.
     pub async fn start(config: ServeConfig) -> anyhow::Result<App> {
         let data_dir = &config.data_dir;
-        let files_dir = data_dir.join("files");
         let tmp_root = data_dir.join("tmp");
-        std::fs::create_dir_all(&files_dir)
-            .with_context(|| format!("creating {}", files_dir.display()))?;
         // Temp files of jobs that were running when the process stopped are stale:
         // those jobs start again from the beginning.
         let _ = std::fs::remove_dir_all(&tmp_root);
         std::fs::create_dir_all(&tmp_root)
             .with_context(|| format!("creating {}", tmp_root.display()))?;
 
-        let db = Db::open_sqlite(&config.database_path())
+        std::fs::create_dir_all(data_dir)
+            .with_context(|| format!("creating {}", data_dir.display()))?;
+        let db = Db::open(&config.database_url(), config.database_max_connections)
             .await
             .context("opening the database")?;
         let listener = tokio::net::TcpListener::bind(config.listen)
@@ -57,10 +56,13 @@ impl App {
             None => Url::parse(&format!("http://{addr}"))?,
         };
 
-        let signing_key =
-            storage::load_or_create_signing_key(data_dir).context("loading the signing key")?;
+        // A SQLite data dir may still hold its pre-database `signing.key`: keep using it.
+        let legacy_key_dir = matches!(db, Db::Sqlite(_)).then_some(data_dir.as_path());
+        let signing_key = storage::shared_signing_key(&db, legacy_key_dir)
+            .await
+            .context("loading the signing key")?;
         let storage = Storage::new(
-            storage::local(&files_dir)?,
+            storage::from_url(&config.storage_url()).context("opening the storage")?,
             signing_key,
             public_url.clone(),
             Duration::from_secs(config.download_url_ttl_secs),
@@ -100,7 +102,7 @@ impl App {
             )),
         };
         let workers = Arc::new(WorkerContext {
-            queue: Arc::new(SqliteQueue::new(&db)),
+            queue: queue::for_db(&db),
             media,
             fetcher,
             storage,
@@ -115,13 +117,21 @@ impl App {
         });
 
         let shutdown = CancellationToken::new();
-        let mut worker_set = queue::run_workers(
-            workers,
-            config.workers,
-            config.fast_workers,
-            shutdown.clone(),
-        );
-        let server = axum::serve(listener, api::router(state))
+        let worker_count = if config.role == Role::Api {
+            0
+        } else {
+            config.workers
+        };
+        if let (Db::Postgres(pool), 1..) = (&db, worker_count) {
+            queue::listen_for_new_edits(pool.clone(), workers.wake.clone(), shutdown.clone());
+        }
+        let mut worker_set =
+            queue::run_workers(workers, worker_count, config.fast_workers, shutdown.clone());
+        let router = match config.role {
+            Role::Worker => api::health_router(),
+            Role::All | Role::Api => api::router(state),
+        };
+        let server = axum::serve(listener, router)
             .with_graceful_shutdown(shutdown.clone().cancelled_owned());
         let task = tokio::spawn(async move {
             server.await.context("serving HTTP")?;
@@ -137,7 +147,7 @@ impl App {
             }
             Ok(())
         });
-        tracing::info!(%addr, %public_url, workers = config.workers, "mediaedit is ready");
+        tracing::info!(%addr, %public_url, workers = worker_count, role = ?config.role, database = db.backend(), "mediaedit is ready");
         Ok(App {
             addr,
             public_url,

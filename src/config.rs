@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::builder::BoolishValueParser;
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use url::Url;
 
 /// mediaedit: converts and modifies images and videos referenced by URL.
@@ -39,6 +39,9 @@ pub struct TokenCreateArgs {
     /// Directory holding the SQLite database.
     #[arg(long, env = "MEDIAEDIT_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
+    /// Database to use instead of the SQLite file in the data dir (see `serve`).
+    #[arg(long, env = "MEDIAEDIT_DATABASE_URL")]
+    pub database_url: Option<DatabaseUrl>,
     /// Organization id (letters, digits, `-` and `_`, at most 64).
     #[arg(long, env = "MEDIAEDIT_ORG")]
     pub org: String,
@@ -54,6 +57,27 @@ pub struct ServeConfig {
     /// Directory for the SQLite database, stored files, temp files and the signing key.
     #[arg(long, env = "MEDIAEDIT_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
+
+    /// `sqlite://PATH` or `postgres://USER:PASSWORD@HOST:PORT/DB` (default:
+    /// sqlite://<data-dir>/mediaedit.db). Nodes sharing one PostgreSQL form a cluster.
+    #[arg(long, env = "MEDIAEDIT_DATABASE_URL")]
+    pub database_url: Option<DatabaseUrl>,
+
+    /// Connections this node keeps to the database at most (PostgreSQL: one of them
+    /// listens for new edits).
+    #[arg(long, env = "MEDIAEDIT_DATABASE_MAX_CONNECTIONS", default_value_t = 10)]
+    pub database_max_connections: u32,
+
+    /// `file://DIR` or `s3://BUCKET[/PREFIX]` (default: file://<data-dir>/files). S3
+    /// reads AWS_ENDPOINT, AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and
+    /// AWS_ALLOW_HTTP from the environment.
+    #[arg(long, env = "MEDIAEDIT_STORAGE_URL")]
+    pub storage_url: Option<String>,
+
+    /// What this node runs: `all` (HTTP API and workers), `api` (HTTP API only) or
+    /// `worker` (workers, and HTTP for `/healthz` only).
+    #[arg(long, env = "MEDIAEDIT_ROLE", value_enum, default_value_t = Role::All)]
+    pub role: Role,
 
     /// Base of every URL the service hands out (default: http://<listen address>).
     #[arg(long, env = "MEDIAEDIT_PUBLIC_URL")]
@@ -166,6 +190,58 @@ pub struct ServeConfig {
     pub poll_ms: u64,
 }
 
+/// What a node of `serve` runs, so API and worker nodes can be scaled apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Role {
+    /// The HTTP API and the workers.
+    All,
+    /// The HTTP API only: edits are queued for worker nodes.
+    Api,
+    /// Workers only; HTTP answers `/healthz` and nothing else.
+    Worker,
+}
+
+/// A database URL; `Debug` hides its password.
+#[derive(Clone)]
+pub struct DatabaseUrl(pub String);
+
+impl std::str::FromStr for DatabaseUrl {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        if ["sqlite://", "postgres://", "postgresql://"]
+            .iter()
+            .any(|p| s.starts_with(p))
+        {
+            Ok(DatabaseUrl(s.to_string()))
+        } else {
+            Err("expected sqlite://PATH or postgres://…".into())
+        }
+    }
+}
+
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match Url::parse(&self.0) {
+            Ok(mut url) if url.password().is_some() => {
+                let _ = url.set_password(Some("***"));
+                write!(f, "{:?}", url.as_str())
+            }
+            _ => write!(f, "{:?}", self.0),
+        }
+    }
+}
+
+impl DatabaseUrl {
+    /// `url` if given, else the SQLite file in `data_dir`.
+    pub fn or_default(url: &Option<DatabaseUrl>, data_dir: &std::path::Path) -> String {
+        match url {
+            Some(url) => url.0.clone(),
+            None => format!("sqlite://{}", data_dir.join("mediaedit.db").display()),
+        }
+    }
+}
+
 impl ServeConfig {
     /// The configuration `serve` would use with no flags and no environment, rooted at `data_dir`.
     pub fn with_data_dir(data_dir: PathBuf) -> Self {
@@ -182,6 +258,19 @@ impl ServeConfig {
 
     pub fn database_path(&self) -> PathBuf {
         self.data_dir.join("mediaedit.db")
+    }
+
+    /// `--database-url`, or the SQLite file in the data dir.
+    pub fn database_url(&self) -> String {
+        DatabaseUrl::or_default(&self.database_url, &self.data_dir)
+    }
+
+    /// `--storage-url`, or `files/` in the data dir.
+    pub fn storage_url(&self) -> String {
+        match &self.storage_url {
+            Some(url) => url.clone(),
+            None => format!("file://{}", self.data_dir.join("files").display()),
+        }
     }
 }
 
@@ -208,5 +297,16 @@ mod tests {
             "serve",
             "--allow-private-sources=true"
         ]));
+    }
+
+    #[test]
+    fn database_url_debug_hides_the_password() {
+        let url: DatabaseUrl = "postgres://me:hunter2@db:5432/x".parse().unwrap();
+        let shown = format!("{url:?}");
+        assert!(
+            !shown.contains("hunter2") && shown.contains("me:***@db"),
+            "{shown}"
+        );
+        assert!("mysql://x".parse::<DatabaseUrl>().is_err());
     }
 }

@@ -2,7 +2,7 @@
 
 use anyhow::Context;
 use clap::Parser;
-use mediaedit::config::{Cli, Command, TokenCommand, TokenCreateArgs};
+use mediaedit::config::{Cli, Command, DatabaseUrl, TokenCommand, TokenCreateArgs};
 use mediaedit::db::{valid_org_id, Db};
 use rand::RngCore;
 
@@ -60,9 +60,12 @@ async fn create_token(args: TokenCreateArgs) -> anyhow::Result<()> {
         valid_org_id(&args.org),
         "the organization id must be 1 to 64 letters, digits, '-' or '_'"
     );
-    std::fs::create_dir_all(&args.data_dir)
-        .with_context(|| format!("creating {}", args.data_dir.display()))?;
-    let db = Db::open_sqlite(&args.data_dir.join("mediaedit.db")).await?;
+    if args.database_url.is_none() {
+        std::fs::create_dir_all(&args.data_dir)
+            .with_context(|| format!("creating {}", args.data_dir.display()))?;
+    }
+    let url = DatabaseUrl::or_default(&args.database_url, &args.data_dir);
+    let db = Db::open(&url, 2).await?;
     let mut bytes = [0u8; 32];
     rand::thread_rng().fill_bytes(&mut bytes);
     let token = format!("me_{}", hex::encode(bytes));

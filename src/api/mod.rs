@@ -57,6 +57,13 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
+/// The routes of a worker-only node: `/healthz`, and 404 for everything else.
+pub fn health_router() -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .fallback(|| async { ApiError::for_status(StatusCode::NOT_FOUND) })
+}
+
 async fn healthz() -> Json<serde_json::Value> {
     Json(json!({ "status": "ok" }))
 }

@@ -1,9 +1,7 @@
 //! Edit rows: inserted by the API, read by the API, advanced by the queue.
 
-use serde_json::Value;
-use sqlx::Row;
-
 use super::{Db, DbError};
+use serde_json::Value;
 
 /// Processing status of an edit (decisions.md §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,28 +76,44 @@ pub struct EditRow {
 pub(crate) const EDIT_COLUMNS: &str =
     "id, org_id, created_at, updated_at, status, request, outputs, error_code, error_detail, progress, step";
 
-impl EditRow {
-    pub(crate) fn from_row(row: &sqlx::sqlite::SqliteRow) -> Result<EditRow, DbError> {
+/// The stored columns of an edit, as either database returns them.
+#[derive(sqlx::FromRow)]
+pub(crate) struct StoredEdit {
+    id: String,
+    org_id: String,
+    created_at: i64,
+    updated_at: i64,
+    status: String,
+    request: String,
+    outputs: Option<String>,
+    error_code: Option<String>,
+    error_detail: Option<String>,
+    progress: Option<f64>,
+    step: Option<String>,
+}
+
+impl TryFrom<StoredEdit> for EditRow {
+    type Error = DbError;
+
+    fn try_from(row: StoredEdit) -> Result<EditRow, DbError> {
         let corrupt = |e: serde_json::Error| DbError::Corrupt(e.to_string());
-        let request: String = row.try_get("request")?;
-        let outputs: Option<String> = row.try_get("outputs")?;
-        let code: Option<String> = row.try_get("error_code")?;
-        let detail: Option<String> = row.try_get("error_detail")?;
-        let step: Option<String> = row.try_get("step")?;
         Ok(EditRow {
-            id: row.try_get("id")?,
-            org_id: row.try_get("org_id")?,
-            created_at: row.try_get("created_at")?,
-            updated_at: row.try_get("updated_at")?,
-            status: EditStatus::parse(row.try_get("status")?)?,
-            request: serde_json::from_str(&request).map_err(corrupt)?,
-            outputs: match outputs {
+            id: row.id,
+            org_id: row.org_id,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+            status: EditStatus::parse(&row.status)?,
+            request: serde_json::from_str(&row.request).map_err(corrupt)?,
+            outputs: match row.outputs {
                 Some(o) => serde_json::from_str(&o).map_err(corrupt)?,
                 None => Vec::new(),
             },
-            error: code.map(|c| (c, detail.unwrap_or_default())),
-            progress: row.try_get("progress")?,
-            step: step
+            error: row
+                .error_code
+                .map(|c| (c, row.error_detail.unwrap_or_default())),
+            progress: row.progress,
+            step: row
+                .step
                 .map(|s| serde_json::from_str(&s))
                 .transpose()
                 .map_err(corrupt)?,
@@ -119,19 +133,43 @@ impl Db {
         lane: Lane,
         now_ms: i64,
     ) -> Result<EditRow, DbError> {
-        sqlx::query(
-            "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane)
-             VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
-        )
-        .bind(id)
-        .bind(org_id)
-        .bind(now_ms)
-        .bind(now_ms)
-        .bind(request.to_string())
-        .bind(now_ms)
-        .bind(lane.as_str())
-        .execute(&self.pool)
-        .await?;
+        let request_text = request.to_string();
+        match self {
+            Db::Sqlite(pool) => {
+                sqlx::query(
+                    "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane)
+                     VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
+                )
+                .bind(id)
+                .bind(org_id)
+                .bind(now_ms)
+                .bind(now_ms)
+                .bind(request_text)
+                .bind(now_ms)
+                .bind(lane.as_str())
+                .execute(pool)
+                .await?;
+            }
+            Db::Postgres(pool) => {
+                // One statement, so one transaction: the notification goes out when the
+                // row commits and wakes idle workers on every node that listens
+                // (`queue::listen_for_new_edits`).
+                sqlx::query(
+                    "WITH inserted AS (
+                         INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane)
+                         VALUES ($1, $2, $3, $3, 'queued', $4, $3, $5)
+                         RETURNING lane)
+                     SELECT pg_notify('mediaedit_edits', lane) FROM inserted",
+                )
+                .bind(id)
+                .bind(org_id)
+                .bind(now_ms)
+                .bind(request_text)
+                .bind(lane.as_str())
+                .execute(pool)
+                .await?;
+            }
+        }
         Ok(EditRow {
             id: id.to_string(),
             org_id: org_id.to_string(),
@@ -148,13 +186,26 @@ impl Db {
 
     /// The edit `id` if it belongs to `org_id`; another organization's edit is `None`.
     pub async fn get_edit(&self, org_id: &str, id: &str) -> Result<Option<EditRow>, DbError> {
-        let row = sqlx::query(&format!(
-            "SELECT {EDIT_COLUMNS} FROM edits WHERE id = ? AND org_id = ?"
-        ))
-        .bind(id)
-        .bind(org_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        row.as_ref().map(EditRow::from_row).transpose()
+        let row: Option<StoredEdit> = match self {
+            Db::Sqlite(pool) => {
+                sqlx::query_as(&format!(
+                    "SELECT {EDIT_COLUMNS} FROM edits WHERE id = ? AND org_id = ?"
+                ))
+                .bind(id)
+                .bind(org_id)
+                .fetch_optional(pool)
+                .await?
+            }
+            Db::Postgres(pool) => {
+                sqlx::query_as(&format!(
+                    "SELECT {EDIT_COLUMNS} FROM edits WHERE id = $1 AND org_id = $2"
+                ))
+                .bind(id)
+                .bind(org_id)
+                .fetch_optional(pool)
+                .await?
+            }
+        };
+        row.map(EditRow::try_from).transpose()
     }
 }

@@ -1,10 +1,13 @@
 //! The database: connection pool, migrations, and the rows every layer above shares.
 //!
-//! SQLite is the embedded default. The edit row doubles as the job row, so creating
-//! an edit and enqueueing its job is one insert.
+//! SQLite is the embedded default; PostgreSQL lets several nodes share one queue. Both
+//! hold the same schema (`migrations/sqlite/`, `migrations/postgres/`), with times in
+//! unix ms, so everything above renders rows the same way. The edit row doubles as the
+//! job row, so creating an edit and enqueueing its job is one insert.
 
 mod edits;
 mod orgs;
+mod settings;
 
 pub use edits::{EditRow, EditStatus, Lane};
 pub use orgs::{hash_token, valid_org_id};
@@ -13,8 +16,9 @@ use std::path::Path;
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::SqlitePool;
+use sqlx::{PgPool, SqlitePool};
 
 /// Why a database operation failed. Always an internal error to clients.
 #[derive(Debug, thiserror::Error)]
@@ -25,17 +29,56 @@ pub enum DbError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    #[error("{0}")]
+    Url(String),
 }
 
-/// Handle to the database; cheap to clone.
+/// Handle to the database; cheap to clone. One variant per backend: each method
+/// matches on it and runs that backend's SQL (placeholders and a few functions differ).
 #[derive(Clone)]
-pub struct Db {
-    pool: SqlitePool,
+pub enum Db {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+impl std::fmt::Debug for Db {
+    // Connection options may carry a password; say only which backend this is.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.backend())
+    }
 }
 
 impl Db {
+    /// Opens the database at `url` (`sqlite://PATH` or `postgres://…`/`postgresql://…`)
+    /// with at most `max_connections` connections, and runs migrations.
+    ///
+    /// Several nodes may start at once: on PostgreSQL the migrator holds an advisory
+    /// lock while it runs, so each migration is applied once and the others wait.
+    pub async fn open(url: &str, max_connections: u32) -> Result<Db, DbError> {
+        if let Some(path) = url.strip_prefix("sqlite://") {
+            return Db::open_sqlite_with(Path::new(path), max_connections).await;
+        }
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let options = PgConnectOptions::from_str(url)?;
+            let pool = PgPoolOptions::new()
+                .max_connections(max_connections.max(2))
+                .acquire_timeout(Duration::from_secs(10))
+                .connect_with(options)
+                .await?;
+            sqlx::migrate!("./migrations/postgres").run(&pool).await?;
+            return Ok(Db::Postgres(pool));
+        }
+        Err(DbError::Url(
+            "the database URL must start with sqlite:// or postgres://".into(),
+        ))
+    }
+
     /// Opens (creating if needed) the SQLite database at `path` and runs migrations.
     pub async fn open_sqlite(path: &Path) -> Result<Db, DbError> {
+        Db::open_sqlite_with(path, 8).await
+    }
+
+    async fn open_sqlite_with(path: &Path, max_connections: u32) -> Result<Db, DbError> {
         let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))?
             .create_if_missing(true)
             // WAL lets readers (GET /v1/edits) proceed while a worker writes.
@@ -45,15 +88,19 @@ impl Db {
             // Writers queue behind each other rather than failing with SQLITE_BUSY.
             .busy_timeout(Duration::from_secs(10));
         let pool = SqlitePoolOptions::new()
-            .max_connections(8)
+            .max_connections(max_connections.max(1))
             .connect_with(options)
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
-        Ok(Db { pool })
+        Ok(Db::Sqlite(pool))
     }
 
-    pub fn pool(&self) -> &SqlitePool {
-        &self.pool
+    /// `"sqlite"` or `"postgres"`, for logs.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Db::Sqlite(_) => "sqlite",
+            Db::Postgres(_) => "postgres",
+        }
     }
 }
 

@@ -24,30 +24,67 @@ impl Db {
     /// Creates `org` if needed and stores a new token for it (by hash).
     pub async fn create_token(&self, org: &str, token: &str) -> Result<(), DbError> {
         let now = unix_ms(SystemTime::now());
-        let mut tx = self.pool.begin().await?;
-        sqlx::query(
-            "INSERT INTO organizations (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-        )
-        .bind(org)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("INSERT INTO api_tokens (token_hash, org_id, created_at) VALUES (?, ?, ?)")
-            .bind(hash_token(token))
-            .bind(org)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
+        let hash = hash_token(token);
+        match self {
+            Db::Sqlite(pool) => {
+                let mut tx = pool.begin().await?;
+                sqlx::query(
+                    "INSERT INTO organizations (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+                )
+                .bind(org)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "INSERT INTO api_tokens (token_hash, org_id, created_at) VALUES (?, ?, ?)",
+                )
+                .bind(hash)
+                .bind(org)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+            }
+            Db::Postgres(pool) => {
+                let mut tx = pool.begin().await?;
+                sqlx::query(
+                    "INSERT INTO organizations (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
+                )
+                .bind(org)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "INSERT INTO api_tokens (token_hash, org_id, created_at) VALUES ($1, $2, $3)",
+                )
+                .bind(hash)
+                .bind(org)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                tx.commit().await?;
+            }
+        }
         Ok(())
     }
 
     /// The organization a token belongs to, if the token is known.
     pub async fn org_for_token(&self, token: &str) -> Result<Option<String>, DbError> {
-        let org = sqlx::query_scalar("SELECT org_id FROM api_tokens WHERE token_hash = ?")
-            .bind(hash_token(token))
-            .fetch_optional(&self.pool)
-            .await?;
+        let hash = hash_token(token);
+        let org = match self {
+            Db::Sqlite(pool) => {
+                sqlx::query_scalar("SELECT org_id FROM api_tokens WHERE token_hash = ?")
+                    .bind(hash)
+                    .fetch_optional(pool)
+                    .await?
+            }
+            Db::Postgres(pool) => {
+                sqlx::query_scalar("SELECT org_id FROM api_tokens WHERE token_hash = $1")
+                    .bind(hash)
+                    .fetch_optional(pool)
+                    .await?
+            }
+        };
         Ok(org)
     }
 }

@@ -9,19 +9,30 @@
 
 mod error;
 mod pipeline;
+mod postgres;
 mod sqlite;
 mod worker;
 
 pub use error::JobError;
+pub use postgres::{listen_for_new_edits, PgQueue, NEW_EDITS_CHANNEL};
 pub use sqlite::SqliteQueue;
 pub use worker::{run_workers, WorkerContext};
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::Value;
 
-use crate::db::DbError;
+use crate::db::{Db, DbError};
+
+/// The queue over `db`'s backend.
+pub fn for_db(db: &Db) -> Arc<dyn JobQueue> {
+    match db {
+        Db::Sqlite(pool) => Arc::new(SqliteQueue::new(pool.clone())),
+        Db::Postgres(pool) => Arc::new(PgQueue::new(pool.clone())),
+    }
+}
 
 /// A claimed edit: what a worker needs to run it, and the fencing token for writes.
 #[derive(Debug, Clone)]
@@ -32,6 +43,33 @@ pub struct Claim {
     pub failures: u32,
     /// The request as sent.
     pub request: Value,
+}
+
+/// The row a claim returns, as either database returns it.
+#[derive(sqlx::FromRow)]
+struct StoredClaim {
+    id: String,
+    org_id: String,
+    attempt: i64,
+    failures: i64,
+    request: String,
+}
+
+impl TryFrom<StoredClaim> for Claim {
+    type Error = DbError;
+
+    fn try_from(row: StoredClaim) -> Result<Claim, DbError> {
+        Ok(Claim {
+            job: JobRef {
+                id: row.id,
+                attempt: row.attempt as u32,
+            },
+            org_id: row.org_id,
+            failures: row.failures as u32,
+            request: serde_json::from_str(&row.request)
+                .map_err(|e| DbError::Corrupt(e.to_string()))?,
+        })
+    }
 }
 
 /// Identifies one claim of one edit. Writes with a stale `attempt` change nothing.

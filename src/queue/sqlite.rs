@@ -5,20 +5,18 @@ use std::time::{Duration, SystemTime};
 
 use async_trait::async_trait;
 use serde_json::Value;
-use sqlx::{Row, SqlitePool};
+use sqlx::SqlitePool;
 
-use super::{Claim, JobQueue, JobRef};
-use crate::db::{unix_ms, Db, DbError};
+use super::{Claim, JobQueue, JobRef, StoredClaim};
+use crate::db::{unix_ms, DbError};
 
 pub struct SqliteQueue {
     pool: SqlitePool,
 }
 
 impl SqliteQueue {
-    pub fn new(db: &Db) -> Self {
-        SqliteQueue {
-            pool: db.pool().clone(),
-        }
+    pub fn new(pool: SqlitePool) -> Self {
+        SqliteQueue { pool }
     }
 
     /// Runs a write fenced on `(id, attempt)` and a `processing` status.
@@ -44,13 +42,13 @@ impl SqliteQueue {
     }
 }
 
-enum Bind<'a> {
+pub(super) enum Bind<'a> {
     Int(i64),
     Real(f64),
     Text(&'a str),
 }
 
-fn now_ms() -> i64 {
+pub(super) fn now_ms() -> i64 {
     unix_ms(SystemTime::now())
 }
 
@@ -58,7 +56,7 @@ fn now_ms() -> i64 {
 impl JobQueue for SqliteQueue {
     async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError> {
         let now = now_ms();
-        let row = sqlx::query(
+        let row: Option<StoredClaim> = sqlx::query_as(
             "UPDATE edits
                 SET status = 'processing', attempt = attempt + 1, lease_until = ?1 + ?2, updated_at = ?1
               WHERE id = (SELECT id FROM edits
@@ -74,17 +72,7 @@ impl JobQueue for SqliteQueue {
         .bind(fast_only)
         .fetch_optional(&self.pool)
         .await?;
-        let Some(row) = row else { return Ok(None) };
-        let request: String = row.try_get("request")?;
-        Ok(Some(Claim {
-            job: JobRef {
-                id: row.try_get("id")?,
-                attempt: row.try_get::<i64, _>("attempt")? as u32,
-            },
-            org_id: row.try_get("org_id")?,
-            failures: row.try_get::<i64, _>("failures")? as u32,
-            request: serde_json::from_str(&request).map_err(|e| DbError::Corrupt(e.to_string()))?,
-        }))
+        row.map(Claim::try_from).transpose()
     }
 
     async fn heartbeat(&self, job: &JobRef, lease: Duration) -> Result<bool, DbError> {

@@ -4,6 +4,10 @@
 //! where the signature is HMAC-SHA256 under a per-installation key over the object key
 //! and the expiry. Anyone holding the URL may download until it expires; nobody can
 //! make one for another key or a later expiry without the signing key.
+//!
+//! The store is local files (`file://DIR`) or an S3 bucket (`s3://BUCKET[/PREFIX]`);
+//! the signing key lives in the database's `settings` table, so every node that
+//! shares a database signs and verifies alike.
 
 #[cfg(test)]
 mod tests;
@@ -20,6 +24,8 @@ use object_store::{GetResult, ObjectStore, WriteMultipart};
 use sha2::Sha256;
 use tokio::io::AsyncReadExt;
 use url::Url;
+
+use crate::db::Db;
 
 /// Files up to this size are uploaded with one `put`; larger ones in parts of this size,
 /// so memory stays bounded by a few parts whatever the file size.
@@ -49,6 +55,9 @@ pub enum StorageError {
     /// The object store failed.
     #[error("object store error: {0}")]
     Store(#[source] object_store::Error),
+    /// A `--storage-url` that is neither `file://DIR` nor `s3://BUCKET[/PREFIX]`.
+    #[error("{0:?} is not a storage URL (file://DIR or s3://BUCKET[/PREFIX])")]
+    InvalidUrl(String),
     /// Reading the local file to upload failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
@@ -67,7 +76,7 @@ impl StorageError {
     pub fn code(&self) -> &'static str {
         match self {
             StorageError::NotFound => "not_found",
-            StorageError::InvalidKey(_) => "invalid_storage_key",
+            StorageError::InvalidKey(_) | StorageError::InvalidUrl(_) => "invalid_storage_key",
             StorageError::Store(_) | StorageError::Io(_) => "storage_error",
         }
     }
@@ -94,6 +103,64 @@ pub fn local(root: &Path) -> Result<Arc<dyn ObjectStore>, StorageError> {
         // Deleting an edit's outputs should not leave its empty directories behind.
         .with_automatic_cleanup(true);
     Ok(Arc::new(store))
+}
+
+/// The object store a `--storage-url` names: `file://DIR` (created if missing) or
+/// `s3://BUCKET[/PREFIX]`, configured from the standard `AWS_*` environment variables
+/// (endpoint, region, credentials, `AWS_ALLOW_HTTP`). With `AWS_ENDPOINT` set, requests
+/// are path-style (`<endpoint>/<bucket>/<key>`), which S3-compatible servers expect.
+pub fn from_url(url: &str) -> Result<Arc<dyn ObjectStore>, StorageError> {
+    if let Some(dir) = url.strip_prefix("file://") {
+        return local(Path::new(dir));
+    }
+    if let Some(rest) = url.strip_prefix("s3://") {
+        let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+        if bucket.is_empty() {
+            return Err(StorageError::InvalidUrl(url.to_owned()));
+        }
+        let s3 = object_store::aws::AmazonS3Builder::from_env()
+            .with_bucket_name(bucket)
+            .with_virtual_hosted_style_request(false)
+            .build()?;
+        let prefix = prefix.trim_matches('/');
+        if prefix.is_empty() {
+            return Ok(Arc::new(s3));
+        }
+        let prefix =
+            ObjectPath::parse(prefix).map_err(|_| StorageError::InvalidUrl(url.to_owned()))?;
+        return Ok(Arc::new(object_store::prefix::PrefixStore::new(s3, prefix)));
+    }
+    Err(StorageError::InvalidUrl(url.to_owned()))
+}
+
+/// The setting that holds the download-signing key (hex).
+const SIGNING_KEY_SETTING: &str = "download_signing_key";
+
+/// The download-signing key every node sharing `db` uses: the `settings` row, created
+/// on first start. When `legacy_dir` holds a `signing.key` from before keys moved into
+/// the database, that key seeds the row, so download URLs already handed out stay valid.
+pub async fn shared_signing_key(db: &Db, legacy_dir: Option<&Path>) -> anyhow::Result<Vec<u8>> {
+    let legacy = legacy_dir
+        .map(|dir| dir.join(SIGNING_KEY_FILE))
+        .filter(|path| path.exists())
+        .map(std::fs::read)
+        .transpose()?
+        .filter(|key| key.len() >= SIGNING_KEY_LEN);
+    let initial = legacy.unwrap_or_else(|| {
+        let mut key = vec![0u8; SIGNING_KEY_LEN];
+        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut key);
+        key
+    });
+    let stored = db
+        .setting_or_insert(SIGNING_KEY_SETTING, &hex::encode(initial))
+        .await?;
+    let key = hex::decode(stored.trim())?;
+    anyhow::ensure!(
+        key.len() >= SIGNING_KEY_LEN,
+        "the stored signing key has {} bytes, fewer than {SIGNING_KEY_LEN}",
+        key.len()
+    );
+    Ok(key)
 }
 
 /// Reads the download-signing key from `<data_dir>/signing.key`, creating it with 32

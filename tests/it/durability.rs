@@ -2,16 +2,44 @@
 
 use std::time::Duration;
 
-use mediaedit::db::Db;
-use mediaedit::queue::{JobQueue, SqliteQueue};
+use mediaedit::queue;
 use serde_json::json;
 
+use crate::backends::Backend;
 use crate::fixtures;
 use crate::helpers::*;
 
-#[tokio::test]
-async fn an_edit_queued_before_a_restart_is_done_after_it() {
-    let mut app = spawn_app_with(|c| c.workers = 0).await;
+/// Runs each named behaviour test (an `async fn(Backend)`) once on the embedded
+/// backend (SQLite, local files) and once on the cluster backend (PostgreSQL, S3).
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod embedded {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(crate::backends::Backend::Embedded).await
+            })*
+        }
+        mod cluster {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(crate::backends::Backend::Cluster).await
+            })*
+        }
+    };
+}
+
+on_both_backends!(
+    an_edit_queued_before_a_restart_is_done_after_it,
+    an_edit_whose_worker_died_is_claimed_again_after_its_lease,
+    claims_are_exclusive_and_fenced_on_the_attempt,
+    concurrent_claimers_never_take_the_same_edit,
+    an_edit_over_the_job_timeout_fails_with_job_timeout,
+    a_stopping_node_hands_running_edits_back_after_its_grace,
+    image_edits_do_not_wait_behind_slow_edits,
+);
+
+async fn an_edit_queued_before_a_restart_is_done_after_it(backend: Backend) {
+    let mut app = spawn_app_on(backend, |c| c.workers = 0).await;
     let src = app.fixtures.add("a.jpg", fixtures::jpeg(100, 50));
     let id = app
         .create_edit(edit(&src, &["resize-image"], Some(json!({ "scale": 0.5 }))))
@@ -30,17 +58,13 @@ async fn an_edit_queued_before_a_restart_is_done_after_it() {
     );
 }
 
-#[tokio::test]
-async fn an_edit_whose_worker_died_is_claimed_again_after_its_lease() {
-    let mut app = spawn_app_with(|c| c.workers = 0).await;
+async fn an_edit_whose_worker_died_is_claimed_again_after_its_lease(backend: Backend) {
+    let mut app = spawn_app_on(backend, |c| c.workers = 0).await;
     let src = app.fixtures.add("a.png", fixtures::png(20, 20));
     let id = app.create_edit(edit(&src, &["image-to-webp"], None)).await;
 
     // A "worker" claims it with a short lease and then vanishes.
-    let db = Db::open_sqlite(&app.data_dir.path().join("mediaedit.db"))
-        .await
-        .unwrap();
-    let queue = SqliteQueue::new(&db);
+    let queue = queue::for_db(&app.db().await);
     let claim = queue
         .claim(Duration::from_millis(500), false)
         .await
@@ -73,15 +97,11 @@ async fn an_edit_whose_worker_died_is_claimed_again_after_its_lease() {
     );
 }
 
-#[tokio::test]
-async fn claims_are_exclusive_and_fenced_on_the_attempt() {
-    let app = spawn_app_with(|c| c.workers = 0).await;
+async fn claims_are_exclusive_and_fenced_on_the_attempt(backend: Backend) {
+    let app = spawn_app_on(backend, |c| c.workers = 0).await;
     let src = app.fixtures.add("a.png", fixtures::png(20, 20));
     let id = app.create_edit(edit(&src, &["image-to-webp"], None)).await;
-    let db = Db::open_sqlite(&app.data_dir.path().join("mediaedit.db"))
-        .await
-        .unwrap();
-    let queue = SqliteQueue::new(&db);
+    let queue = queue::for_db(&app.db().await);
 
     let first = queue
         .claim(Duration::from_millis(200), false)
@@ -127,9 +147,33 @@ async fn claims_are_exclusive_and_fenced_on_the_attempt() {
     );
 }
 
-#[tokio::test]
-async fn an_edit_over_the_job_timeout_fails_with_job_timeout() {
-    let app = spawn_app_with(|c| c.job_timeout_secs = 1).await;
+async fn concurrent_claimers_never_take_the_same_edit(backend: Backend) {
+    let app = spawn_app_on(backend, |c| c.workers = 0).await;
+    let src = app.fixtures.add("a.png", fixtures::png(20, 20));
+    let mut ids = Vec::new();
+    for _ in 0..24 {
+        ids.push(app.create_edit(edit(&src, &["image-to-webp"], None)).await);
+    }
+    // Six claimers race, each on its own connections, until the queue is empty.
+    let mut claimers = tokio::task::JoinSet::new();
+    for _ in 0..6 {
+        let queue = queue::for_db(&app.db().await);
+        claimers.spawn(async move {
+            let mut claimed = Vec::new();
+            while let Some(claim) = queue.claim(Duration::from_secs(30), false).await.unwrap() {
+                claimed.push(claim.job.id);
+            }
+            claimed
+        });
+    }
+    let mut claimed: Vec<String> = claimers.join_all().await.into_iter().flatten().collect();
+    claimed.sort();
+    ids.sort();
+    assert_eq!(claimed, ids, "every edit claimed exactly once");
+}
+
+async fn an_edit_over_the_job_timeout_fails_with_job_timeout(backend: Backend) {
+    let app = spawn_app_on(backend, |c| c.job_timeout_secs = 1).await;
     app.fixtures.add("a.png", fixtures::png(20, 20));
     let src = app.fixtures.slow_url("a.png", 3000);
     let started = std::time::Instant::now();
@@ -138,9 +182,8 @@ async fn an_edit_over_the_job_timeout_fails_with_job_timeout() {
     assert!(started.elapsed() < Duration::from_millis(2900));
 }
 
-#[tokio::test]
-async fn a_stopping_node_hands_running_edits_back_after_its_grace() {
-    let mut app = spawn_app_with(|c| c.shutdown_grace_secs = 0).await;
+async fn a_stopping_node_hands_running_edits_back_after_its_grace(backend: Backend) {
+    let mut app = spawn_app_on(backend, |c| c.shutdown_grace_secs = 0).await;
     app.fixtures.add("a.png", fixtures::png(20, 20));
     let src = app.fixtures.slow_url("a.png", 2000);
     let id = app.create_edit(edit(&src, &["image-to-webp"], None)).await;
@@ -161,10 +204,7 @@ async fn a_stopping_node_hands_running_edits_back_after_its_grace() {
     );
 
     // Handed back: queued and claimable at once, not after the lease.
-    let db = Db::open_sqlite(&app.data_dir.path().join("mediaedit.db"))
-        .await
-        .unwrap();
-    let row = db.get_edit(ORG, &id).await.unwrap().unwrap();
+    let row = app.db().await.get_edit(ORG, &id).await.unwrap().unwrap();
     assert_eq!(row.status, mediaedit::db::EditStatus::Queued);
 
     app.restart_with(|_| {}).await;
@@ -172,10 +212,9 @@ async fn a_stopping_node_hands_running_edits_back_after_its_grace() {
     assert_eq!(doc["attributes"]["status"], "done", "{doc}");
 }
 
-#[tokio::test]
-async fn image_edits_do_not_wait_behind_slow_edits() {
+async fn image_edits_do_not_wait_behind_slow_edits(backend: Backend) {
     // Two workers: one takes only image-only edits, one takes anything.
-    let app = spawn_app_with(|c| {
+    let app = spawn_app_on(backend, |c| {
         c.workers = 2;
         c.fast_workers = 1;
     })

@@ -19,6 +19,8 @@ use mediaedit::db::Db;
 use serde_json::{json, Value};
 use tempfile::TempDir;
 
+use crate::backends::{fresh_cluster_urls, Backend, ClusterUrls};
+
 pub const ORG: &str = "acme";
 
 fn init_logging() {
@@ -41,6 +43,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub data_dir: TempDir,
     pub fixtures: FixtureServer,
+    /// PostgreSQL and S3 locations when the app runs on [`Backend::Cluster`].
+    pub cluster: Option<ClusterUrls>,
 }
 
 /// The settings tests use: loopback sources allowed, fast polling and retries.
@@ -62,10 +66,20 @@ pub async fn spawn_app() -> TestApp {
 
 /// Starts an app whose config `adjust` may change (from [`test_config`]).
 pub async fn spawn_app_with(adjust: impl FnOnce(&mut ServeConfig)) -> TestApp {
+    spawn_app_on(Backend::Embedded, adjust).await
+}
+
+/// Starts an app on `backend` whose config `adjust` may change (from [`test_config`]).
+pub async fn spawn_app_on(backend: Backend, adjust: impl FnOnce(&mut ServeConfig)) -> TestApp {
     init_logging();
     let data_dir = TempDir::new().unwrap();
-    let token = create_token(data_dir.path(), ORG).await;
+    let cluster = match backend {
+        Backend::Embedded => None,
+        Backend::Cluster => Some(fresh_cluster_urls().await),
+    };
     let mut config = test_config(data_dir.path());
+    use_backend(&mut config, cluster.as_ref());
+    let token = create_token_in(&config.database_url(), ORG).await;
     adjust(&mut config);
     let app = App::start(config).await.expect("the app starts");
     let base = format!("http://{}", app.addr);
@@ -76,16 +90,32 @@ pub async fn spawn_app_with(adjust: impl FnOnce(&mut ServeConfig)) -> TestApp {
         client: reqwest::Client::new(),
         data_dir,
         fixtures: FixtureServer::start().await,
+        cluster,
     };
     test_app.wait_healthy().await;
     test_app
 }
 
+/// Points `config` at the cluster backend's database and bucket prefix, if any.
+pub fn use_backend(config: &mut ServeConfig, cluster: Option<&ClusterUrls>) {
+    if let Some(urls) = cluster {
+        config.database_url = Some(urls.database_url.parse().unwrap());
+        config.storage_url = Some(urls.storage_url.clone());
+    }
+}
+
 /// Creates a token for `org` in the database under `data_dir`.
 pub async fn create_token(data_dir: &Path, org: &str) -> String {
-    let db = Db::open_sqlite(&data_dir.join("mediaedit.db"))
-        .await
-        .unwrap();
+    create_token_in(
+        &format!("sqlite://{}", data_dir.join("mediaedit.db").display()),
+        org,
+    )
+    .await
+}
+
+/// Creates a token for `org` in the database at `url`.
+pub async fn create_token_in(url: &str, org: &str) -> String {
+    let db = Db::open(url, 2).await.unwrap();
     let token = format!("me_test_{}", uuid::Uuid::new_v4().simple());
     db.create_token(org, &token).await.unwrap();
     token
@@ -121,11 +151,19 @@ impl TestApp {
     pub async fn restart_with(&mut self, adjust: impl FnOnce(&mut ServeConfig)) {
         self.stop().await;
         let mut config = test_config(self.data_dir.path());
+        use_backend(&mut config, self.cluster.as_ref());
         adjust(&mut config);
         let app = App::start(config).await.unwrap();
         self.base = format!("http://{}", app.addr);
         self.app = Some(app);
         self.wait_healthy().await;
+    }
+
+    /// A second handle on the app's database (as another node would open it).
+    pub async fn db(&self) -> Db {
+        let mut config = test_config(self.data_dir.path());
+        use_backend(&mut config, self.cluster.as_ref());
+        Db::open(&config.database_url(), 4).await.unwrap()
     }
 
     pub async fn post_edit(&self, body: Value) -> reqwest::Response {

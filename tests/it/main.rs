@@ -2,8 +2,10 @@
 //! fixture server for source media. All compile into this one test binary.
 
 mod api_errors;
+mod backends;
 mod binary;
 mod cli;
+mod cluster;
 mod crash;
 mod downloads;
 mod durability;

@@ -1,0 +1,210 @@
+//! The queue on PostgreSQL: many nodes claim from one table at once. A claim is one
+//! statement whose inner `SELECT … FOR UPDATE SKIP LOCKED` locks the oldest claimable
+//! row and skips rows other claimers hold, so concurrent claims never block on each
+//! other nor take the same edit. Leases and `(id, attempt)` fencing work exactly as on
+//! SQLite; new edits are announced with `NOTIFY` (see [`listen_for_new_edits`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use sqlx::postgres::PgListener;
+use sqlx::PgPool;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use super::sqlite::{now_ms, Bind};
+use super::{Claim, JobQueue, JobRef, StoredClaim};
+use crate::db::DbError;
+
+/// The channel `Db::insert_edit` notifies on PostgreSQL.
+pub const NEW_EDITS_CHANNEL: &str = "mediaedit_edits";
+
+pub struct PgQueue {
+    pool: PgPool,
+}
+
+impl PgQueue {
+    pub fn new(pool: PgPool) -> Self {
+        PgQueue { pool }
+    }
+
+    /// Runs a write fenced on `(id, attempt)` and a `processing` status. `set` numbers
+    /// its placeholders from `$1`, in the order of `binds`.
+    async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {
+        let n = binds.len();
+        let sql = format!(
+            "UPDATE edits SET {set}, updated_at = ${} WHERE id = ${} AND attempt = ${} AND status = 'processing'",
+            n + 1,
+            n + 2,
+            n + 3
+        );
+        let mut query = sqlx::query(&sql);
+        for bind in binds {
+            query = match bind {
+                Bind::Int(v) => query.bind(v),
+                Bind::Real(v) => query.bind(v),
+                Bind::Text(v) => query.bind(v),
+            };
+        }
+        let done = query
+            .bind(now_ms())
+            .bind(&job.id)
+            .bind(job.attempt as i64)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }
+}
+
+#[async_trait]
+impl JobQueue for PgQueue {
+    async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError> {
+        let now = now_ms();
+        let row: Option<StoredClaim> = sqlx::query_as(
+            "UPDATE edits
+                SET status = 'processing', attempt = attempt + 1, lease_until = $1 + $2, updated_at = $1
+              WHERE id = (SELECT id FROM edits
+                           WHERE ((status = 'queued' AND run_after <= $1)
+                                  OR (status = 'processing' AND lease_until < $1))
+                             AND (NOT $3 OR lane = 'fast')
+                           ORDER BY run_after, created_at
+                           LIMIT 1
+                           FOR UPDATE SKIP LOCKED)
+          RETURNING id, org_id, attempt, failures, request",
+        )
+        .bind(now)
+        .bind(lease.as_millis() as i64)
+        .bind(fast_only)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(Claim::try_from).transpose()
+    }
+
+    async fn heartbeat(&self, job: &JobRef, lease: Duration) -> Result<bool, DbError> {
+        let until = now_ms() + lease.as_millis() as i64;
+        self.fenced("lease_until = $1", job, vec![Bind::Int(until)])
+            .await
+    }
+
+    async fn set_progress(
+        &self,
+        job: &JobRef,
+        progress: f64,
+        step: Option<&Value>,
+    ) -> Result<bool, DbError> {
+        // GREATEST keeps progress monotonic even if a caller reports out of order.
+        let set = "progress = GREATEST(COALESCE(progress, 0), $1)";
+        match step {
+            None => self.fenced(set, job, vec![Bind::Real(progress)]).await,
+            Some(step) => {
+                let step = step.to_string();
+                self.fenced(
+                    &format!("{set}, step = $2"),
+                    job,
+                    vec![Bind::Real(progress), Bind::Text(&step)],
+                )
+                .await
+            }
+        }
+    }
+
+    async fn complete(&self, job: &JobRef, outputs: &[String]) -> Result<bool, DbError> {
+        let outputs =
+            serde_json::to_string(outputs).map_err(|e| DbError::Corrupt(e.to_string()))?;
+        self.fenced(
+            "status = 'done', outputs = $1, progress = 1.0, step = NULL, lease_until = NULL",
+            job,
+            vec![Bind::Text(&outputs)],
+        )
+        .await
+    }
+
+    async fn fail(&self, job: &JobRef, code: &str, detail: &str) -> Result<bool, DbError> {
+        self.fenced(
+            "status = 'failed', error_code = $1, error_detail = $2, step = NULL, lease_until = NULL",
+            job,
+            vec![Bind::Text(code), Bind::Text(detail)],
+        )
+        .await
+    }
+
+    async fn retry_later(&self, job: &JobRef, delay: Duration) -> Result<bool, DbError> {
+        let run_after = now_ms() + delay.as_millis() as i64;
+        self.fenced(
+            "status = 'queued', failures = failures + 1, run_after = $1, lease_until = NULL",
+            job,
+            vec![Bind::Int(run_after)],
+        )
+        .await
+    }
+
+    async fn release(&self, job: &JobRef) -> Result<bool, DbError> {
+        self.fenced(
+            "status = 'queued', run_after = $1, lease_until = NULL",
+            job,
+            vec![Bind::Int(now_ms())],
+        )
+        .await
+    }
+}
+
+/// Feeds `wake` from `LISTEN mediaedit_edits` until `shutdown`, so an edit created on
+/// any node wakes idle workers on this one at once. The listener holds one connection
+/// of `pool` and reconnects by itself; notifications sent while it was disconnected are
+/// lost, which is why workers also poll. Every idle worker is woken on purpose: a
+/// fast-lane-only worker cannot take a slow edit, so waking just one could pick it.
+pub fn listen_for_new_edits(
+    pool: PgPool,
+    wake: Arc<Notify>,
+    shutdown: CancellationToken,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut listener: Option<PgListener> = None;
+        while !shutdown.is_cancelled() {
+            let current = match listener.as_mut() {
+                Some(l) => l,
+                None => {
+                    let connected = async {
+                        let mut l = PgListener::connect_with(&pool).await?;
+                        l.listen(NEW_EDITS_CHANNEL).await?;
+                        Ok::<_, sqlx::Error>(l)
+                    };
+                    match connected.await {
+                        Ok(l) => {
+                            // Edits created while nobody listened are claimable now.
+                            wake.notify_waiters();
+                            listener.insert(l)
+                        }
+                        Err(e) => {
+                            tracing::warn!(error = %e, "listening for new edits failed; polling until it works");
+                            tokio::select! {
+                                _ = tokio::time::sleep(Duration::from_secs(1)) => {}
+                                _ = shutdown.cancelled() => {}
+                            }
+                            continue;
+                        }
+                    }
+                }
+            };
+            let failed = tokio::select! {
+                received = current.recv() => match received {
+                    Ok(_) => {
+                        wake.notify_waiters();
+                        false
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the new-edit listener failed; reconnecting");
+                        true
+                    }
+                },
+                _ = shutdown.cancelled() => false,
+            };
+            if failed {
+                listener = None;
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    })
+}
