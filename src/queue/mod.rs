@@ -79,17 +79,45 @@ pub struct JobRef {
     pub attempt: u32,
 }
 
-/// The queue operations a worker needs; one implementation per database.
+/// A value bound to a placeholder of a fenced write.
+pub enum Bind<'a> {
+    Int(i64),
+    Real(f64),
+    Text(&'a str),
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> i64 {
+    crate::db::unix_ms(std::time::SystemTime::now())
+}
+
+/// The queue operations a worker needs. Each database implements only [`claim`]
+/// (its own locking) and [`fenced`] (its own placeholders); every write is written once,
+/// here, as a fenced `SET` clause with `$1, $2, …` placeholders.
 ///
 /// Every method that writes returns `Ok(false)` when the claim is no longer current
 /// (the lease ran out and someone else claimed the edit): the caller must stop.
+///
+/// [`claim`]: JobQueue::claim
+/// [`fenced`]: JobQueue::fenced
 #[async_trait]
 pub trait JobQueue: Send + Sync + 'static {
     /// Claims the oldest claimable edit (queued and due, or processing with an expired
     /// lease), only from the fast lane when `fast_only`, or `None` when there is none.
     async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError>;
+
+    /// Runs `UPDATE edits SET {set}, updated_at = now WHERE id AND attempt match AND
+    /// status = 'processing'`; `set` numbers its placeholders `$1, $2, …` in the order
+    /// of `binds`. True when the row was changed.
+    async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError>;
+
     /// Extends the lease of a running claim.
-    async fn heartbeat(&self, job: &JobRef, lease: Duration) -> Result<bool, DbError>;
+    async fn heartbeat(&self, job: &JobRef, lease: Duration) -> Result<bool, DbError> {
+        let until = now_ms() + lease.as_millis() as i64;
+        self.fenced("lease_until = $1", job, vec![Bind::Int(until)])
+            .await
+    }
+
     /// Records progress (0.0–1.0, kept if lower than before) of a running claim, and
     /// the step it is on when given.
     async fn set_progress(
@@ -97,13 +125,45 @@ pub trait JobQueue: Send + Sync + 'static {
         job: &JobRef,
         progress: f64,
         step: Option<&Value>,
-    ) -> Result<bool, DbError>;
+    ) -> Result<bool, DbError> {
+        // The CASE keeps progress monotonic even if a caller reports out of order (and
+        // reads the same on both databases, unlike MAX/GREATEST).
+        let set = "progress = CASE WHEN COALESCE(progress, 0) > $1 THEN progress ELSE $1 END";
+        match step {
+            None => self.fenced(set, job, vec![Bind::Real(progress)]).await,
+            Some(step) => {
+                let step = step.to_string();
+                let binds = vec![Bind::Real(progress), Bind::Text(&step)];
+                self.fenced(&format!("{set}, step = $2"), job, binds).await
+            }
+        }
+    }
+
     /// Marks the edit `done` with its outputs' storage keys.
-    async fn complete(&self, job: &JobRef, outputs: &[String]) -> Result<bool, DbError>;
+    async fn complete(&self, job: &JobRef, outputs: &[String]) -> Result<bool, DbError> {
+        let outputs =
+            serde_json::to_string(outputs).map_err(|e| DbError::Corrupt(e.to_string()))?;
+        let set = "status = 'done', outputs = $1, progress = 1.0, step = NULL, lease_until = NULL";
+        self.fenced(set, job, vec![Bind::Text(&outputs)]).await
+    }
+
     /// Marks the edit `failed`.
-    async fn fail(&self, job: &JobRef, code: &str, detail: &str) -> Result<bool, DbError>;
+    async fn fail(&self, job: &JobRef, code: &str, detail: &str) -> Result<bool, DbError> {
+        let set = "status = 'failed', error_code = $1, error_detail = $2, step = NULL, lease_until = NULL";
+        self.fenced(set, job, vec![Bind::Text(code), Bind::Text(detail)])
+            .await
+    }
+
     /// Puts the edit back to `queued`, claimable again after `delay`.
-    async fn retry_later(&self, job: &JobRef, delay: Duration) -> Result<bool, DbError>;
+    async fn retry_later(&self, job: &JobRef, delay: Duration) -> Result<bool, DbError> {
+        let run_after = now_ms() + delay.as_millis() as i64;
+        let set = "status = 'queued', failures = failures + 1, run_after = $1, lease_until = NULL";
+        self.fenced(set, job, vec![Bind::Int(run_after)]).await
+    }
+
     /// Hands a claim back at once without counting a failure (a node shutting down).
-    async fn release(&self, job: &JobRef) -> Result<bool, DbError>;
+    async fn release(&self, job: &JobRef) -> Result<bool, DbError> {
+        let set = "status = 'queued', run_after = $1, lease_until = NULL";
+        self.fenced(set, job, vec![Bind::Int(now_ms())]).await
+    }
 }

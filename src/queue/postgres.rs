@@ -8,14 +8,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use serde_json::Value;
 use sqlx::postgres::PgListener;
 use sqlx::PgPool;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::sqlite::{now_ms, Bind};
-use super::{Claim, JobQueue, JobRef, StoredClaim};
+use super::{now_ms, Bind, Claim, JobQueue, JobRef, StoredClaim};
 use crate::db::DbError;
 
 /// The channel `Db::insert_edit` notifies on PostgreSQL.
@@ -28,33 +26,6 @@ pub struct PgQueue {
 impl PgQueue {
     pub fn new(pool: PgPool) -> Self {
         PgQueue { pool }
-    }
-
-    /// Runs a write fenced on `(id, attempt)` and a `processing` status. `set` numbers
-    /// its placeholders from `$1`, in the order of `binds`.
-    async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {
-        let n = binds.len();
-        let sql = format!(
-            "UPDATE edits SET {set}, updated_at = ${} WHERE id = ${} AND attempt = ${} AND status = 'processing'",
-            n + 1,
-            n + 2,
-            n + 3
-        );
-        let mut query = sqlx::query(&sql);
-        for bind in binds {
-            query = match bind {
-                Bind::Int(v) => query.bind(v),
-                Bind::Real(v) => query.bind(v),
-                Bind::Text(v) => query.bind(v),
-            };
-        }
-        let done = query
-            .bind(now_ms())
-            .bind(&job.id)
-            .bind(job.attempt as i64)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
     }
 }
 
@@ -82,71 +53,29 @@ impl JobQueue for PgQueue {
         row.map(Claim::try_from).transpose()
     }
 
-    async fn heartbeat(&self, job: &JobRef, lease: Duration) -> Result<bool, DbError> {
-        let until = now_ms() + lease.as_millis() as i64;
-        self.fenced("lease_until = $1", job, vec![Bind::Int(until)])
-            .await
-    }
-
-    async fn set_progress(
-        &self,
-        job: &JobRef,
-        progress: f64,
-        step: Option<&Value>,
-    ) -> Result<bool, DbError> {
-        // GREATEST keeps progress monotonic even if a caller reports out of order.
-        let set = "progress = GREATEST(COALESCE(progress, 0), $1)";
-        match step {
-            None => self.fenced(set, job, vec![Bind::Real(progress)]).await,
-            Some(step) => {
-                let step = step.to_string();
-                self.fenced(
-                    &format!("{set}, step = $2"),
-                    job,
-                    vec![Bind::Real(progress), Bind::Text(&step)],
-                )
-                .await
-            }
+    async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {
+        let n = binds.len();
+        let sql = format!(
+            "UPDATE edits SET {set}, updated_at = ${} WHERE id = ${} AND attempt = ${} AND status = 'processing'",
+            n + 1,
+            n + 2,
+            n + 3
+        );
+        let mut query = sqlx::query(&sql);
+        for bind in binds {
+            query = match bind {
+                Bind::Int(v) => query.bind(v),
+                Bind::Real(v) => query.bind(v),
+                Bind::Text(v) => query.bind(v),
+            };
         }
-    }
-
-    async fn complete(&self, job: &JobRef, outputs: &[String]) -> Result<bool, DbError> {
-        let outputs =
-            serde_json::to_string(outputs).map_err(|e| DbError::Corrupt(e.to_string()))?;
-        self.fenced(
-            "status = 'done', outputs = $1, progress = 1.0, step = NULL, lease_until = NULL",
-            job,
-            vec![Bind::Text(&outputs)],
-        )
-        .await
-    }
-
-    async fn fail(&self, job: &JobRef, code: &str, detail: &str) -> Result<bool, DbError> {
-        self.fenced(
-            "status = 'failed', error_code = $1, error_detail = $2, step = NULL, lease_until = NULL",
-            job,
-            vec![Bind::Text(code), Bind::Text(detail)],
-        )
-        .await
-    }
-
-    async fn retry_later(&self, job: &JobRef, delay: Duration) -> Result<bool, DbError> {
-        let run_after = now_ms() + delay.as_millis() as i64;
-        self.fenced(
-            "status = 'queued', failures = failures + 1, run_after = $1, lease_until = NULL",
-            job,
-            vec![Bind::Int(run_after)],
-        )
-        .await
-    }
-
-    async fn release(&self, job: &JobRef) -> Result<bool, DbError> {
-        self.fenced(
-            "status = 'queued', run_after = $1, lease_until = NULL",
-            job,
-            vec![Bind::Int(now_ms())],
-        )
-        .await
+        let done = query
+            .bind(now_ms())
+            .bind(&job.id)
+            .bind(job.attempt as i64)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
     }
 }
 
