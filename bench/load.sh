@@ -18,7 +18,7 @@ bin=./target/release/mediaedit
 python3 - "$work/small.png" <<'PY'
 import struct, sys, zlib
 w, h = 64, 48
-raw = b"".join(b"\0" + bytes((x * 4 % 256, y * 5 % 256, 128) for x in range(w)) for y in range(h))
+raw = b"".join(b"\0" + bytes(v for x in range(w) for v in (x * 4 % 256, y * 5 % 256, 128)) for y in range(h))
 def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
 open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 PY
