@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scale-out benchmark on this machine: one node versus three nodes on one PostgreSQL
-# and one S3 bucket (s3s-fs), in the same run, with a mixed image workload.
+# and one S3 bucket (s3s-fs), in the same run, with a mixed image/video workload.
 #
 # For each topology:
 #   1. throughput: a burst of BURST edits posted round-robin over the nodes; edits per
@@ -59,6 +59,8 @@ export AWS_ENDPOINT="http://127.0.0.1:$s3_port" AWS_REGION=us-east-1 AWS_ACCESS_
 mkdir -p "$work/src"
 ffmpeg -v error -f lavfi -i testsrc2=size=1600x1200 -frames:v 1 "$work/src/big.jpg"
 ffmpeg -v error -f lavfi -i testsrc2=size=800x600 -frames:v 1 "$work/src/mid.png"
+ffmpeg -v error -f lavfi -i testsrc2=size=320x240:rate=25:duration=2 -f lavfi -i sine=duration=2 \
+  -c:v libx264 -preset veryfast -pix_fmt yuv420p -c:a aac -shortest "$work/src/clip.mp4"
 src_port=$(free_port)
 python3 -m http.server "$src_port" --bind 127.0.0.1 --directory "$work/src" >/dev/null 2>&1 &
 until curl -sf "http://127.0.0.1:$src_port/mid.png" -o /dev/null; do sleep 0.1; done
@@ -88,12 +90,14 @@ import concurrent.futures, datetime, glob, json, re, sys, time, urllib.request
 name, token, src_port, burst, rate, secs, work, *bases = sys.argv[1:]
 burst, rate, secs = int(burst), float(rate), float(secs)
 src = f"http://127.0.0.1:{src_port}"
-# The mixed image workload, in rotation.
+# The mixed image/video workload, in rotation: four image edits, two video edits.
 bodies = [
     {"assets": [{"type": "image", "src": f"{src}/big.jpg"}], "commands": ["resize-image"], "options": {"scale": 0.5}},
     {"assets": [{"type": "image", "src": f"{src}/mid.png"}], "commands": ["image-to-webp"]},
     {"assets": [{"type": "image", "src": f"{src}/big.jpg"}], "commands": ["resize-image"], "options": {"scale": 0.25, "format": "webp"}},
     {"assets": [{"type": "image", "src": f"{src}/mid.png"}], "commands": ["resize-image"], "options": {"scale": 2, "format": "jpeg"}},
+    {"assets": [{"type": "image", "src": f"{src}/mid.png"}], "commands": ["image-to-video"], "options": {"duration": 1, "fps": 10}},
+    {"assets": [{"type": "video", "src": f"{src}/clip.mp4"}], "commands": ["video-to-gif"]},
 ]
 def post(i):
     req = urllib.request.Request(f"{bases[i % len(bases)]}/v1/edits", data=json.dumps(bodies[i % len(bodies)]).encode(),
