@@ -12,7 +12,6 @@
 #[cfg(test)]
 mod tests;
 
-use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -160,56 +159,6 @@ pub async fn shared_signing_key(db: &Db, legacy_dir: Option<&Path>) -> anyhow::R
         "the stored signing key has {} bytes, fewer than {SIGNING_KEY_LEN}",
         key.len()
     );
-    Ok(key)
-}
-
-/// Reads the download-signing key from `<data_dir>/signing.key`, creating it with 32
-/// random bytes and mode 0600 on first start (and `data_dir` if missing).
-///
-/// The key is written to a private temp file and hard-linked into place, which fails
-/// if the key already exists: two processes starting at once agree on one key, and no
-/// process ever reads a half-written one. An existing key shorter than 32 bytes is an
-/// `InvalidData` error rather than a weak key.
-pub fn load_or_create_signing_key(data_dir: &Path) -> std::io::Result<Vec<u8>> {
-    std::fs::create_dir_all(data_dir)?;
-    let path = data_dir.join(SIGNING_KEY_FILE);
-    if !path.exists() {
-        let mut key = vec![0u8; SIGNING_KEY_LEN];
-        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut key);
-        let tmp = data_dir.join(format!(
-            "{SIGNING_KEY_FILE}.{}.{:016x}.tmp",
-            std::process::id(),
-            rand::random::<u64>()
-        ));
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let written = options.open(&tmp).and_then(|mut file| {
-            file.write_all(&key)?;
-            file.sync_all()
-        });
-        let linked = written.and_then(|()| std::fs::hard_link(&tmp, &path));
-        // The temp name has served its purpose either way; a leftover is harmless.
-        let _ = std::fs::remove_file(&tmp);
-        match linked {
-            Ok(()) => return Ok(key),
-            // Another process won the race: use its key.
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        }
-    }
-    let key = std::fs::read(&path)?;
-    if key.len() < SIGNING_KEY_LEN {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidData,
-            format!(
-                "{} holds {} bytes, fewer than the {SIGNING_KEY_LEN} a signing key needs",
-                path.display(),
-                key.len()
-            ),
-        ));
-    }
     Ok(key)
 }
 

@@ -256,58 +256,6 @@ async fn uploading_a_missing_local_file_is_an_io_error() {
 }
 
 #[test]
-fn the_signing_key_is_created_once_and_reused() {
-    let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().join("data");
-    let first = load_or_create_signing_key(&data).unwrap();
-    assert_eq!(first.len(), 32);
-    let second = load_or_create_signing_key(&data).unwrap();
-    assert_eq!(first, second);
-    assert_eq!(std::fs::read(data.join("signing.key")).unwrap(), first);
-    let leftovers: Vec<_> = std::fs::read_dir(&data)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert_eq!(leftovers, ["signing.key"], "no temp files left behind");
-
-    let elsewhere = tempfile::tempdir().unwrap();
-    assert_ne!(load_or_create_signing_key(elsewhere.path()).unwrap(), first);
-}
-
-#[cfg(unix)]
-#[test]
-fn the_signing_key_file_is_private_to_its_owner() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    load_or_create_signing_key(dir.path()).unwrap();
-    let mode = std::fs::metadata(dir.path().join("signing.key"))
-        .unwrap()
-        .permissions()
-        .mode();
-    assert_eq!(mode & 0o777, 0o600);
-}
-
-#[test]
-fn a_truncated_signing_key_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("signing.key"), b"short").unwrap();
-    let err = load_or_create_signing_key(dir.path()).unwrap_err();
-    assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
-}
-
-#[test]
-fn concurrent_first_starts_agree_on_one_key() {
-    let dir = tempfile::tempdir().unwrap();
-    let keys: Vec<Vec<u8>> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..8)
-            .map(|_| s.spawn(|| load_or_create_signing_key(dir.path()).unwrap()))
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap()).collect()
-    });
-    assert!(keys.windows(2).all(|w| w[0] == w[1]));
-}
-
-#[test]
 fn debug_output_hides_the_signing_key() {
     let shown = format!("{:?}", storage());
     assert!(!shown.contains("42"), "{shown}");
