@@ -75,6 +75,30 @@ impl Server {
         panic!("the server did not become healthy");
     }
 
+    /// `POST /v1/edits` as `token`; returns the response.
+    pub async fn post_edit(&self, token: &str, body: &serde_json::Value) -> reqwest::Response {
+        reqwest::Client::new()
+            .post(format!("{}/v1/edits", self.base))
+            .bearer_auth(token)
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// `GET /v1/edits/{id}` as `token`; returns the document.
+    pub async fn read_edit(&self, token: &str, id: &str) -> serde_json::Value {
+        reqwest::Client::new()
+            .get(format!("{}/v1/edits/{id}", self.base))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
     /// Sends a signal (`-KILL`, `-TERM`) and waits for the process to end.
     pub fn signal_and_wait(&mut self, signal: &str) -> std::process::ExitStatus {
         Command::new("kill")

@@ -34,18 +34,12 @@ async fn token_create_prints_a_token_and_serve_accepts_it() {
 
     let fixtures_server = FixtureServer::start().await;
     let src = fixtures_server.add("a.png", fixtures::png(30, 20));
-    let client = reqwest::Client::new();
-    let created = client
-        .post(format!("{base}/v1/edits"))
-        .bearer_auth(&token)
-        .json(&edit(
-            &src,
-            &["resize-image"],
-            Some(serde_json::json!({ "scale": 2 })),
-        ))
-        .send()
-        .await
-        .unwrap();
+    let body = edit(
+        &src,
+        &["resize-image"],
+        Some(serde_json::json!({ "scale": 2 })),
+    );
+    let created = server.post_edit(&token, &body).await;
     assert_eq!(created.status(), 201);
     let doc: Value = created.json().await.unwrap();
     assert_eq!(
@@ -56,15 +50,7 @@ async fn token_create_prints_a_token_and_serve_accepts_it() {
 
     let deadline = Instant::now() + Duration::from_secs(30);
     let done = loop {
-        let doc: Value = client
-            .get(format!("{base}/v1/edits/{id}"))
-            .bearer_auth(&again)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc = server.read_edit(&again, id).await;
         if doc["attributes"]["status"] == "done" {
             break doc;
         }

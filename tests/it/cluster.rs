@@ -248,15 +248,7 @@ async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
     // Every output downloads from either surviving node, whichever signed the URL.
     for (n, (id, outputs)) in expected.iter().enumerate() {
         let reader = &nodes[n % 2];
-        let doc: Value = client
-            .get(format!("{}/v1/edits/{id}", reader.base))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc = reader.read_edit(&token, id).await;
         assert_eq!(doc["attributes"]["status"], "done", "{doc}");
         let links = doc["attributes"]["downloadUrls"].as_array().unwrap();
         assert_eq!(links.len(), *outputs, "{doc}");

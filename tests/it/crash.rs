@@ -10,18 +10,6 @@ use crate::binary::{token_create, Server};
 use crate::fixtures;
 use crate::helpers::*;
 
-async fn read(client: &reqwest::Client, server: &Server, token: &str, id: &str) -> Value {
-    client
-        .get(format!("{}/v1/edits/{id}", server.base))
-        .bearer_auth(token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
-
 #[tokio::test]
 async fn an_edit_interrupted_by_kill_9_is_finished_once_after_restart() {
     let data = tempfile::TempDir::new().unwrap();
@@ -33,24 +21,15 @@ async fn an_edit_interrupted_by_kill_9_is_finished_once_after_restart() {
     fixtures_server.add("a.png", fixtures::png(64, 32));
     // The source takes 1.5 s to answer, so the edit is surely mid-work when killed.
     let src = fixtures_server.slow_url("a.png", 1500);
-    let client = reqwest::Client::new();
-    let created: Value = client
-        .post(format!("{}/v1/edits", server.base))
-        .bearer_auth(&token)
-        .json(&edit(
-            &src,
-            &["resize-image"],
-            Some(serde_json::json!({ "scale": 2 })),
-        ))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let body = edit(
+        &src,
+        &["resize-image"],
+        Some(serde_json::json!({ "scale": 2 })),
+    );
+    let created: Value = server.post_edit(&token, &body).await.json().await.unwrap();
     let id = created["id"].as_str().unwrap().to_string();
     let deadline = Instant::now() + Duration::from_secs(10);
-    while read(&client, &server, &token, &id).await["attributes"]["status"] != "processing" {
+    while server.read_edit(&token, &id).await["attributes"]["status"] != "processing" {
         assert!(Instant::now() < deadline, "never started processing");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -59,7 +38,7 @@ async fn an_edit_interrupted_by_kill_9_is_finished_once_after_restart() {
     let server = Server::start(data.path(), &env, Stdio::null()).await;
     let deadline = Instant::now() + Duration::from_secs(30);
     let doc = loop {
-        let doc = read(&client, &server, &token, &id).await;
+        let doc = server.read_edit(&token, &id).await;
         match doc["attributes"]["status"].as_str().unwrap() {
             "done" => break doc,
             "failed" => panic!("failed after restart: {doc}"),
