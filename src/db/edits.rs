@@ -1,6 +1,6 @@
 //! Edit rows: inserted by the API, read by the API, advanced by the queue.
 
-use super::{Db, DbError};
+use super::{with_pool, Db, DbError};
 use serde_json::Value;
 
 /// Processing status of an edit (decisions.md §3).
@@ -186,26 +186,15 @@ impl Db {
 
     /// The edit `id` if it belongs to `org_id`; another organization's edit is `None`.
     pub async fn get_edit(&self, org_id: &str, id: &str) -> Result<Option<EditRow>, DbError> {
-        let row: Option<StoredEdit> = match self {
-            Db::Sqlite(pool) => {
-                sqlx::query_as(&format!(
-                    "SELECT {EDIT_COLUMNS} FROM edits WHERE id = ? AND org_id = ?"
-                ))
-                .bind(id)
-                .bind(org_id)
-                .fetch_optional(pool)
-                .await?
-            }
-            Db::Postgres(pool) => {
-                sqlx::query_as(&format!(
-                    "SELECT {EDIT_COLUMNS} FROM edits WHERE id = $1 AND org_id = $2"
-                ))
-                .bind(id)
-                .bind(org_id)
-                .fetch_optional(pool)
-                .await?
-            }
-        };
+        let row: Option<StoredEdit> = with_pool!(self, |pool, sql| {
+            sqlx::query_as(&sql(&format!(
+                "SELECT {EDIT_COLUMNS} FROM edits WHERE id = $1 AND org_id = $2"
+            )))
+            .bind(id)
+            .bind(org_id)
+            .fetch_optional(pool)
+            .await?
+        });
         row.map(EditRow::try_from).transpose()
     }
 }

@@ -20,6 +20,26 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{PgPool, SqlitePool};
 
+/// Runs one body against whichever pool a [`Db`] holds, for statements that read the
+/// same on both databases. In the body, `$pool` is the pool and `$sql("…")` turns SQL
+/// written with PostgreSQL's `$1, $2, …` placeholders into the pool's own dialect
+/// (SQLite reads `?1, ?2, …`). A macro, because the two pools' query types differ.
+macro_rules! with_pool {
+    ($db:expr, |$pool:ident, $sql:ident| $body:expr) => {
+        match $db {
+            Db::Sqlite($pool) => {
+                let $sql = |text: &str| text.replace('$', "?");
+                $body
+            }
+            Db::Postgres($pool) => {
+                let $sql = |text: &str| text.to_string();
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_pool;
+
 /// Why a database operation failed. Always an internal error to clients.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {

@@ -4,7 +4,7 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
-use super::{unix_ms, Db, DbError};
+use super::{unix_ms, with_pool, Db, DbError};
 
 /// SHA-256 of a token, hex encoded: the only form in which tokens are stored.
 pub fn hash_token(token: &str) -> String {
@@ -25,66 +25,37 @@ impl Db {
     pub async fn create_token(&self, org: &str, token: &str) -> Result<(), DbError> {
         let now = unix_ms(SystemTime::now());
         let hash = hash_token(token);
-        match self {
-            Db::Sqlite(pool) => {
-                let mut tx = pool.begin().await?;
-                sqlx::query(
-                    "INSERT INTO organizations (id, created_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-                )
-                .bind(org)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "INSERT INTO api_tokens (token_hash, org_id, created_at) VALUES (?, ?, ?)",
-                )
-                .bind(hash)
-                .bind(org)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                tx.commit().await?;
-            }
-            Db::Postgres(pool) => {
-                let mut tx = pool.begin().await?;
-                sqlx::query(
-                    "INSERT INTO organizations (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
-                )
-                .bind(org)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                sqlx::query(
-                    "INSERT INTO api_tokens (token_hash, org_id, created_at) VALUES ($1, $2, $3)",
-                )
-                .bind(hash)
-                .bind(org)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?;
-                tx.commit().await?;
-            }
-        }
+        with_pool!(self, |pool, sql| {
+            let mut tx = pool.begin().await?;
+            sqlx::query(&sql(
+                "INSERT INTO organizations (id, created_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING",
+            ))
+            .bind(org)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(&sql(
+                "INSERT INTO api_tokens (token_hash, org_id, created_at) VALUES ($1, $2, $3)",
+            ))
+            .bind(&hash)
+            .bind(org)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            tx.commit().await?;
+        });
         Ok(())
     }
 
     /// The organization a token belongs to, if the token is known.
     pub async fn org_for_token(&self, token: &str) -> Result<Option<String>, DbError> {
         let hash = hash_token(token);
-        let org = match self {
-            Db::Sqlite(pool) => {
-                sqlx::query_scalar("SELECT org_id FROM api_tokens WHERE token_hash = ?")
-                    .bind(hash)
-                    .fetch_optional(pool)
-                    .await?
-            }
-            Db::Postgres(pool) => {
-                sqlx::query_scalar("SELECT org_id FROM api_tokens WHERE token_hash = $1")
-                    .bind(hash)
-                    .fetch_optional(pool)
-                    .await?
-            }
-        };
+        let org = with_pool!(self, |pool, sql| {
+            sqlx::query_scalar(&sql("SELECT org_id FROM api_tokens WHERE token_hash = $1"))
+                .bind(&hash)
+                .fetch_optional(pool)
+                .await?
+        });
         Ok(org)
     }
 }

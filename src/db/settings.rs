@@ -1,40 +1,25 @@
 //! Settings every node of an installation shares (one `settings` row each).
 
-use super::{Db, DbError};
+use super::{with_pool, Db, DbError};
 
 impl Db {
     /// The value of setting `name`, storing `initial` first if the setting does not
     /// exist yet. Nodes starting at once each offer their own `initial`; the first
     /// insert wins (`ON CONFLICT DO NOTHING`) and every node reads back that one value.
     pub async fn setting_or_insert(&self, name: &str, initial: &str) -> Result<String, DbError> {
-        let value = match self {
-            Db::Sqlite(pool) => {
-                sqlx::query(
-                    "INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                )
+        let value = with_pool!(self, |pool, sql| {
+            sqlx::query(&sql(
+                "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+            ))
+            .bind(name)
+            .bind(initial)
+            .execute(pool)
+            .await?;
+            sqlx::query_scalar(&sql("SELECT value FROM settings WHERE name = $1"))
                 .bind(name)
-                .bind(initial)
-                .execute(pool)
-                .await?;
-                sqlx::query_scalar("SELECT value FROM settings WHERE name = ?")
-                    .bind(name)
-                    .fetch_one(pool)
-                    .await?
-            }
-            Db::Postgres(pool) => {
-                sqlx::query(
-                    "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-                )
-                .bind(name)
-                .bind(initial)
-                .execute(pool)
-                .await?;
-                sqlx::query_scalar("SELECT value FROM settings WHERE name = $1")
-                    .bind(name)
-                    .fetch_one(pool)
-                    .await?
-            }
-        };
+                .fetch_one(pool)
+                .await?
+        });
         Ok(value)
     }
 }

@@ -86,6 +86,41 @@ pub enum Bind<'a> {
     Text(&'a str),
 }
 
+/// The fenced `UPDATE` of [`JobQueue::fenced`], with `$1, $2, …` placeholders: `set`
+/// uses the first `binds`, then come `updated_at`, `id` and `attempt`.
+fn fenced_sql(set: &str, binds: usize) -> String {
+    format!(
+        "UPDATE edits SET {set}, updated_at = ${} WHERE id = ${} AND attempt = ${} AND status = 'processing'",
+        binds + 1,
+        binds + 2,
+        binds + 3
+    )
+}
+
+/// Runs a fenced `UPDATE` (from [`fenced_sql`]) on `$pool` with `$binds` and the
+/// claim `$job`; a macro because the two databases' query types differ. Evaluates to
+/// `Ok(true)` when the row was changed.
+macro_rules! run_fenced {
+    ($pool:expr, $sql:expr, $binds:expr, $job:expr) => {{
+        let mut query = sqlx::query($sql);
+        for bind in $binds {
+            query = match bind {
+                Bind::Int(v) => query.bind(v),
+                Bind::Real(v) => query.bind(v),
+                Bind::Text(v) => query.bind(v),
+            };
+        }
+        let done = query
+            .bind(now_ms())
+            .bind(&$job.id)
+            .bind($job.attempt as i64)
+            .execute($pool)
+            .await?;
+        Ok(done.rows_affected() == 1)
+    }};
+}
+use run_fenced;
+
 /// Milliseconds since the Unix epoch, now.
 pub(crate) fn now_ms() -> i64 {
     crate::db::unix_ms(std::time::SystemTime::now())

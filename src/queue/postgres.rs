@@ -13,7 +13,7 @@ use sqlx::PgPool;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::{now_ms, Bind, Claim, JobQueue, JobRef, StoredClaim};
+use super::{fenced_sql, now_ms, run_fenced, Bind, Claim, JobQueue, JobRef, StoredClaim};
 use crate::db::DbError;
 
 /// The channel `Db::insert_edit` notifies on PostgreSQL.
@@ -54,28 +54,8 @@ impl JobQueue for PgQueue {
     }
 
     async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {
-        let n = binds.len();
-        let sql = format!(
-            "UPDATE edits SET {set}, updated_at = ${} WHERE id = ${} AND attempt = ${} AND status = 'processing'",
-            n + 1,
-            n + 2,
-            n + 3
-        );
-        let mut query = sqlx::query(&sql);
-        for bind in binds {
-            query = match bind {
-                Bind::Int(v) => query.bind(v),
-                Bind::Real(v) => query.bind(v),
-                Bind::Text(v) => query.bind(v),
-            };
-        }
-        let done = query
-            .bind(now_ms())
-            .bind(&job.id)
-            .bind(job.attempt as i64)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
+        let sql = fenced_sql(set, binds.len());
+        run_fenced!(&self.pool, &sql, binds, job)
     }
 }
 

@@ -6,7 +6,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sqlx::SqlitePool;
 
-use super::{now_ms, Bind, Claim, JobQueue, JobRef, StoredClaim};
+use super::{fenced_sql, now_ms, run_fenced, Bind, Claim, JobQueue, JobRef, StoredClaim};
 use crate::db::DbError;
 
 pub struct SqliteQueue {
@@ -44,28 +44,7 @@ impl JobQueue for SqliteQueue {
 
     async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {
         // SQLite reads `?NNN` where PostgreSQL reads `$NNN`.
-        let n = binds.len();
-        let sql = format!(
-            "UPDATE edits SET {}, updated_at = ?{} WHERE id = ?{} AND attempt = ?{} AND status = 'processing'",
-            set.replace('$', "?"),
-            n + 1,
-            n + 2,
-            n + 3
-        );
-        let mut query = sqlx::query(&sql);
-        for bind in binds {
-            query = match bind {
-                Bind::Int(v) => query.bind(v),
-                Bind::Real(v) => query.bind(v),
-                Bind::Text(v) => query.bind(v),
-            };
-        }
-        let done = query
-            .bind(now_ms())
-            .bind(&job.id)
-            .bind(job.attempt as i64)
-            .execute(&self.pool)
-            .await?;
-        Ok(done.rows_affected() == 1)
+        let sql = fenced_sql(set, binds.len()).replace('$', "?");
+        run_fenced!(&self.pool, &sql, binds, job)
     }
 }
