@@ -52,6 +52,25 @@ fn mp4(size: &str, rate: u32, secs: f64, audio: bool) -> Vec<u8> {
     clip(size, rate, secs, audio, "mp4")
 }
 
+/// A 99×61 clip at 10 fps lasting `secs`: 4:4:4 is the only way x264 writes odd sizes.
+fn odd_size_mp4(secs: f64) -> Vec<u8> {
+    let source = format!("testsrc2=size=99x61:rate=10:duration={secs}");
+    let args = [
+        "-f",
+        "lavfi",
+        "-i",
+        &source,
+        "-c:v",
+        "libx264",
+        "-preset",
+        "ultrafast",
+    ];
+    ffmpeg(
+        &[&args[..], &["-pix_fmt", "yuv444p", "-f", "mp4"]].concat(),
+        "odd.mp4",
+    )
+}
+
 /// Writes `bytes` to a temp file and hands its path to `f`.
 fn with_file<T>(bytes: &[u8], f: impl FnOnce(&Path) -> T) -> T {
     let dir = tempfile::tempdir().unwrap();
@@ -149,26 +168,7 @@ async fn video_to_ogg_gives_theora_and_vorbis_from_mov_and_odd_sizes() {
     assert_eq!(audio_codec(probe).as_deref(), Some("vorbis"));
 
     // 4:4:4 is the only way x264 writes odd sizes.
-    let odd = app.fixtures.add(
-        "odd.mp4",
-        ffmpeg(
-            &[
-                "-f",
-                "lavfi",
-                "-i",
-                "testsrc2=size=99x61:rate=10:duration=1",
-                "-c:v",
-                "libx264",
-                "-preset",
-                "ultrafast",
-                "-pix_fmt",
-                "yuv444p",
-                "-f",
-                "mp4",
-            ],
-            "odd.mp4",
-        ),
-    );
+    let odd = app.fixtures.add("odd.mp4", odd_size_mp4(1.0));
     let out = run_and_probe(&app, &odd, &["video-to-ogg"], None).await;
     let video = video_stream(&out[0].1);
     assert_eq!(video["codec_name"], "theora");
@@ -333,26 +333,7 @@ async fn rotation_odd_sizes_and_variable_frame_rates_are_handled() {
     }
 
     // Odd sizes become even for H.264.
-    let odd = app.fixtures.add(
-        "odd.mp4",
-        ffmpeg(
-            &[
-                "-f",
-                "lavfi",
-                "-i",
-                "testsrc2=size=99x61:rate=10:duration=0.5",
-                "-c:v",
-                "libx264",
-                "-preset",
-                "ultrafast",
-                "-pix_fmt",
-                "yuv444p",
-                "-f",
-                "mp4",
-            ],
-            "odd.mp4",
-        ),
-    );
+    let odd = app.fixtures.add("odd.mp4", odd_size_mp4(0.5));
     let out = run_and_probe(&app, &odd, &["modify-video-speed"], None).await;
     let video = video_stream(&out[0].1);
     assert_eq!(dims(video), (98, 60));
