@@ -170,15 +170,20 @@ fn a_public_url_with_a_path_prefix_keeps_it() {
     );
 }
 
-#[tokio::test]
-async fn put_file_then_get_returns_the_same_bytes() {
-    let dir = tempfile::tempdir().unwrap();
-    let storage = Storage::new(
-        local(&dir.path().join("files")).unwrap(),
+/// Storage on the local filesystem under `dir/files`.
+fn local_storage(dir: &std::path::Path) -> Storage {
+    Storage::new(
+        local(&dir.join("files")).unwrap(),
         vec![1; 32],
         Url::parse("http://localhost:8080").unwrap(),
         Duration::from_secs(60),
-    );
+    )
+}
+
+#[tokio::test]
+async fn put_file_then_get_returns_the_same_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = local_storage(dir.path());
     let src = dir.path().join("out.webp");
     let bytes: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
     std::fs::write(&src, &bytes).unwrap();
@@ -193,12 +198,7 @@ async fn put_file_then_get_returns_the_same_bytes() {
 #[tokio::test]
 async fn a_file_larger_than_one_part_goes_up_in_parts_intact() {
     let dir = tempfile::tempdir().unwrap();
-    let storage = Storage::new(
-        local(&dir.path().join("files")).unwrap(),
-        vec![1; 32],
-        Url::parse("http://localhost:8080").unwrap(),
-        Duration::from_secs(60),
-    );
+    let storage = local_storage(dir.path());
     let src = dir.path().join("big.mp4");
     let len = 2 * PART_SIZE + 12_345;
     let bytes: Vec<u8> = (0..len).map(|i| (i % 253) as u8).collect();

@@ -52,6 +52,11 @@ fn mp4(size: &str, rate: u32, secs: f64, audio: bool) -> Vec<u8> {
     clip(size, rate, secs, audio, "mp4")
 }
 
+/// An animated GIF of the lavfi `source`.
+fn lavfi_gif(source: &str, name: &str) -> Vec<u8> {
+    ffmpeg(&["-f", "lavfi", "-i", source, "-f", "gif"], name)
+}
+
 /// A 99×61 clip at 10 fps lasting `secs`: 4:4:4 is the only way x264 writes odd sizes.
 fn odd_size_mp4(secs: f64) -> Vec<u8> {
     let source = format!("testsrc2=size=99x61:rate=10:duration={secs}");
@@ -616,31 +621,11 @@ async fn video_limits_fail_with_their_own_code_before_processing() {
         assert!(text.starts_with("Asset 0, command 0"), "{text}");
     }
     // A GIF is held to the same limits.
-    let gif = ffmpeg(
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=128x96:rate=10:duration=0.2",
-            "-f",
-            "gif",
-        ],
-        "big.gif",
-    );
+    let gif = lavfi_gif("testsrc2=size=128x96:rate=10:duration=0.2", "big.gif");
     let src = app.fixtures.add("big.gif", gif);
     let error = app.run_failed(edit(&src, &["gif-to-video"], None)).await;
     assert_eq!(error["code"], "video_too_large", "{error}");
-    let gif = ffmpeg(
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=32x32:rate=50:duration=0.8",
-            "-f",
-            "gif",
-        ],
-        "many.gif",
-    );
+    let gif = lavfi_gif("testsrc2=size=32x32:rate=50:duration=0.8", "many.gif");
     let src = app.fixtures.add("many.gif", gif);
     let error = app.run_failed(edit(&src, &["gif-to-video"], None)).await;
     assert_eq!(error["code"], "too_many_frames", "{error}");
