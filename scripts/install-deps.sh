@@ -20,6 +20,9 @@ command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 command -v nasm >/dev/null 2>&1 || missing+=(nasm)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 if $with_test_tools; then
+  # The corpus test's reference decoder (Pillow) runs in a virtual environment.
+  command -v python3 >/dev/null 2>&1 || missing+=(python3)
+  python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
   # Debian keeps initdb and pg_ctl in /usr/lib/postgresql/<version>/bin, off PATH.
   if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     missing+=(postgresql)

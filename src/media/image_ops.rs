@@ -146,7 +146,7 @@ pub(crate) fn resize(
             &mut resized,
             &ResizeOptions::new().resize_alg(ResizeAlg::Convolution(filter)),
         )
-        .map_err(|e| MediaError::InvalidMedia(format!("resizing failed: {e}")))?;
+        .map_err(|e| not_encoded("resized", e))?;
     Ok(resized)
 }
 
@@ -194,7 +194,7 @@ fn encode_jpeg(image: &RgbImage) -> Result<Vec<u8>, MediaError> {
     };
     compressor
         .compress_to_vec(pixels)
-        .map_err(|e| MediaError::InvalidMedia(format!("JPEG encoding failed: {e}")))
+        .map_err(|e| not_encoded("encoded as JPEG", e))
 }
 
 /// PNG with fast deflate: on photographic content the best level costs several times
@@ -215,7 +215,7 @@ fn encode_png(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
     };
     PngEncoder::new_with_quality(&mut out, CompressionType::Fast, PngFilter::Adaptive)
         .write_image(bytes, image.width(), image.height(), color)
-        .map_err(|e| MediaError::InvalidMedia(format!("PNG encoding failed: {e}")))?;
+        .map_err(|e| not_encoded("encoded as PNG", e))?;
     Ok(out)
 }
 
@@ -233,7 +233,7 @@ fn encode_webp(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
     };
     let memory = encoder
         .encode_simple(false, WEBP_QUALITY)
-        .map_err(|e| MediaError::InvalidMedia(format!("WebP encoding failed: {e:?}")))?;
+        .map_err(|e| not_encoded("encoded as WebP", format!("{e:?}")))?;
     Ok(memory.to_vec())
 }
 
@@ -256,6 +256,13 @@ pub(crate) fn write_output(
         return Err(e.into());
     }
     Ok(MediaFile { path, format })
+}
+
+/// An encoder's or resizer's refusal: its own message goes to the log (libwebp's is
+/// debug output), the client gets a sentence.
+fn not_encoded(what: &str, error: impl std::fmt::Display) -> MediaError {
+    tracing::warn!(%error, "the picture could not be {what}");
+    MediaError::InvalidMedia(format!("the decoded picture could not be {what}"))
 }
 
 #[cfg(test)]

@@ -14,8 +14,12 @@
 //! - `transcode`: the video commands, their limits and recipes.
 
 mod decode;
+mod exif;
 mod format;
+mod gif;
+mod gif_to_video;
 mod image_ops;
+mod jpeg;
 mod probe;
 mod process;
 mod progress;
@@ -309,9 +313,13 @@ impl Media {
 
     /// `gif-to-video`: an H.264 `yuv420p` MP4 (`+faststart`) of an animated GIF.
     ///
-    /// Each frame keeps its own delay (variable frame rate), transparency is flattened
-    /// onto white, the size is the GIF's rounded down to even (scaled down to fit
-    /// 3840x2160 like image-to-video). The errors of every video command:
+    /// One video frame per GIF frame, each for its own delay, the last one included
+    /// (delays under 20 ms count as 100 ms, as in browsers), so the video lasts the sum
+    /// of the delays. Frames without a colour table are drawn in opaque black, as
+    /// browsers draw them. Transparency is flattened onto white; the size is the GIF's
+    /// screen rounded down to even (scaled down to fit 3840x2160 like image-to-video);
+    /// the pixel limit applies to the screen and every frame's extent. The errors of
+    /// every video command:
     /// `UnsupportedInputFormat` for another format; `InvalidMedia` when it cannot be
     /// read; `VideoTooLarge`, `VideoTooLong`, `TooManyFrames` past the limits (checked
     /// before processing); `ProcessFailed`, `Timeout`, `ToolMissing` from ffmpeg.
@@ -321,7 +329,7 @@ impl Media {
         out_dir: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<MediaFile, MediaError> {
-        transcode::gif_to_video(self, input, out_dir, progress).await
+        gif_to_video::gif_to_video(self, input, out_dir, progress).await
     }
 
     /// `modify-video-speed`: an H.264 + AAC MP4 lasting the source's duration / `speed`.

@@ -14,13 +14,20 @@ use std::path::{Path, PathBuf};
 
 use super::probe::{self, demuxer, file_url, Probe};
 use super::progress::{ProgressFn, ProgressParser};
-use super::video::{video_size, FrameRate, BT709_TAGS};
+use super::video::FrameRate;
 use super::{output_path, Media, MediaError, MediaFile, MediaFormat};
 
 /// x264 settings shared by the MP4 outputs: `veryfast` at CRF 23 (see docs/API.md).
-const X264: [&str; 6] = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23"];
+pub(crate) const X264: [&str; 6] = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23"];
 /// H.264 in yuv420p needs even sides; 2 is the smallest.
 const EVEN_SIZE: &str = "scale='max(2,trunc(iw/2)*2)':'max(2,trunc(ih/2)*2)'";
+/// Square pixels at the display aspect: a source with non-square pixels (a sample
+/// aspect ratio, after ffmpeg's rotation) is stretched along the side that grows, so
+/// no detail is lost, and marked square. A no-op for square pixels. Every video output
+/// starts with it: GIF and WebP have no way to carry a sample aspect ratio, and players
+/// of the others honour it unevenly.
+pub(crate) const SQUARE_PIXELS: &str =
+    "scale='if(gte(sar,1),round(iw*sar),iw)':'if(gte(sar,1),ih,round(ih/sar))',setsar=1";
 /// GIF output: frames per second at most, and the longest side at most.
 pub(crate) const GIF_MAX_FPS: f64 = 15.0;
 pub(crate) const GIF_MAX_SIDE: u32 = 480;
@@ -130,9 +137,6 @@ pub(crate) async fn inspect(
         )),
         other => other,
     };
-    if input.format == MediaFormat::Gif {
-        check_gif_screen(&input.path, &media.limits()).await?;
-    }
     let probe = probe::run(media, &input.path, input.format, false)
         .await
         .map_err(unreadable)?;
@@ -149,29 +153,9 @@ pub(crate) async fn inspect(
     Ok(info)
 }
 
-/// Checks a GIF's logical screen size (bytes 6–9 of its header) against the pixel
-/// limit before anything decodes it: ffprobe reports 0×0 for sizes its decoder refuses.
-async fn check_gif_screen(path: &Path, limits: &VideoLimits) -> Result<(), MediaError> {
-    let mut head = [0u8; 10];
-    let mut file = tokio::fs::File::open(path).await?;
-    tokio::io::AsyncReadExt::read_exact(&mut file, &mut head)
-        .await
-        .map_err(|_| MediaError::InvalidMedia("the GIF header is truncated".into()))?;
-    let width = u32::from(u16::from_le_bytes([head[6], head[7]]));
-    let height = u32::from(u16::from_le_bytes([head[8], head[9]]));
-    if u64::from(width) * u64::from(height) > limits.max_pixels {
-        return Err(MediaError::VideoTooLarge {
-            width,
-            height,
-            limit: limits.max_pixels,
-        });
-    }
-    Ok(())
-}
-
 /// The head of every ffmpeg command line: quiet, no stdin, progress on stdout, no
 /// overwriting, and the input read only as a local file of the sniffed format.
-fn input_args(input: &MediaFile) -> Vec<OsString> {
+pub(crate) fn input_args(input: &MediaFile) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "-nostdin",
         "-hide_banner",
@@ -209,26 +193,6 @@ fn map_args(with_audio: bool) -> Vec<String> {
     args
 }
 
-/// `gif-to-video` arguments after the input. `size` is the (even) output size.
-pub(crate) fn gif_to_video_args(size: (u32, u32)) -> Vec<String> {
-    let (w, h) = size;
-    // Each frame is laid over a white copy of itself (drawbox fills the whole frame),
-    // so the timestamps stay the GIF's own; then converted like image-to-video.
-    let graph = format!(
-        "[0:v:0]split[bg][fg];[bg]drawbox=c=white:t=fill[white];\
-         [white][fg]overlay=format=auto,\
-         scale={w}:{h}:flags=lanczos:out_color_matrix=bt709:out_range=tv,format=yuv420p[v]"
-    );
-    let mut args = vec!["-filter_complex".to_string(), graph];
-    // Timestamps in the input's own time base (1/100 s for GIF): ffmpeg's default of
-    // 1/frame-rate would round uneven delays onto a grid, merging or shifting frames.
-    args.extend(["-map", "[v]", "-fps_mode", "vfr", "-enc_time_base", "-1"].map(String::from));
-    args.extend(X264.map(String::from));
-    args.extend(BT709_TAGS.map(String::from));
-    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
-    args
-}
-
 /// The `atempo` factors whose product is `speed`, each within the filter's 0.5–2.0.
 /// Empty for 1.0 (nothing to do).
 pub(crate) fn atempo_chain(speed: f64) -> Vec<f64> {
@@ -259,7 +223,7 @@ pub(crate) fn atempo_chain(speed: f64) -> Vec<f64> {
 /// rate) would merge frames that speeding up brought closer. Its last frame keeps its
 /// input length, so the duration is off by less than one input frame.
 pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
-    let mut video = format!("setpts=PTS/{speed}");
+    let mut video = format!("{SQUARE_PIXELS},setpts=PTS/{speed}");
     let out_rate = info.base_rate.map(|r| r * speed);
     let constant = match (info.base_rate, info.frame_rate) {
         (Some(base), Some(avg)) => (base - avg).abs() <= base * 0.01,
@@ -274,7 +238,8 @@ pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
     if let Some(rate) = fps.and_then(FrameRate::from_fps) {
         video.push_str(&format!(",fps={}", rate.to_ffmpeg()));
     }
-    video.push_str(&format!(",{EVEN_SIZE},format=yuv420p"));
+    // Rounding a side to even would otherwise leave the pixels a hair off square.
+    video.push_str(&format!(",{EVEN_SIZE},setsar=1,format=yuv420p"));
     let mut args = map_args(info.has_audio);
     args.extend(["-vf", &video, "-fps_mode", "vfr"].map(String::from));
     if fps.is_none() {
@@ -299,7 +264,7 @@ pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
 /// the end (`split` buffers them): 4 bytes a pixel. A clip whose frames would take more
 /// than [`GIF_BUFFER_BYTES`] gets a palette per frame instead, which holds nothing.
 pub(crate) fn video_to_gif_args(info: &VideoInfo) -> Vec<String> {
-    let mut video = String::from("[0:v:0]");
+    let mut video = format!("[0:v:0]{SQUARE_PIXELS},");
     let fps = match info.frame_rate {
         Some(fps) if fps <= GIF_MAX_FPS => fps,
         _ => {
@@ -324,7 +289,7 @@ pub(crate) fn video_to_gif_args(info: &VideoInfo) -> Vec<String> {
     let m = GIF_MAX_SIDE;
     video.push_str(&format!(
         "scale='if(gte(iw,ih),min({m},iw),-1)':'if(gte(iw,ih),-1,min({m},ih))':flags=lanczos,\
-         split[a][b];[a]palettegen={palettegen}[p];[b][p]paletteuse={paletteuse}[v]"
+         setsar=1,split[a][b];[a]palettegen={palettegen}[p];[b][p]paletteuse={paletteuse}[v]"
     ));
     let mut args = vec!["-filter_complex".to_string(), video];
     args.extend(["-map", "[v]", "-loop", "0", "-f", "gif"].map(String::from));
@@ -334,7 +299,9 @@ pub(crate) fn video_to_gif_args(info: &VideoInfo) -> Vec<String> {
 /// `video-to-ogg` arguments after the input.
 pub(crate) fn video_to_ogg_args(info: &VideoInfo) -> Vec<String> {
     let mut args = map_args(info.has_audio);
-    args.extend(["-vf", "format=yuv420p", "-c:v", "libtheora", "-q:v", "6"].map(String::from));
+    let video = format!("{SQUARE_PIXELS},format=yuv420p");
+    args.extend(["-vf".to_string(), video]);
+    args.extend(["-c:v", "libtheora", "-q:v", "6"].map(String::from));
     if info.has_audio {
         args.extend(["-c:a", "libvorbis", "-q:a", "4"].map(String::from));
     }
@@ -345,10 +312,10 @@ pub(crate) fn video_to_ogg_args(info: &VideoInfo) -> Vec<String> {
 /// `video-to-webm` arguments after the input.
 pub(crate) fn video_to_webm_args(info: &VideoInfo) -> Vec<String> {
     let mut args = map_args(info.has_audio);
+    let video = format!("{SQUARE_PIXELS},format=yuv420p");
+    args.extend(["-vf".to_string(), video]);
     args.extend(
         [
-            "-vf",
-            "format=yuv420p",
             "-c:v",
             "libvpx-vp9",
             "-deadline",
@@ -377,6 +344,8 @@ pub(crate) fn extract_frames_args(max_frames: u64) -> Vec<String> {
     [
         "-map",
         "0:v:0",
+        "-vf",
+        SQUARE_PIXELS,
         "-fps_mode",
         "passthrough",
         "-frames:v",
@@ -418,7 +387,7 @@ async fn run_ffmpeg(
 
 /// Runs a one-output recipe into a fresh file of `format` in `out_dir`; a partial
 /// output is removed on failure.
-async fn run_to_file(
+pub(crate) async fn run_to_file(
     media: &Media,
     input: &MediaFile,
     tail: Vec<String>,
@@ -446,19 +415,6 @@ async fn run_to_file(
         path: output,
         format,
     })
-}
-
-/// See [`Media::gif_to_video`].
-pub(crate) async fn gif_to_video(
-    media: &Media,
-    input: &MediaFile,
-    out_dir: &Path,
-    progress: ProgressFn<'_>,
-) -> Result<MediaFile, MediaError> {
-    let info = inspect(media, input, &[MediaFormat::Gif]).await?;
-    let tail = gif_to_video_args(video_size(info.width, info.height));
-    let out = MediaFormat::Mp4;
-    run_to_file(media, input, tail, out, info.duration, out_dir, progress).await
 }
 
 /// See [`Media::modify_video_speed`].
@@ -657,11 +613,11 @@ mod tests {
     #[test]
     fn video_to_gif_lowers_the_frame_rate_only_when_above_the_cap() {
         let args = video_to_gif_args(&info(Some(30.0), true)).join(" ");
-        assert!(args.contains("[0:v:0]fps=15,scale="), "{args}");
+        assert!(args.contains("setsar=1,fps=15,scale="), "{args}");
         assert!(args.contains("palettegen") && args.contains("paletteuse=dither=sierra2_4a"));
         assert!(args.ends_with("-loop 0 -f gif"), "{args}");
         let args = video_to_gif_args(&info(Some(10.0), true)).join(" ");
-        assert!(args.contains("[0:v:0]scale="), "{args}");
+        assert!(args.contains("setsar=1,scale="), "{args}");
         assert!(args.contains("palettegen=stats_mode=diff"), "{args}");
     }
 
@@ -699,12 +655,18 @@ mod tests {
     }
 
     #[test]
-    fn gif_to_video_flattens_onto_white_and_keeps_the_gifs_timing() {
-        let args = gif_to_video_args((98, 60)).join(" ");
-        assert!(args.contains("drawbox=c=white:t=fill"), "{args}");
-        assert!(args.contains("scale=98:60"), "{args}");
-        assert!(args.contains("-fps_mode vfr"), "{args}");
-        assert!(args.contains("+faststart"), "{args}");
+    fn every_video_output_starts_with_square_pixels() {
+        let i = info(Some(25.0), true);
+        for args in [
+            modify_speed_args(2.0, &i),
+            video_to_gif_args(&i),
+            video_to_ogg_args(&i),
+            video_to_webm_args(&i),
+            extract_frames_args(10),
+        ] {
+            let args = args.join(" ");
+            assert!(args.contains(SQUARE_PIXELS), "{args}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod backends;
 mod binary;
 mod cli;
 mod cluster;
+mod corpus;
 mod crash;
 mod downloads;
 mod durability;

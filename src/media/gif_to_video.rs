@@ -1,0 +1,182 @@
+//! `gif-to-video`: an animated GIF as an H.264 MP4 with the GIF's exact timing.
+//!
+//! The GIF is read block by block first ([`super::gif`]): limits come from its headers,
+//! frames without a colour table get the palette browsers give them, and the length of
+//! the animation is known to the centisecond. ffmpeg then decodes and encodes it with
+//! one video frame per GIF frame, in the GIF's own time base (1/100 s).
+//!
+//! ffmpeg 5 does not carry a frame's duration through libx264, so the last frame of a
+//! variable-rate MP4 would last one tick. The `setts` bitstream filter sets the last
+//! packet's duration to what is left of the animation; without B-frames packets come
+//! in presentation order, so that packet is the last frame shown.
+
+use std::path::Path;
+
+use super::gif::{self, GifScan};
+use super::progress::ProgressFn;
+use super::transcode::{run_to_file, VideoLimits, X264};
+use super::video::{video_size, BT709_TAGS};
+use super::{Media, MediaError, MediaFile, MediaFormat};
+
+/// See [`Media::gif_to_video`].
+pub(crate) async fn gif_to_video(
+    media: &Media,
+    input: &MediaFile,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<MediaFile, MediaError> {
+    if input.format != MediaFormat::Gif {
+        return Err(MediaError::UnsupportedInputFormat {
+            found: input.format.name().to_string(),
+        });
+    }
+    let bytes = tokio::fs::read(&input.path).await?;
+    let scan = gif::scan(&bytes)?;
+    check(&scan, &media.limits())?;
+    let tail = gif_to_video_args(&scan);
+    let expected = Some(scan.seconds());
+    if !scan.needs_palette {
+        return run_to_file(
+            media,
+            input,
+            tail,
+            MediaFormat::Mp4,
+            expected,
+            out_dir,
+            progress,
+        )
+        .await;
+    }
+    let repaired = MediaFile {
+        path: out_dir.join(format!("palette-{}.gif", uuid::Uuid::new_v4().simple())),
+        format: MediaFormat::Gif,
+    };
+    tokio::fs::write(&repaired.path, gif::with_default_palettes(&bytes)).await?;
+    let result = run_to_file(
+        media,
+        &repaired,
+        tail,
+        MediaFormat::Mp4,
+        expected,
+        out_dir,
+        progress,
+    )
+    .await;
+    // Best effort: the step directory is removed with the job anyway.
+    let _ = tokio::fs::remove_file(&repaired.path).await;
+    result
+}
+
+/// The video limits, checked on what the headers say before anything is decoded.
+fn check(scan: &GifScan, limits: &VideoLimits) -> Result<(), MediaError> {
+    let (width, height) = scan.extent;
+    if u64::from(width) * u64::from(height) > limits.max_pixels {
+        return Err(MediaError::VideoTooLarge {
+            width,
+            height,
+            limit: limits.max_pixels,
+        });
+    }
+    if scan.seconds() > limits.max_seconds {
+        return Err(MediaError::VideoTooLong {
+            seconds: scan.seconds(),
+            limit: limits.max_seconds,
+        });
+    }
+    if scan.frames > limits.max_frames {
+        return Err(MediaError::TooManyFrames {
+            frames: scan.frames,
+            limit: limits.max_frames,
+            what: "frames a video may have",
+        });
+    }
+    Ok(())
+}
+
+/// ffmpeg arguments after the input.
+pub(crate) fn gif_to_video_args(scan: &GifScan) -> Vec<String> {
+    let (w, h) = video_size(scan.screen.0, scan.screen.1);
+    // Each frame is laid over a white copy of itself (drawbox fills the whole frame),
+    // so the timestamps stay the GIF's own; then converted like image-to-video.
+    let graph = format!(
+        "[0:v:0]split[bg][fg];[bg]drawbox=c=white:t=fill[white];\
+         [white][fg]overlay=format=auto,\
+         scale={w}:{h}:flags=lanczos:out_color_matrix=bt709:out_range=tv,format=yuv420p[v]"
+    );
+    // The last frame lasts until the end of the animation (see the module's docs).
+    let last_duration = format!(
+        "setts=pts=PTS:dts=DTS:duration='if(gte(PTS\\,{start})\\,max({total}-PTS\\,1)\\,DURATION)'",
+        start = scan.last_start_cs,
+        total = scan.total_cs,
+    );
+    let mut args = vec!["-filter_complex".to_string(), graph];
+    // Timestamps in the input's own time base (1/100 s for GIF): ffmpeg's default of
+    // 1/frame-rate would round uneven delays onto a grid, merging or shifting frames.
+    args.extend(["-map", "[v]", "-fps_mode", "vfr", "-enc_time_base", "-1"].map(String::from));
+    args.extend(X264.map(String::from));
+    args.extend(["-bf", "0"].map(String::from));
+    args.extend(BT709_TAGS.map(String::from));
+    args.extend(["-bsf:v".to_string(), last_duration]);
+    args.extend(["-video_track_timescale", "100"].map(String::from));
+    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(frames: u64, last_start_cs: u64, total_cs: u64) -> GifScan {
+        GifScan {
+            screen: (98, 61),
+            extent: (98, 61),
+            frames,
+            last_start_cs,
+            total_cs,
+            needs_palette: false,
+        }
+    }
+
+    #[test]
+    fn gif_to_video_flattens_onto_white_and_ends_the_last_frame_on_time() {
+        let args = gif_to_video_args(&scan(5, 330, 410)).join(" ");
+        assert!(args.contains("drawbox=c=white:t=fill"), "{args}");
+        assert!(args.contains("scale=98:60"), "{args}");
+        assert!(args.contains("-fps_mode vfr -enc_time_base -1"), "{args}");
+        assert!(args.contains("-bf 0"), "{args}");
+        assert!(
+            args.contains("duration='if(gte(PTS\\,330)\\,max(410-PTS\\,1)\\,DURATION)'"),
+            "{args}"
+        );
+        assert!(args.contains("-video_track_timescale 100"), "{args}");
+        assert!(args.ends_with("+faststart -f mp4"), "{args}");
+    }
+
+    #[test]
+    fn limits_are_checked_on_the_extent_the_length_and_the_frames() {
+        let limits = VideoLimits {
+            max_seconds: 10.0,
+            max_pixels: 100 * 100,
+            max_frames: 5,
+        };
+        assert!(check(&scan(5, 900, 1000), &limits).is_ok());
+        let mut wide = scan(1, 0, 10);
+        wide.extent = (65535, 66601);
+        assert!(matches!(
+            check(&wide, &limits),
+            Err(MediaError::VideoTooLarge {
+                width: 65535,
+                height: 66601,
+                ..
+            })
+        ));
+        assert!(matches!(
+            check(&scan(2, 900, 1001), &limits),
+            Err(MediaError::VideoTooLong { .. })
+        ));
+        assert!(matches!(
+            check(&scan(6, 0, 60), &limits),
+            Err(MediaError::TooManyFrames { frames: 6, .. })
+        ));
+    }
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""What the reference decoders make of every file of the corpus, as JSON on stdout.
+
+Run by scripts/corpus.sh over the unpacked corpus; read by the corpus test
+(tests/it/corpus.rs), which runs every command over the same files and compares.
+
+- Images (JPEG, PNG, WebP): Pillow, with EXIF orientation applied (ImageOps.exif_transpose,
+  which reads JPEG APP1, WebP's EXIF chunk and PNG's eXIf chunk). `ok` is false where
+  Pillow refuses the file (truncated, corrupt, a decompression bomb).
+- GIF: Pillow's frame count and the logical screen; delays by the browsers' rule (a delay
+  under 20 ms counts as 100 ms); the first frame.
+- MP4: ffprobe's first video stream: its display aspect (sample aspect ratio and rotation
+  applied), frame count and duration.
+
+Every picture is summarised as an 8x8 grid of mean colours, flattened onto white, which
+the test compares coarsely with the same summary of our outputs.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from PIL import Image, ImageOps
+
+Image.MAX_IMAGE_PIXELS = 100_000_000  # the service's default pixel limit
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".mpo", ".png", ".apng", ".webp"}
+
+
+def as_rgba(image):
+    """`image` as 8-bit RGBA, the way libpng and browsers show it."""
+    if image.mode.startswith("I"):
+        # Pillow clips 16-bit grey to 8 bits where every other decoder scales it, and
+        # drops its tRNS grey value on the way.
+        key = image.info.get("transparency")
+        values = list(image.convert("I").getdata())
+        rgba = Image.new("RGBA", image.size)
+        rgba.putdata([(v >> 8, v >> 8, v >> 8, 0 if v == key else 255) for v in values])
+        return rgba
+    if image.mode == "1" and image.info.get("transparency", 0) > 1:
+        # A tRNS grey value beyond a 1-bit image's range: libpng ignores it.
+        image.info.pop("transparency")
+    return image.convert("RGBA")
+
+
+def grid(image):
+    """An 8x8 grid of mean RGB colours of `image` laid over white."""
+    rgba = as_rgba(image)
+    white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+    white.alpha_composite(rgba)
+    small = white.convert("RGB").resize((8, 8), Image.BOX)
+    return [list(small.getpixel((x, y))) for y in range(8) for x in range(8)]
+
+
+def has_transparency(image):
+    return as_rgba(image).getextrema()[3][0] < 255
+
+
+def image_reference(path):
+    try:
+        with Image.open(path) as image:
+            image.load()
+            # Orientation from EXIF only: browsers ignore XMP's tiff:Orientation.
+            for key in ("xmp", "XML:com.adobe.xmp"):
+                image.info.pop(key, None)
+            upright = ImageOps.exif_transpose(image)
+            upright.info.update(image.info)
+            return {
+                "ok": True,
+                "size": list(upright.size),
+                "alpha": has_transparency(upright),
+                "grid": grid(upright),
+            }
+    except Exception as error:  # noqa: BLE001 - any refusal is the answer
+        return {"ok": False, "error": type(error).__name__}
+
+
+def gif_reference(path):
+    try:
+        with Image.open(path) as image:
+            screen = list(image.size)
+            first = grid(image.convert("RGBA"))
+            total_ms = 0
+            for index in range(image.n_frames):
+                image.seek(index)
+                image.load()
+                delay = image.info.get("duration") or 0
+                total_ms += delay if delay >= 20 else 100
+            return {
+                "ok": True,
+                "size": screen,
+                "frames": image.n_frames,
+                "seconds": total_ms / 1000,
+                "grid": first,
+            }
+    except Exception as error:  # noqa: BLE001
+        return {"ok": False, "error": type(error).__name__}
+
+
+def video_reference(path):
+    probe = subprocess.run(
+        ["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames",
+         "-show_entries", "stream=width,height,sample_aspect_ratio,nb_read_frames,duration"
+         ":stream_side_data=rotation", "-of", "json", str(path)],
+        capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        return {"ok": False, "error": "ffprobe"}
+    stream = json.loads(probe.stdout)["streams"][0]
+    num, den = (int(v) for v in stream.get("sample_aspect_ratio", "1:1").split(":"))
+    sar = num / den if num and den else 1.0
+    aspect = stream["width"] * sar / stream["height"]
+    rotation = next((int(d["rotation"]) for d in stream.get("side_data_list", [])
+                     if "rotation" in d), 0)
+    if rotation % 180:
+        aspect = 1 / aspect
+    return {
+        "ok": True,
+        "aspect": aspect,
+        "frames": int(stream["nb_read_frames"]),
+        "seconds": float(stream["duration"]),
+    }
+
+
+def main():
+    root = Path(sys.argv[1])
+    entries = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        suffix = path.suffix.lower()
+        if suffix in IMAGE_SUFFIXES:
+            kind, reference = "image", image_reference(path)
+        elif suffix == ".gif":
+            kind, reference = "gif", gif_reference(path)
+        elif suffix == ".mp4":
+            kind, reference = "video", video_reference(path)
+        else:
+            continue
+        entries.append({"path": str(path.relative_to(root)), "kind": kind, **reference})
+    json.dump(entries, sys.stdout, indent=1)
+
+
+if __name__ == "__main__":
+    main()

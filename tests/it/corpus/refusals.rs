@@ -1,0 +1,189 @@
+//! Files no reference decoder reads, and broken copies of the corpus: each ends with a
+//! stable code and a sentence a person can act on, never debug output, bytes of the
+//! file or an internal path.
+
+use std::path::Path;
+
+use mediaedit::media::{Media, MediaError, MediaFormat};
+use mediaedit::queue::JobError;
+
+use super::{assert_no_failures, media, source, Corpus};
+
+/// The codes a file the reference decoders refuse may end with.
+const REFUSAL_CODES: &[&str] = &[
+    "invalid_media",
+    "unsupported_input_format",
+    "image_too_large",
+    "video_too_large",
+    "too_many_frames",
+    "video_too_long",
+];
+
+/// Files Pillow refuses that libpng, and so browsers, read: a flaw in an ancillary chunk
+/// that libpng skips with a warning. The service decodes as libpng does.
+const READ_BY_LIBPNG: &[(&str, &str)] = &[
+    (
+        "pillow/apng/chunk_no_fctl.png",
+        "an APNG frame without fcTL; libpng shows the still image",
+    ),
+    (
+        "pillow/png_decompression_dos.png",
+        "a zTXt chunk past Pillow's own text limit",
+    ),
+    (
+        "pillow/unknown_compression_method.png",
+        "an iCCP chunk with an unknown compression method",
+    ),
+];
+
+#[tokio::test]
+async fn files_libpng_reads_are_read_though_pillow_refuses_them() {
+    let corpus = Corpus::load();
+    let media = media();
+    let dir = tempfile::tempdir().unwrap();
+    let mut failures = Vec::new();
+    for (path, why) in READ_BY_LIBPNG {
+        let entry = corpus.entries.iter().find(|e| e.path == *path).unwrap();
+        assert!(!entry.ok, "{path}: Pillow now reads it");
+        if let Err(e) = run(&media, &corpus.path(entry), dir.path()).await {
+            failures.push(format!("{path} ({why}): {e}"));
+        }
+    }
+    assert_no_failures("files libpng reads", READ_BY_LIBPNG.len(), &failures);
+}
+
+#[tokio::test]
+async fn files_the_reference_decoders_refuse_fail_with_a_code_and_a_clean_sentence() {
+    let corpus = Corpus::load();
+    let media = media();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut checked, mut failures) = (0, Vec::new());
+    let refused = corpus
+        .entries
+        .iter()
+        .filter(|e| !e.ok && !READ_BY_LIBPNG.iter().any(|(path, _)| e.path == *path));
+    for entry in refused {
+        checked += 1;
+        match run(&media, &corpus.path(entry), dir.path()).await {
+            Ok(()) => failures.push(format!(
+                "{}: accepted, the reference refuses it",
+                entry.path
+            )),
+            Err(error) => {
+                let job = JobError::from(error);
+                if !REFUSAL_CODES.contains(&job.code) {
+                    failures.push(format!(
+                        "{}: ended {}: {}",
+                        entry.path, job.code, job.detail
+                    ));
+                }
+                if let Some(why) = unclean(&job.detail) {
+                    failures.push(format!("{}: {why} in {:?}", entry.path, job.detail));
+                }
+            }
+        }
+    }
+    assert_no_failures("refused files", checked, &failures);
+}
+
+#[tokio::test]
+async fn broken_copies_of_the_corpus_fail_with_clean_sentences() {
+    let corpus = Corpus::load();
+    let media = media();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut checked, mut failures) = (0, Vec::new());
+    // Every third still and every GIF: enough of each decoder's ways to fail.
+    let sources = corpus
+        .entries
+        .iter()
+        .filter(|e| e.ok && e.kind != "video")
+        .enumerate()
+        .filter(|(i, e)| e.kind == "gif" || i % 3 == 0);
+    for (i, entry) in sources {
+        let bytes = std::fs::read(corpus.path(entry)).unwrap();
+        for (how, broken) in breakages(&bytes) {
+            checked += 1;
+            let path = dir.path().join(format!("{i}-{how}"));
+            std::fs::write(&path, broken).unwrap();
+            if let Err(error) = run(&media, &path, dir.path()).await {
+                let job = JobError::from(error);
+                if job.code == "internal_error" {
+                    failures.push(format!("{} {how}: internal error", entry.path));
+                }
+                if let Some(why) = unclean(&job.detail) {
+                    failures.push(format!("{} {how}: {why} in {:?}", entry.path, job.detail));
+                }
+            }
+        }
+    }
+    assert_no_failures("broken copies", checked, &failures);
+}
+
+/// Cut in half; the header kept and the rest scrambled; the first bytes after the
+/// signature zeroed.
+fn breakages(bytes: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
+    let half = bytes[..bytes.len() / 2].to_vec();
+    let mut scrambled = bytes.to_vec();
+    for (i, b) in scrambled.iter_mut().enumerate().skip(64) {
+        *b ^= (i as u8).wrapping_mul(151).wrapping_add(7);
+    }
+    let mut zeroed = bytes.to_vec();
+    let end = zeroed.len().min(40);
+    zeroed[end.min(12)..end].fill(0);
+    vec![("half", half), ("scrambled", scrambled), ("zeroed", zeroed)]
+}
+
+/// The command a source of this format goes through: `gif-to-video` for GIFs,
+/// `resize-image` and `image-to-webp` for stills.
+async fn run(media: &Media, path: &Path, out: &Path) -> Result<(), MediaError> {
+    let input = source(media, path).await?;
+    if input.format == MediaFormat::Gif {
+        media.gif_to_video(&input, out, &|_| {}).await?;
+    } else {
+        media.resize_image(&input, 1.0, None, out).await?;
+        media.image_to_webp(&input, out).await?;
+    }
+    Ok(())
+}
+
+/// Why `detail` is not a clean sentence, if it is not.
+fn unclean(detail: &str) -> Option<&'static str> {
+    if !detail.chars().all(|c| c.is_ascii_graphic() || c == ' ') {
+        return Some("a non-printable or non-ASCII character");
+    }
+    if !detail.starts_with(|c: char| c.is_ascii_uppercase()) || !detail.ends_with('.') {
+        return Some("not a sentence");
+    }
+    let debug = [
+        "{", "}", "::", "Some(", "None", "Err(", "Ok(", "\\u", "\"", "/", "\\",
+    ];
+    if debug.iter().any(|d| detail.contains(d)) {
+        return Some("debug output or a path");
+    }
+    // A pointer as debug output prints it: 0x and at least six hex digits.
+    let address = detail.match_indices("0x").any(|(i, _)| {
+        detail[i + 2..]
+            .chars()
+            .take_while(char::is_ascii_hexdigit)
+            .count()
+            >= 6
+    });
+    if address {
+        return Some("a memory address");
+    }
+    None
+}
+
+#[test]
+fn unclean_details_are_recognised() {
+    assert_eq!(
+        unclean("The file could not be decoded: the PNG data is damaged."),
+        None
+    );
+    assert_eq!(unclean("The video is 100x100 pixels."), None);
+    assert!(unclean("ChunkType { type: \u{f4}, critical: false }.").is_some());
+    assert!(unclean("Decoder at 0x7ffe12 failed.").is_some());
+    assert_eq!(unclean("A screen of 0x32 pixels."), None);
+    assert!(unclean("Could not open file:/tmp/x.").is_some());
+    assert!(unclean("lower case start.").is_some());
+}
