@@ -94,6 +94,7 @@ impl App {
             wake: wake.clone(),
             rules: ValidationRules {
                 allow_private_sources: config.allow_private_sources,
+                max_outputs: Some(config.max_outputs_per_edit),
             },
             max_body_bytes: config.max_body_bytes,
             rate_limiter: Arc::new(RateLimiter::new(
@@ -113,6 +114,7 @@ impl App {
             max_attempts: config.max_attempts,
             retry_base: Duration::from_millis(config.retry_base_ms),
             job_timeout: Duration::from_secs(config.job_timeout_secs),
+            max_outputs: config.max_outputs_per_edit,
             stop_now: stop_now.clone(),
         });
 

@@ -157,6 +157,12 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MAX_EXTRACT_FRAMES", default_value_t = 1000)]
     pub max_extract_frames: u64,
 
+    /// Most files one edit may produce: refused at creation (422) when the options
+    /// already prove more, and failed with `too_many_outputs` before the step that
+    /// would pass it otherwise (a fan-out of fan-outs).
+    #[arg(long, env = "MEDIAEDIT_MAX_OUTPUTS_PER_EDIT", default_value_t = 2000)]
+    pub max_outputs_per_edit: u64,
+
     /// Seconds one ffmpeg run may take before it is killed.
     #[arg(long, env = "MEDIAEDIT_PROCESS_TIMEOUT", default_value_t = 600)]
     pub process_timeout_secs: u64,

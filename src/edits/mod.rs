@@ -1,6 +1,7 @@
 //! The domain of edits: commands, options, the type-checked pipeline, and the Edit
 //! document the API returns.
 
+pub mod budget;
 mod command;
 mod document;
 mod error;

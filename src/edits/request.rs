@@ -40,6 +40,8 @@ pub struct NewEdit {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ValidationRules {
     pub allow_private_sources: bool,
+    /// Most files one edit may produce (`--max-outputs-per-edit`); `None` checks nothing.
+    pub max_outputs: Option<u64>,
 }
 
 impl NewEdit {
@@ -66,6 +68,9 @@ impl NewEdit {
         let commands = parse_commands(body.get("commands"))?;
         let options = Options::parse(body.get("options"), &commands)?;
         check_pipeline(&commands, &options)?;
+        if let Some(limit) = rules.max_outputs {
+            check_outputs(&commands, &options, assets.len() as u64, limit)?;
+        }
 
         let mut echo = Map::new();
         for key in ["assets", "commands", "options"] {
@@ -102,6 +107,7 @@ impl NewEdit {
             echo,
             ValidationRules {
                 allow_private_sources: true,
+                max_outputs: None,
             },
         )
     }
@@ -268,6 +274,29 @@ fn parse_commands(value: Option<&Value>) -> Result<Vec<Command>, ValidationError
 
 /// Type-checks the pipeline: every format command *i* can produce must be accepted
 /// by command *i+1*.
+/// `too_many_outputs` when the options alone prove the edit would produce more than
+/// `limit` files, pointing at the command where the bound passes it.
+fn check_outputs(
+    commands: &[Command],
+    options: &Options,
+    assets: u64,
+    limit: u64,
+) -> Result<(), ValidationError> {
+    match super::budget::first_command_over(commands, options, assets, limit) {
+        None => Ok(()),
+        Some((i, files)) => Err(ValidationError::new(
+            "too_many_outputs",
+            format!("/commands/{i}"),
+            format!(
+                "This edit would produce at least {files} files by `{}`, more than the limit \
+                 of {limit} per edit; use fewer assets, a shorter or slower image-to-video, \
+                 or fewer extract-frames steps.",
+                commands[i]
+            ),
+        )),
+    }
+}
+
 fn check_pipeline(commands: &[Command], options: &Options) -> Result<(), ValidationError> {
     let resize_format = options.format.map(image_format_media);
     let mut formats: Vec<MediaFormat> = commands[0].inputs().to_vec();

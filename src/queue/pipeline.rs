@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::sync::watch;
 
-use crate::edits::{Command, NewEdit, Options};
+use crate::edits::{budget, Command, NewEdit, Options};
 use crate::media::{MediaError, MediaFile, ProgressFn};
 
 use super::worker::WorkerContext;
@@ -111,6 +111,7 @@ async fn run_assets(
         done: 0.0,
     };
     let mut keys = Vec::new();
+    let budget = OutputBudget::new(&edit, ctx.max_outputs);
     for (i, asset) in edit.assets.iter().enumerate() {
         let step = json!({ "asset": i, "name": "fetch" });
         tracker.report(0.0, &step);
@@ -136,6 +137,9 @@ async fn run_assets(
             format,
         }];
         for (c, command) in edit.commands.iter().enumerate() {
+            budget
+                .check(keys.len(), files.len(), c, i)
+                .map_err(|e| e.at(&format!("Asset {i}, command {c} ({command})")))?;
             let step = json!({ "asset": i, "command": c, "name": command.name() });
             tracker.report(0.0, &step);
             let step_dir = dir.join(format!("step-{c}"));
@@ -171,6 +175,56 @@ async fn run_assets(
         tracker.finish_unit(&step);
     }
     Ok(keys)
+}
+
+/// The output limit, checked before each step against the fewest files the edit can
+/// still end with: those stored, those in hand times what the rest of the pipeline
+/// makes of each at least, and the assets still to come.
+struct OutputBudget {
+    /// Files one input becomes at least after each command (see `edits::budget`).
+    per_input: Vec<u64>,
+    assets: usize,
+    limit: u64,
+}
+
+impl OutputBudget {
+    fn new(edit: &NewEdit, limit: u64) -> Self {
+        OutputBudget {
+            per_input: budget::min_files_per_input(&edit.commands, &edit.options),
+            assets: edit.assets.len(),
+            limit,
+        }
+    }
+
+    /// `too_many_outputs` when running command `c` of asset `asset` on `in_hand` files,
+    /// with `stored` already stored, must end past the limit.
+    fn check(&self, stored: usize, in_hand: usize, c: usize, asset: usize) -> Result<(), JobError> {
+        let last = *self.per_input.last().unwrap_or(&1);
+        // The pipeline's bound is a product of factors, so the rest of it from command
+        // `c` on is the ratio of the bound after the last command and before `c`.
+        let before = if c == 0 {
+            1
+        } else {
+            self.per_input[c - 1].max(1)
+        };
+        let rest = last / before;
+        let later_assets = (self.assets - asset - 1) as u64;
+        let files = (stored as u64)
+            .saturating_add((in_hand as u64).saturating_mul(rest))
+            .saturating_add(later_assets.saturating_mul(last));
+        if files <= self.limit {
+            return Ok(());
+        }
+        Err(JobError::new(
+            "too_many_outputs",
+            format!(
+                "This edit would produce at least {files} files, more than the limit of {} \
+                 per edit; it was stopped before the step that would pass it.",
+                self.limit
+            ),
+            false,
+        ))
+    }
 }
 
 /// Applies one command to one file; `extract-frames` gives one file per frame, every

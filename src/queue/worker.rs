@@ -34,6 +34,8 @@ pub struct WorkerContext {
     pub retry_base: Duration,
     /// Wall-clock limit for one attempt at an edit.
     pub job_timeout: Duration,
+    /// Most files one edit may produce (`--max-outputs-per-edit`).
+    pub max_outputs: u64,
     /// Cancelled when running edits must stop now (the shutdown grace ran out): they
     /// are handed back to the queue for another worker or the next start.
     pub stop_now: CancellationToken,

@@ -139,7 +139,7 @@ async fn a_storage_write_error_fails_the_edit_not_the_process() {
 }
 
 /// Runs ffmpeg to make a fixture file; returns its bytes.
-fn ffmpeg_fixture(args: &[&str], name: &str) -> Vec<u8> {
+pub fn ffmpeg_fixture(args: &[&str], name: &str) -> Vec<u8> {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join(name);
     let status = std::process::Command::new("ffmpeg")

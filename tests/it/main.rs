@@ -4,6 +4,7 @@
 mod api_errors;
 mod backends;
 mod binary;
+mod budgets;
 mod cli;
 mod cluster;
 mod corpus;

@@ -444,8 +444,15 @@ async fn gif_to_video_keeps_each_frames_delay_and_flattens_onto_white() {
         assert!((found - expected).abs() < 0.011, "{times:?}");
     }
     // The last frame keeps its own 0.2 s: the video lasts the sum of the delays.
-    let seconds: f64 = probe["format"]["duration"].as_str().unwrap().parse().unwrap();
-    assert!((seconds - 0.7).abs() < 0.011, "lasts {seconds} s, not 0.7 s");
+    let seconds: f64 = probe["format"]["duration"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (seconds - 0.7).abs() < 0.011,
+        "lasts {seconds} s, not 0.7 s"
+    );
     // The transparent left third is white; the right is the picture.
     let pixel = first_frame_pixel(path, 4, 32);
     assert!(pixel.iter().all(|c| *c > 235), "{pixel:?}");
