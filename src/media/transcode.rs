@@ -78,12 +78,23 @@ impl VideoInfo {
             ));
         };
         let positive = |v: Option<f64>| v.filter(|v| v.is_finite() && *v > 0.0);
+        let frames = video.nb_frames.filter(|n| *n > 0).or(video.nb_read_packets);
+        let frame_rate = positive(video.avg_frame_rate.as_deref().and_then(probe::parse_rate));
+        // The honest length is the longest any part of the file admits to: a container
+        // that declares a short duration over long streams must not slip past the
+        // length limit, nor shrink the GIF palette's memory estimate.
+        let from_frames = frames.zip(frame_rate).map(|(n, rate)| n as f64 / rate);
+        let duration = std::iter::once(probe.format.duration)
+            .chain(probe.streams.iter().map(|s| s.duration))
+            .chain(std::iter::once(from_frames))
+            .filter_map(positive)
+            .reduce(f64::max);
         Ok(VideoInfo {
             width,
             height,
-            duration: positive(probe.format.duration).or(positive(video.duration)),
-            frames: video.nb_frames.filter(|n| *n > 0).or(video.nb_read_packets),
-            frame_rate: positive(video.avg_frame_rate.as_deref().and_then(probe::parse_rate)),
+            duration,
+            frames,
+            frame_rate,
             base_rate: positive(video.frame_rate()),
             has_audio: probe.audio().is_some(),
         })
@@ -155,7 +166,11 @@ pub(crate) async fn inspect(
 
 /// The head of every ffmpeg command line: quiet, no stdin, progress on stdout, no
 /// overwriting, and the input read only as a local file of the sniffed format.
-pub(crate) fn input_args(input: &MediaFile) -> Vec<OsString> {
+///
+/// `-t max_seconds` caps what is read: the limit was checked on the honest duration
+/// before, so this only bites on a file whose every length field lies, which is then
+/// cut at the limit rather than run for as long as it goes on.
+pub(crate) fn input_args(input: &MediaFile, max_seconds: f64) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "-nostdin",
         "-hide_banner",
@@ -178,6 +193,7 @@ pub(crate) fn input_args(input: &MediaFile) -> Vec<OsString> {
         // Play a looping GIF once (the default, stated so it stays so).
         args.extend(["-ignore_loop", "1"].map(OsString::from));
     }
+    args.extend(["-t".into(), max_seconds.to_string().into()]);
     args.extend(["-f", demuxer(input.format), "-i"].map(OsString::from));
     args.push(file_url(&input.path));
     args.extend(["-map_metadata", "-1"].map(OsString::from));
@@ -399,7 +415,7 @@ pub(crate) async fn run_to_file(
     let output = output_path(out_dir, format);
     let result = run_ffmpeg(
         media,
-        input_args(input),
+        input_args(input, media.config().max_video_seconds),
         tail,
         file_url(&output),
         expected,
@@ -501,7 +517,7 @@ pub(crate) async fn extract_frames(
     let tail = extract_frames_args(limit + 1);
     let result = run_ffmpeg(
         media,
-        input_args(input),
+        input_args(input, media.config().max_video_seconds),
         tail,
         pattern,
         info.duration,
@@ -675,17 +691,39 @@ mod tests {
             path: "/tmp/-x|concat:y".into(),
             format: MediaFormat::Mov,
         };
-        let args: Vec<String> = input_args(&input)
+        let args: Vec<String> = input_args(&input, 600.0)
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let args = args.join(" ");
         assert!(args.starts_with("-nostdin "), "{args}");
         assert!(
-            args.contains("-protocol_whitelist file -f mov -i file:/tmp/-x|concat:y"),
+            args.contains("-protocol_whitelist file -t 600 -f mov -i file:/tmp/-x|concat:y"),
             "{args}"
         );
         assert!(args.contains("-progress pipe:1"), "{args}");
+    }
+
+    #[test]
+    fn the_duration_is_the_longest_the_container_streams_or_frames_admit_to() {
+        let json = br#"{"format": {"format_name": "mov", "duration": "1.0"},
+            "streams": [
+              {"index": 0, "codec_type": "video", "width": 16, "height": 16,
+               "avg_frame_rate": "25/1", "r_frame_rate": "25/1", "nb_frames": "5000",
+               "duration": "3.0"},
+              {"index": 1, "codec_type": "audio", "duration": "150.0"}]}"#;
+        let info = VideoInfo::from_probe(&probe::parse(json).unwrap()).unwrap();
+        // 5000 frames at 25 fps: 200 s, though the container says 1 s.
+        assert_eq!(info.duration, Some(200.0));
+        let limits = VideoLimits {
+            max_seconds: 60.0,
+            max_pixels: 1 << 20,
+            max_frames: 100_000,
+        };
+        assert!(matches!(
+            info.check(&limits),
+            Err(MediaError::VideoTooLong { seconds, .. }) if seconds == 200.0
+        ));
     }
 
     #[test]

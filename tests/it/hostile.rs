@@ -249,3 +249,30 @@ async fn hostile_gifs_fail_fast_and_leave_the_service_working() {
     let png = app.fixtures.add("ok.png", fixtures::png(10, 10));
     app.run_done(edit(&png, &["image-to-webp"], None)).await;
 }
+
+#[tokio::test]
+async fn a_container_that_understates_its_duration_is_held_to_its_streams() {
+    let app = spawn_app_with(|c| c.max_video_seconds = 2).await;
+    let mut clip = ffmpeg_fixture(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=32x32:rate=10:duration=3",
+            "-f",
+            "mp4",
+        ],
+        "long.mp4",
+    );
+    // The movie header (mvhd, version 0) claims one tick; the track still lasts 3 s.
+    let mvhd = clip.windows(4).position(|w| w == b"mvhd").unwrap();
+    assert_eq!(clip[mvhd + 4], 0, "a version 0 mvhd");
+    clip[mvhd + 20..mvhd + 24].copy_from_slice(&1u32.to_be_bytes());
+    let src = app.fixtures.add("long.mp4", clip);
+    let error = app.run_failed(edit(&src, &["video-to-webm"], None)).await;
+    assert_eq!(error["code"], "video_too_long", "{error}");
+    assert!(
+        error["detail"].as_str().unwrap().contains("3.0 seconds"),
+        "{error}"
+    );
+}
