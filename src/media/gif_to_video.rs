@@ -35,35 +35,21 @@ pub(crate) async fn gif_to_video(
     check(&scan, &media.limits())?;
     let tail = gif_to_video_args(&scan);
     let expected = Some(scan.seconds());
-    if !scan.needs_palette {
-        return run_to_file(
-            media,
-            input,
-            tail,
-            MediaFormat::Mp4,
-            expected,
-            out_dir,
-            progress,
-        )
-        .await;
-    }
-    let repaired = MediaFile {
+    // Frames without a colour table get one in a repaired copy; ffmpeg reads that.
+    let repaired = scan.needs_palette.then(|| MediaFile {
         path: out_dir.join(format!("palette-{}.gif", uuid::Uuid::new_v4().simple())),
         format: MediaFormat::Gif,
-    };
-    tokio::fs::write(&repaired.path, gif::with_default_palettes(&bytes)).await?;
-    let result = run_to_file(
-        media,
-        &repaired,
-        tail,
-        MediaFormat::Mp4,
-        expected,
-        out_dir,
-        progress,
-    )
-    .await;
-    // Best effort: the step directory is removed with the job anyway.
-    let _ = tokio::fs::remove_file(&repaired.path).await;
+    });
+    if let Some(copy) = &repaired {
+        tokio::fs::write(&copy.path, gif::with_default_palettes(&bytes)).await?;
+    }
+    let source = repaired.as_ref().unwrap_or(input);
+    let out = MediaFormat::Mp4;
+    let result = run_to_file(media, source, tail, out, expected, out_dir, progress).await;
+    if let Some(copy) = repaired {
+        // Best effort: the step directory is removed with the job anyway.
+        let _ = tokio::fs::remove_file(&copy.path).await;
+    }
     result
 }
 
