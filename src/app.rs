@@ -15,7 +15,7 @@ use crate::api::{self, AppState, RateLimiter};
 use crate::config::{Role, ServeConfig};
 use crate::db::Db;
 use crate::edits::ValidationRules;
-use crate::fetch::{FetchConfig, Fetcher};
+use crate::fetch::{FetchConfig, Fetcher, StallLimits};
 use crate::media::{Media, MediaConfig};
 use crate::queue::{self, WorkerContext};
 use crate::storage::{self, Storage};
@@ -73,6 +73,11 @@ impl App {
             connect_timeout: Duration::from_secs(config.fetch_connect_timeout_secs),
             total_timeout: Duration::from_secs(config.fetch_timeout_secs),
             max_redirects: 5,
+            stall: StallLimits {
+                first_byte_timeout: Duration::from_secs(config.fetch_first_byte_timeout_secs),
+                min_bytes_per_sec: config.fetch_min_bytes_per_sec,
+                min_speed_window: Duration::from_secs(config.fetch_min_speed_window_secs),
+            },
         })?;
         let media = Media::new(MediaConfig {
             max_image_pixels: config.max_image_pixels,

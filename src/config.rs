@@ -127,6 +127,36 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_FETCH_TIMEOUT", default_value_t = 120)]
     pub fetch_timeout_secs: u64,
 
+    /// Seconds a source may take from the request to the first byte of its body (each
+    /// redirect hop anew); past it the fetch fails with `source_timeout`.
+    #[arg(
+        long,
+        env = "MEDIAEDIT_FETCH_FIRST_BYTE_TIMEOUT_SECS",
+        default_value_t = 15,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub fetch_first_byte_timeout_secs: u64,
+
+    /// Bytes per second a source download must keep up, averaged over each window of
+    /// `--fetch-min-speed-window-secs` after the first byte; a slower window ends the
+    /// fetch with `source_timeout`. 0 turns the rule off.
+    #[arg(
+        long,
+        env = "MEDIAEDIT_FETCH_MIN_BYTES_PER_SEC",
+        default_value_t = 16384
+    )]
+    pub fetch_min_bytes_per_sec: u64,
+
+    /// Seconds over which `--fetch-min-bytes-per-sec` is averaged; a download that
+    /// completes within its first window is never judged.
+    #[arg(
+        long,
+        env = "MEDIAEDIT_FETCH_MIN_SPEED_WINDOW_SECS",
+        default_value_t = 10,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
+    pub fetch_min_speed_window_secs: u64,
+
     /// Largest image accepted or produced, in pixels (width × height).
     #[arg(
         long,

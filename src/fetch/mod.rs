@@ -1,5 +1,6 @@
-//! Downloading source media: http(s) only, byte-capped, time-limited, and guarded
-//! against server-side request forgery at connect time.
+//! Downloading source media: http(s) only, byte-capped, time-limited (a total limit,
+//! and the stall rules of [`pace`] for sources that trickle), and guarded against
+//! server-side request forgery at connect time.
 //!
 //! The SSRF guard has two halves, because reqwest only consults a resolver for names:
 //! - host names go through [`GuardedResolver`], which refuses a name when **any** of its
@@ -8,13 +9,14 @@
 //!   redirect hop, which this module follows itself instead of letting reqwest do it.
 
 mod ip;
+mod pace;
 #[cfg(test)]
 mod tests;
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
@@ -23,6 +25,9 @@ use tokio::io::AsyncWriteExt;
 use url::{Host, Url};
 
 pub use ip::is_public_ip;
+pub use pace::{Stall, StallLimits};
+
+use pace::Pace;
 
 /// Sent with every source request.
 const USER_AGENT: &str = concat!("mediaedit/", env!("CARGO_PKG_VERSION"));
@@ -40,6 +45,8 @@ pub struct FetchConfig {
     pub total_timeout: Duration,
     /// Redirect hops followed at most.
     pub max_redirects: usize,
+    /// When a source that trickles or stalls is given up early.
+    pub stall: StallLimits,
 }
 
 /// Why a source could not be fetched. Each variant has a stable code and says whether
@@ -64,6 +71,9 @@ pub enum FetchError {
     /// `total_timeout`.
     #[error("the source did not answer in time")]
     Timeout,
+    /// The source broke a stall rule: no first byte in time, or too slow a transfer.
+    #[error(transparent)]
+    Stalled(#[from] Stall),
     /// The name did not resolve, the connection was refused or broke, or TLS failed.
     #[error("the source could not be reached: {0}")]
     Unreachable(String),
@@ -85,7 +95,7 @@ impl FetchError {
             FetchError::ForbiddenAddress(_) => "source_address_forbidden",
             FetchError::HttpStatus(_) => "source_http_error",
             FetchError::TooLarge(_) => "source_too_large",
-            FetchError::Timeout => "source_timeout",
+            FetchError::Timeout | FetchError::Stalled(_) => "source_timeout",
             FetchError::Unreachable(_) => "source_unreachable",
             FetchError::TooManyRedirects(_) => "source_too_many_redirects",
             FetchError::Io(_) | FetchError::Client(_) => "internal_error",
@@ -100,8 +110,23 @@ impl FetchError {
     pub fn is_retryable(&self) -> bool {
         match self {
             FetchError::HttpStatus(s) => *s >= 500 || *s == 408 || *s == 429,
-            FetchError::Timeout | FetchError::Unreachable(_) | FetchError::Io(_) => true,
+            FetchError::Timeout
+            | FetchError::Stalled(_)
+            | FetchError::Unreachable(_)
+            | FetchError::Io(_) => true,
             _ => false,
+        }
+    }
+
+    /// Retries this failure deserves at most, when fewer than the job's own limit:
+    /// one for a source that timed out or stalled. Such a source is most likely slow
+    /// on purpose or overloaded, and each attempt holds a fetch slot for the whole
+    /// limit, so five attempts would cost five times that; one retry still covers a
+    /// passing hiccup.
+    pub fn max_retries(&self) -> Option<u32> {
+        match self {
+            FetchError::Timeout | FetchError::Stalled(_) => Some(1),
+            _ => None,
         }
     }
 }
@@ -250,11 +275,14 @@ impl Fetcher {
         loop {
             check_parsed(&current, self.config.allow_private, &self.trusted)?;
             tracing::debug!(source = %redacted(&current), "requesting source");
-            let response = self
-                .client
-                .get(current.clone())
-                .send()
+            let requested = Instant::now();
+            let first_byte_deadline = requested + self.config.stall.first_byte_timeout;
+            let send = self.client.get(current.clone()).send();
+            let response = tokio::time::timeout_at(first_byte_deadline.into(), send)
                 .await
+                .map_err(|_| Stall::NoFirstByte {
+                    secs: self.config.stall.first_byte_timeout.as_secs(),
+                })?
                 .map_err(|e| map_request_error(&e, &current))?;
             let status = response.status();
             if is_followed_redirect(status) {
@@ -268,13 +296,16 @@ impl Fetcher {
             if !status.is_success() {
                 return Err(FetchError::HttpStatus(status.as_u16()));
             }
-            return self.stream_body(response, dest).await;
+            return self.stream_body(response, requested, dest).await;
         }
     }
 
+    /// Writes the body to `dest` under the byte cap and the stall rules, timed from
+    /// `requested` (when the request was sent).
     async fn stream_body(
         &self,
         response: reqwest::Response,
+        requested: Instant,
         dest: &Path,
     ) -> Result<u64, FetchError> {
         let max = self.config.max_bytes;
@@ -285,13 +316,30 @@ impl Fetcher {
         let mut out = tokio::io::BufWriter::with_capacity(64 * 1024, file);
         let mut written: u64 = 0;
         let mut body = response.bytes_stream();
-        while let Some(chunk) = body.next().await {
+        let mut pace = Pace::new(self.config.stall, requested);
+        loop {
+            let next = match pace.deadline() {
+                // Waiting at most until the next deadline is what catches a source that
+                // sends nothing at all, not only one that sends too little.
+                Some(deadline) => {
+                    match tokio::time::timeout_at(deadline.into(), body.next()).await {
+                        Ok(next) => next,
+                        Err(_) => {
+                            pace.check(Instant::now())?;
+                            continue;
+                        }
+                    }
+                }
+                None => body.next().await,
+            };
+            let Some(chunk) = next else { break };
             let chunk = chunk.map_err(|e| {
                 FetchError::Unreachable(format!(
                     "the connection broke during the download: {}",
                     root_cause(&e)
                 ))
             })?;
+            pace.received(chunk.len() as u64, Instant::now())?;
             written += chunk.len() as u64;
             // Checked before writing, so at most `max` bytes ever reach the disk.
             if written > max {

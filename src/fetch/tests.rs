@@ -27,6 +27,12 @@ fn config(allow_private: bool) -> FetchConfig {
         connect_timeout: Duration::from_secs(2),
         total_timeout: Duration::from_secs(5),
         max_redirects: 5,
+        // Loose enough that only the tests of the stall rules meet them.
+        stall: StallLimits {
+            first_byte_timeout: Duration::from_secs(5),
+            min_bytes_per_sec: 0,
+            min_speed_window: Duration::from_secs(1),
+        },
     }
 }
 
@@ -59,6 +65,7 @@ async fn spawn_media_server() -> MediaServer {
         .route("/big", get(|| async { vec![7u8; 1001] }))
         .route("/big-chunked", get(big_chunked))
         .route("/drip", get(drip))
+        .route("/stall", get(stall))
         .route("/redirect/{n}", get(redirect_n))
         .route("/goto", get(goto))
         .layer(axum::middleware::from_fn(
@@ -93,6 +100,11 @@ async fn drip() -> Response {
         Some((Ok::<_, std::io::Error>(Bytes::from_static(b"x")), i + 1))
     });
     Body::from_stream(bytes).into_response()
+}
+
+/// Headers at once, then a body that never sends a byte.
+async fn stall() -> Response {
+    Body::from_stream(stream::pending::<Result<Bytes, std::io::Error>>()).into_response()
 }
 
 /// `/redirect/n` redirects to `/redirect/n-1`; `/redirect/0` is the payload.
@@ -479,4 +491,79 @@ fn trusted_test_addresses_only_match_their_port() {
 fn redacted_urls_drop_query_and_fragment() {
     let url = Url::parse("https://cdn.example.com/a.png?token=secret#frag").unwrap();
     assert_eq!(redacted(&url), "https://cdn.example.com/a.png");
+}
+
+#[tokio::test]
+async fn a_dripping_source_is_cut_off_by_the_minimum_speed_within_a_window() {
+    let server = spawn_media_server().await;
+    let (_dir, dest) = dest();
+    let mut config = config(true);
+    config.stall.min_bytes_per_sec = 100;
+    let started = std::time::Instant::now();
+    let err = Fetcher::new(config)
+        .unwrap()
+        .fetch_to_file(&server.url("/drip"), &dest)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            FetchError::Stalled(Stall::TooSlow {
+                secs: 1,
+                min_per_sec: 100,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), "source_timeout");
+    assert_eq!(err.max_retries(), Some(1));
+    // First byte at 0.2 s, its window ends at 1.2 s.
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!dest.exists(), "a partial download is removed");
+}
+
+#[tokio::test]
+async fn headers_followed_by_silence_break_the_first_byte_rule() {
+    let server = spawn_media_server().await;
+    let (_dir, dest) = dest();
+    let mut config = config(true);
+    config.stall.first_byte_timeout = Duration::from_millis(500);
+    let started = std::time::Instant::now();
+    let err = Fetcher::new(config)
+        .unwrap()
+        .fetch_to_file(&server.url("/stall"), &dest)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, FetchError::Stalled(Stall::NoFirstByte { .. })),
+        "{err:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_fast_source_is_untouched_by_strict_stall_rules() {
+    let server = spawn_media_server().await;
+    let (_dir, dest) = dest();
+    let mut config = config(true);
+    config.stall = StallLimits {
+        first_byte_timeout: Duration::from_secs(1),
+        min_bytes_per_sec: 1_000_000,
+        min_speed_window: Duration::from_secs(1),
+    };
+    let written = Fetcher::new(config)
+        .unwrap()
+        .fetch_to_file(&server.url("/ok"), &dest)
+        .await
+        .unwrap();
+    assert_eq!(written, PAYLOAD.len() as u64);
 }

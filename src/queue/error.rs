@@ -12,6 +12,9 @@ pub struct JobError {
     pub code: &'static str,
     pub detail: String,
     pub retryable: bool,
+    /// Retries this failure allows at most, when fewer than the job's own limit (see
+    /// [`FetchError::max_retries`]); `None` leaves it to `--max-attempts`.
+    pub max_retries: Option<u32>,
 }
 
 impl JobError {
@@ -20,7 +23,14 @@ impl JobError {
             code,
             detail: detail.into(),
             retryable,
+            max_retries: None,
         }
+    }
+
+    /// Whether another attempt is allowed after `failures` earlier retryable
+    /// failures of the same edit (the job's `--max-attempts` is checked apart).
+    pub fn may_retry(&self, failures: u32) -> bool {
+        self.retryable && self.max_retries.map_or(true, |max| failures < max)
     }
 
     /// An unexpected fault of ours: never described in detail to the client.
@@ -45,11 +55,13 @@ impl From<FetchError> for JobError {
             tracing::error!(error = %e, "writing a source to disk failed");
             return JobError::internal(true);
         }
-        JobError::new(
+        let mut error = JobError::new(
             e.code(),
             format!("The source could not be downloaded: {e}."),
             e.is_retryable(),
-        )
+        );
+        error.max_retries = e.max_retries();
+        error
     }
 }
 
@@ -92,4 +104,40 @@ fn capitalise(s: &str) -> String {
         out.push('.');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fetch::Stall;
+
+    #[test]
+    fn a_stalled_source_may_be_retried_once_and_a_refused_one_as_often_as_the_job_allows() {
+        let stalled = JobError::from(FetchError::Stalled(Stall::NoFirstByte { secs: 15 }));
+        assert_eq!(stalled.code, "source_timeout");
+        assert!(stalled.may_retry(0));
+        assert!(!stalled.may_retry(1));
+        let timed_out = JobError::from(FetchError::Timeout);
+        assert!(timed_out.may_retry(0) && !timed_out.may_retry(1));
+        let refused = JobError::from(FetchError::Unreachable("connection refused".into()));
+        assert!(refused.may_retry(0) && refused.may_retry(10));
+        let server_error = JobError::from(FetchError::HttpStatus(503));
+        assert!(server_error.may_retry(4));
+        assert!(!JobError::from(FetchError::HttpStatus(404)).may_retry(0));
+    }
+
+    #[test]
+    fn a_stall_detail_is_a_sentence_a_person_can_act_on() {
+        let e = JobError::from(FetchError::Stalled(Stall::TooSlow {
+            bytes: 12,
+            secs: 10,
+            min_per_sec: 16384,
+        }));
+        assert_eq!(
+            e.detail,
+            "The source could not be downloaded: the source sent only 12 bytes in 10 s, \
+             slower than the minimum of 16384 bytes per second; serve the file from a \
+             faster host."
+        );
+    }
 }

@@ -216,7 +216,7 @@ async fn record(
 ) {
     let written = match outcome {
         Ok(keys) => ctx.queue.complete(job, &keys).await,
-        Err(e) if e.retryable && job.attempt < ctx.max_attempts => {
+        Err(e) if e.may_retry(claim.failures) && job.attempt < ctx.max_attempts => {
             let delay = ctx.retry_base.saturating_mul(1 << claim.failures.min(16));
             tracing::warn!(code = e.code, detail = %e.detail, delay_ms = delay.as_millis() as u64, "retrying later");
             ctx.queue.retry_later(job, delay).await

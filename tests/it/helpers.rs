@@ -289,6 +289,7 @@ impl FixtureServer {
             .route("/status/{code}", axum::routing::get(serve_status))
             .route("/slow/{ms}/{name}", axum::routing::get(serve_slowly))
             .route("/drip", axum::routing::get(serve_drip))
+            .route("/stall", axum::routing::get(serve_stall))
             .route("/endless", axum::routing::get(serve_endless))
             .with_state((files.clone(), hits.clone()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -318,6 +319,11 @@ impl FixtureServer {
     /// A URL whose body trickles one byte every 200 ms, forever.
     pub fn drip_url(&self) -> String {
         format!("http://{}/drip", self.addr)
+    }
+
+    /// A URL that sends its headers at once and then never a byte of its body.
+    pub fn stall_url(&self) -> String {
+        format!("http://{}/stall", self.addr)
     }
 
     /// A URL whose body never ends (64 KiB chunks as fast as they are read).
@@ -363,6 +369,11 @@ async fn serve_drip(State((_, hits)): State<FixtureState>) -> impl IntoResponse 
         Some((Ok::<_, std::io::Error>(Bytes::from_static(b"x")), ()))
     });
     axum::body::Body::from_stream(stream)
+}
+
+async fn serve_stall(State((_, hits)): State<FixtureState>) -> impl IntoResponse {
+    hits.fetch_add(1, Ordering::SeqCst);
+    axum::body::Body::from_stream(futures::stream::pending::<Result<Bytes, std::io::Error>>())
 }
 
 async fn serve_endless(State((_, hits)): State<FixtureState>) -> impl IntoResponse {

@@ -16,4 +16,5 @@ mod fixtures;
 mod helpers;
 mod hostile;
 mod images;
+mod stalled_sources;
 mod videos;
