@@ -11,7 +11,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-use crate::api::{self, AppState, RateLimiter};
+use crate::api::{self, AppState, RateLimiter, TokenCache};
 use crate::config::{Role, ServeConfig};
 use crate::db::Db;
 use crate::edits::ValidationRules;
@@ -106,6 +106,14 @@ impl App {
                 config.rate_limit_per_second,
                 config.rate_limit_burst,
             )),
+            token_cache: Arc::new(TokenCache::new(
+                Duration::from_secs(config.auth_cache_ttl_secs),
+                config.auth_cache_max_entries,
+            )),
+            auth_failures: Arc::new(RateLimiter::new(
+                f64::from(config.auth_failures_per_minute) / 60.0,
+                config.auth_failures_per_minute,
+            )),
         };
         let workers = Arc::new(WorkerContext {
             queue: queue::for_db(&db),
@@ -138,8 +146,12 @@ impl App {
             Role::Worker => api::health_router(),
             Role::All | Role::Api => api::router(state),
         };
-        let server = axum::serve(listener, router)
-            .with_graceful_shutdown(shutdown.clone().cancelled_owned());
+        // The peer address is what failed authentications are counted under.
+        let server = axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown.clone().cancelled_owned());
         let task = tokio::spawn(async move {
             server.await.context("serving HTTP")?;
             // The server has stopped taking requests and workers stop claiming; running

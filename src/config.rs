@@ -115,6 +115,27 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_BURST", default_value_t = 100)]
     pub rate_limit_burst: u32,
 
+    /// Seconds a token lookup (found or not) is remembered, so repeated tokens cost no
+    /// database query; also how long a revoked token may keep working on a node.
+    /// 0 turns the cache off.
+    #[arg(long, env = "MEDIAEDIT_AUTH_CACHE_TTL_SECS", default_value_t = 5)]
+    pub auth_cache_ttl_secs: u64,
+
+    /// Token lookups remembered at most, found and not found counted apart (so a flood
+    /// of unknown tokens never pushes a valid one out).
+    #[arg(
+        long,
+        env = "MEDIAEDIT_AUTH_CACHE_MAX_ENTRIES",
+        default_value_t = 10_000
+    )]
+    pub auth_cache_max_entries: usize,
+
+    /// Requests with an unknown token one client address (an IPv6 /64) may make per
+    /// minute, in bursts of as many; beyond it, `429 too_many_auth_failures` before any
+    /// lookup. 0 turns the limit off.
+    #[arg(long, env = "MEDIAEDIT_AUTH_FAILURES_PER_MINUTE", default_value_t = 60)]
+    pub auth_failures_per_minute: u32,
+
     /// Largest accepted source file, in bytes.
     #[arg(long, env = "MEDIAEDIT_MAX_SOURCE_BYTES", default_value_t = 512 * 1024 * 1024)]
     pub max_source_bytes: u64,

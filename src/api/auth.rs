@@ -1,12 +1,21 @@
 //! Bearer-token authentication: resolves the token to the organization that owns it,
 //! then charges the request to that organization's rate limit.
+//!
+//! Under a flood of made-up tokens, two things keep the database out of it: lookups
+//! are cached (hits and misses, for `--auth-cache-ttl-secs`), and a client address
+//! that keeps presenting unknown tokens is refused with `429` before any lookup once
+//! it has used up `--auth-failures-per-minute`.
 
-use axum::extract::FromRequestParts;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Instant;
+
+use axum::extract::{ConnectInfo, FromRequestParts};
 use axum::http::header;
 use axum::http::request::Parts;
 
 use super::error::ApiError;
 use super::AppState;
+use crate::db::hash_token;
 
 /// The organization the request's bearer token belongs to.
 pub struct Organization {
@@ -33,14 +42,57 @@ impl FromRequestParts<AppState> for Organization {
             .ok_or_else(|| {
                 ApiError::unauthorized("The `Authorization` header must be `Bearer <token>`.")
             })?;
-        let Some(id) = state.db.org_for_token(token).await? else {
+        let client = client_key(parts);
+        let Some(id) = lookup(state, &client, token).await? else {
+            // Charged after the fact; the refusal comes on the next lookup.
+            let _ = state.auth_failures.check(&client, Instant::now());
             return Err(ApiError::unauthorized("The bearer token is not valid."));
         };
-        if let Err(wait) = state.rate_limiter.check(&id, std::time::Instant::now()) {
+        if let Err(wait) = state.rate_limiter.check(&id, Instant::now()) {
             return Err(ApiError::rate_limited(
                 wait.as_secs_f64().ceil().max(1.0) as u64
             ));
         }
         Ok(Organization { id })
+    }
+}
+
+/// The token's organization, from the cache or the database. A valid token found in
+/// the cache is served even to a client over its failure limit, so a well-behaved
+/// client sharing an address with an attacker keeps working while its token is cached.
+async fn lookup(state: &AppState, client: &str, token: &str) -> Result<Option<String>, ApiError> {
+    let hash = hash_token(token);
+    let now = Instant::now();
+    let cached = state.token_cache.get(&hash, now);
+    if let Some(Some(org)) = cached {
+        return Ok(Some(org));
+    }
+    if let Err(wait) = state.auth_failures.peek(client, now) {
+        return Err(ApiError::too_many_auth_failures(
+            wait.as_secs_f64().ceil().max(1.0) as u64,
+        ));
+    }
+    if let Some(None) = cached {
+        return Ok(None);
+    }
+    let org = state.db.org_for_token_hash(&hash).await?;
+    state.token_cache.insert(&hash, org.clone(), now);
+    Ok(org)
+}
+
+/// The key failures are counted under: the peer's IP address, and for IPv6 its /64,
+/// since one host usually holds a whole /64 and could otherwise rotate through it.
+/// Without connection info (a router driven without a listener) every request shares
+/// one key.
+fn client_key(parts: &Parts) -> String {
+    let Some(ConnectInfo(addr)) = parts.extensions.get::<ConnectInfo<SocketAddr>>() else {
+        return "unknown".to_string();
+    };
+    match addr.ip().to_canonical() {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
     }
 }

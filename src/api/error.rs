@@ -86,6 +86,22 @@ impl ApiError {
         error
     }
 
+    /// A client address that presented too many unknown tokens: refused before any
+    /// lookup until its failure budget refills.
+    pub fn too_many_auth_failures(retry_after_secs: u64) -> Self {
+        let mut error = Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_auth_failures",
+            "Too many failed authentications",
+            format!(
+                "Too many requests from this address carried an invalid token; \
+                 check the token and retry in {retry_after_secs} s."
+            ),
+        );
+        error.retry_after = Some(retry_after_secs);
+        error
+    }
+
     pub fn unsupported_media_type() -> Self {
         Self::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

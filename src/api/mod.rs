@@ -6,9 +6,11 @@ mod error;
 mod files;
 mod json;
 mod rate_limit;
+mod token_cache;
 
 pub use error::ApiError;
 pub use rate_limit::RateLimiter;
+pub use token_cache::TokenCache;
 
 use std::sync::Arc;
 
@@ -35,6 +37,10 @@ pub struct AppState {
     pub rules: ValidationRules,
     pub max_body_bytes: usize,
     pub rate_limiter: Arc<RateLimiter>,
+    /// Recent token lookups, so repeated tokens cost no database query.
+    pub token_cache: Arc<TokenCache>,
+    /// Failed authentications, keyed by client address.
+    pub auth_failures: Arc<RateLimiter>,
 }
 
 /// The service's routes.

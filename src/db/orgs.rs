@@ -49,13 +49,31 @@ impl Db {
 
     /// The organization a token belongs to, if the token is known.
     pub async fn org_for_token(&self, token: &str) -> Result<Option<String>, DbError> {
-        let hash = hash_token(token);
+        self.org_for_token_hash(&hash_token(token)).await
+    }
+
+    /// The organization of the token whose [`hash_token`] is `hash`, if it is known.
+    pub async fn org_for_token_hash(&self, hash: &str) -> Result<Option<String>, DbError> {
         let org = with_pool!(self, |pool, sql| {
             sqlx::query_scalar(&sql("SELECT org_id FROM api_tokens WHERE token_hash = $1"))
-                .bind(&hash)
+                .bind(hash)
                 .fetch_optional(pool)
                 .await?
         });
         Ok(org)
+    }
+
+    /// Deletes a token; `false` if it was not known. Nodes that cached it accept it
+    /// until their cache entry expires (`--auth-cache-ttl-secs`).
+    pub async fn revoke_token(&self, token: &str) -> Result<bool, DbError> {
+        let hash = hash_token(token);
+        let deleted = with_pool!(self, |pool, sql| {
+            sqlx::query(&sql("DELETE FROM api_tokens WHERE token_hash = $1"))
+                .bind(&hash)
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
+        Ok(deleted > 0)
     }
 }

@@ -2,6 +2,7 @@
 //! fixture server for source media. All compile into this one test binary.
 
 mod api_errors;
+mod auth_flood;
 mod backends;
 mod binary;
 mod budgets;
