@@ -65,7 +65,7 @@ pub struct ServeConfig {
 
     /// Connections this node keeps to the database at most (PostgreSQL: one of them
     /// listens for new edits).
-    #[arg(long, env = "MEDIAEDIT_DATABASE_MAX_CONNECTIONS", default_value_t = 10)]
+    #[arg(long, env = "MEDIAEDIT_DATABASE_MAX_CONNECTIONS", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub database_max_connections: u32,
 
     /// `file://DIR` or `s3://BUCKET[/PREFIX]` (default: file://<data-dir>/files). S3
@@ -95,7 +95,7 @@ pub struct ServeConfig {
     pub allow_private_sources: bool,
 
     /// Number of edits processed at once on this node (0 runs the API only).
-    #[arg(long, env = "MEDIAEDIT_WORKERS", default_value_t = 2)]
+    #[arg(long, env = "MEDIAEDIT_WORKERS", default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub workers: usize,
 
     /// How many of the workers take only image-only edits (resize-image, image-to-webp),
@@ -104,15 +104,15 @@ pub struct ServeConfig {
     pub fast_workers: usize,
 
     /// Largest accepted request body, in bytes.
-    #[arg(long, env = "MEDIAEDIT_MAX_BODY_BYTES", default_value_t = 1024 * 1024)]
+    #[arg(long, env = "MEDIAEDIT_MAX_BODY_BYTES", default_value_t = 1024 * 1024, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_body_bytes: usize,
 
     /// Requests per second each organization may make on this node (0 turns limiting off).
-    #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_PER_SECOND", default_value_t = 20.0)]
+    #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_PER_SECOND", default_value_t = 20.0, value_parser = positive_number)]
     pub rate_limit_per_second: f64,
 
     /// Requests an organization may make at once after a quiet period.
-    #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_BURST", default_value_t = 100)]
+    #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_BURST", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
     pub rate_limit_burst: u32,
 
     /// Seconds a token lookup (found or not) is remembered, so repeated tokens cost no
@@ -141,11 +141,11 @@ pub struct ServeConfig {
     pub max_source_bytes: u64,
 
     /// Seconds allowed to connect to a source.
-    #[arg(long, env = "MEDIAEDIT_FETCH_CONNECT_TIMEOUT", default_value_t = 10)]
+    #[arg(long, env = "MEDIAEDIT_FETCH_CONNECT_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub fetch_connect_timeout_secs: u64,
 
     /// Seconds allowed for a whole source download.
-    #[arg(long, env = "MEDIAEDIT_FETCH_TIMEOUT", default_value_t = 120)]
+    #[arg(long, env = "MEDIAEDIT_FETCH_TIMEOUT_SECS", default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..))]
     pub fetch_timeout_secs: u64,
 
     /// Seconds a source may take from the request to the first byte of its body (each
@@ -211,27 +211,27 @@ pub struct ServeConfig {
     /// Most files one edit may produce: refused at creation (422) when the options
     /// already prove more, and failed with `too_many_outputs` before the step that
     /// would pass it otherwise (a fan-out of fan-outs).
-    #[arg(long, env = "MEDIAEDIT_MAX_OUTPUTS_PER_EDIT", default_value_t = 2000)]
+    #[arg(long, env = "MEDIAEDIT_MAX_OUTPUTS_PER_EDIT", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_outputs_per_edit: u64,
 
     /// Seconds one ffmpeg run may take before it is killed.
-    #[arg(long, env = "MEDIAEDIT_PROCESS_TIMEOUT", default_value_t = 600)]
+    #[arg(long, env = "MEDIAEDIT_PROCESS_TIMEOUT_SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     pub process_timeout_secs: u64,
 
     /// Seconds one attempt at an edit may take before it fails with `job_timeout`.
-    #[arg(long, env = "MEDIAEDIT_JOB_TIMEOUT", default_value_t = 1800)]
+    #[arg(long, env = "MEDIAEDIT_JOB_TIMEOUT_SECS", default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
     pub job_timeout_secs: u64,
 
     /// Seconds a stopping node lets running edits finish before handing them back.
-    #[arg(long, env = "MEDIAEDIT_SHUTDOWN_GRACE", default_value_t = 30)]
+    #[arg(long, env = "MEDIAEDIT_SHUTDOWN_GRACE_SECS", default_value_t = 30)]
     pub shutdown_grace_secs: u64,
 
     /// Seconds a worker's claim on an edit lasts without a heartbeat.
-    #[arg(long, env = "MEDIAEDIT_LEASE_SECONDS", default_value_t = 30)]
+    #[arg(long, env = "MEDIAEDIT_LEASE_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub lease_secs: u64,
 
     /// Attempts an edit gets when it keeps hitting retryable failures.
-    #[arg(long, env = "MEDIAEDIT_MAX_ATTEMPTS", default_value_t = 5)]
+    #[arg(long, env = "MEDIAEDIT_MAX_ATTEMPTS", default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_attempts: u32,
 
     /// Delay before the first retry, in milliseconds; doubled on each further retry.
@@ -239,11 +239,11 @@ pub struct ServeConfig {
     pub retry_base_ms: u64,
 
     /// Seconds a download URL stays valid.
-    #[arg(long, env = "MEDIAEDIT_DOWNLOAD_URL_TTL", default_value_t = 3600)]
+    #[arg(long, env = "MEDIAEDIT_DOWNLOAD_URL_TTL_SECS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
     pub download_url_ttl_secs: u64,
 
     /// Milliseconds between queue polls when no wake-up arrives.
-    #[arg(long, env = "MEDIAEDIT_POLL_MS", default_value_t = 1000)]
+    #[arg(long, env = "MEDIAEDIT_POLL_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub poll_ms: u64,
 }
 
@@ -331,6 +331,15 @@ impl ServeConfig {
     }
 }
 
+/// A finite number above zero: a rate of NaN, infinity, zero or less would stop the
+/// service (or never limit it) rather than configure it.
+fn positive_number(value: &str) -> Result<f64, String> {
+    match value.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
+        _ => Err(format!("{value} is not a number above zero")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,6 +348,52 @@ mod tests {
     #[test]
     fn cli_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_flag_reads_mediaedit_and_its_own_name() {
+        fn walk(command: &clap::Command, checked: &mut usize) {
+            for arg in command.get_arguments() {
+                let Some(long) = arg.get_long() else { continue };
+                if matches!(long, "help" | "version") {
+                    continue;
+                }
+                let expected = format!("MEDIAEDIT_{}", long.to_uppercase().replace('-', "_"));
+                let env = arg.get_env().map(|e| e.to_string_lossy().into_owned());
+                assert_eq!(env.as_deref(), Some(expected.as_str()), "--{long}");
+                *checked += 1;
+            }
+            for sub in command.get_subcommands() {
+                walk(sub, checked);
+            }
+        }
+        let mut checked = 0;
+        walk(&Cli::command(), &mut checked);
+        assert!(checked > 30, "only {checked} flags found");
+    }
+
+    #[test]
+    fn values_that_would_break_the_service_are_refused() {
+        for args in [
+            ["--workers", "0"],
+            ["--lease-secs", "0"],
+            ["--poll-ms", "0"],
+            ["--max-attempts", "0"],
+            ["--rate-limit-per-second", "NaN"],
+            ["--rate-limit-per-second", "-1"],
+            ["--rate-limit-per-second", "0"],
+            ["--rate-limit-burst", "0"],
+        ] {
+            let flag = format!("{}={}", args[0], args[1]);
+            let result = Cli::try_parse_from(["mediaedit", "serve", flag.as_str()]);
+            let error = result
+                .err()
+                .unwrap_or_else(|| panic!("{args:?} was accepted"));
+            assert!(error.to_string().contains(args[0]), "{args:?}: {error}");
+        }
+        assert!(
+            Cli::try_parse_from(["mediaedit", "serve", "--rate-limit-per-second", "0.5"]).is_ok()
+        );
     }
 
     #[test]

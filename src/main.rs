@@ -7,7 +7,7 @@ use mediaedit::db::{valid_org_id, Db};
 use rand::RngCore;
 
 fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli = parse_or_exit();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
@@ -24,6 +24,24 @@ fn main() -> anyhow::Result<()> {
             } => create_token(args).await,
         }
     })
+}
+
+/// The command line, or exit 2 with one line naming the flag at fault: an operator's
+/// log shows the cause, not a usage screen. `--help` and `--version` print as usual.
+fn parse_or_exit() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if e.use_stderr() => {
+            let rendered = e.render().to_string();
+            let line = rendered
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            eprintln!("{line}");
+            std::process::exit(2);
+        }
+        Err(e) => e.exit(),
+    }
 }
 
 async fn serve(config: mediaedit::config::ServeConfig) -> anyhow::Result<()> {

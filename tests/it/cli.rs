@@ -87,3 +87,34 @@ fn token_create_refuses_a_bad_org_id() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("organization id"));
 }
+
+#[test]
+fn a_setting_that_would_break_the_service_is_refused_with_one_line_and_exit_2() {
+    let data = tempfile::TempDir::new().unwrap();
+    let run = |args: &[&str], env: &[(&str, &str)]| {
+        let out = Command::new(BIN)
+            .arg("serve")
+            .arg("--data-dir")
+            .arg(data.path())
+            .args(args)
+            .envs(env.iter().copied())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = run(&["--lease-secs", "0"], &[]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--lease-secs"), "{stderr}");
+    // The same through the environment, under the flag's own name.
+    let (code, stderr) = run(&[], &[("MEDIAEDIT_RATE_LIMIT_PER_SECOND", "NaN")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--rate-limit-per-second"), "{stderr}");
+    let (code, stderr) = run(&[], &[("MEDIAEDIT_WORKERS", "0")]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("--workers"), "{stderr}");
+}

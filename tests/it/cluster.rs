@@ -113,7 +113,7 @@ async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
         ("MEDIAEDIT_DATABASE_URL", urls.database_url.clone()),
         ("MEDIAEDIT_STORAGE_URL", urls.storage_url.clone()),
         ("MEDIAEDIT_WORKERS", "2".into()),
-        ("MEDIAEDIT_LEASE_SECONDS", "2".into()),
+        ("MEDIAEDIT_LEASE_SECS", "2".into()),
         ("MEDIAEDIT_RATE_LIMIT_PER_SECOND", "0".into()),
     ]);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();

@@ -14,7 +14,7 @@ use crate::helpers::*;
 async fn an_edit_interrupted_by_kill_9_is_finished_once_after_restart() {
     let data = tempfile::TempDir::new().unwrap();
     let token = token_create(data.path(), "crash-org");
-    let env = [("MEDIAEDIT_LEASE_SECONDS", "2")];
+    let env = [("MEDIAEDIT_LEASE_SECS", "2")];
     let mut server = Server::start(data.path(), &env, Stdio::null()).await;
 
     let fixtures_server = FixtureServer::start().await;
