@@ -108,7 +108,7 @@ pub struct ServeConfig {
     pub max_body_bytes: usize,
 
     /// Requests per second each organization may make on this node (0 turns limiting off).
-    #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_PER_SECOND", default_value_t = 20.0, value_parser = positive_number)]
+    #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_PER_SECOND", default_value_t = 20.0, value_parser = rate)]
     pub rate_limit_per_second: f64,
 
     /// Requests an organization may make at once after a quiet period.
@@ -331,12 +331,12 @@ impl ServeConfig {
     }
 }
 
-/// A finite number above zero: a rate of NaN, infinity, zero or less would stop the
-/// service (or never limit it) rather than configure it.
-fn positive_number(value: &str) -> Result<f64, String> {
+/// A finite number, zero or more (zero turns the limit off): NaN, infinity or a
+/// negative rate would stop the service or never limit it, by accident.
+fn rate(value: &str) -> Result<f64, String> {
     match value.trim().parse::<f64>() {
-        Ok(n) if n.is_finite() && n > 0.0 => Ok(n),
-        _ => Err(format!("{value} is not a number above zero")),
+        Ok(n) if n.is_finite() && n >= 0.0 => Ok(n),
+        _ => Err(format!("{value} is not a finite number, zero or more")),
     }
 }
 
@@ -381,7 +381,7 @@ mod tests {
             ["--max-attempts", "0"],
             ["--rate-limit-per-second", "NaN"],
             ["--rate-limit-per-second", "-1"],
-            ["--rate-limit-per-second", "0"],
+            ["--rate-limit-per-second", "inf"],
             ["--rate-limit-burst", "0"],
         ] {
             let flag = format!("{}={}", args[0], args[1]);

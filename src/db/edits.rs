@@ -1,6 +1,6 @@
 //! Edit rows: inserted by the API, read by the API, advanced by the queue.
 
-use super::{with_pool, Db, DbError};
+use super::{with_pool, Db, DbError, PG_NOW_MS, SQLITE_NOW_MS};
 use serde_json::Value;
 
 /// Processing status of an edit (decisions.md §3).
@@ -136,16 +136,16 @@ impl Db {
         let request_text = request.to_string();
         match self {
             Db::Sqlite(pool) => {
-                sqlx::query(
+                // Due at once by the database's clock, which claims compare against.
+                sqlx::query(&format!(
                     "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane)
-                     VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
-                )
+                     VALUES (?, ?, ?, ?, 'queued', ?, {SQLITE_NOW_MS}, ?)"
+                ))
                 .bind(id)
                 .bind(org_id)
                 .bind(now_ms)
                 .bind(now_ms)
                 .bind(request_text)
-                .bind(now_ms)
                 .bind(lane.as_str())
                 .execute(pool)
                 .await?;
@@ -154,13 +154,13 @@ impl Db {
                 // One statement, so one transaction: the notification goes out when the
                 // row commits and wakes idle workers on every node that listens
                 // (`queue::listen_for_new_edits`).
-                sqlx::query(
+                sqlx::query(&format!(
                     "WITH inserted AS (
                          INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane)
-                         VALUES ($1, $2, $3, $3, 'queued', $4, $3, $5)
+                         VALUES ($1, $2, $3, $3, 'queued', $4, {PG_NOW_MS}, $5)
                          RETURNING lane)
-                     SELECT pg_notify('mediaedit_edits', lane) FROM inserted",
-                )
+                     SELECT pg_notify('mediaedit_edits', lane) FROM inserted"
+                ))
                 .bind(id)
                 .bind(org_id)
                 .bind(now_ms)

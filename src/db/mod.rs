@@ -40,6 +40,15 @@ macro_rules! with_pool {
 }
 pub(crate) use with_pool;
 
+/// "Now" in milliseconds since the Unix epoch, read from PostgreSQL's clock: every
+/// node of a cluster compares leases and due times against one clock, so a node whose
+/// clock runs ahead cannot steal live leases, nor one that runs behind keep dead ones.
+/// `now()` is the transaction's start, constant within one statement.
+pub const PG_NOW_MS: &str = "(EXTRACT(EPOCH FROM now()) * 1000)::BIGINT";
+/// The same from SQLite's clock (one machine's clock anyway; written in SQL so that
+/// both databases run the same statements). 'now' is constant within one statement.
+pub const SQLITE_NOW_MS: &str = "CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER)";
+
 /// Why a database operation failed. Always an internal error to clients.
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {

@@ -87,13 +87,14 @@ pub enum Bind<'a> {
 }
 
 /// The fenced `UPDATE` of [`JobQueue::fenced`], with `$1, $2, …` placeholders: `set`
-/// uses the first `binds`, then come `updated_at`, `id` and `attempt`.
-fn fenced_sql(set: &str, binds: usize) -> String {
+/// uses the first `binds`, then come `id` and `attempt`. `{now}` in `set` and
+/// `updated_at` read the database's clock (`now_sql`).
+fn fenced_sql(set: &str, binds: usize, now_sql: &str) -> String {
     format!(
-        "UPDATE edits SET {set}, updated_at = ${} WHERE id = ${} AND attempt = ${} AND status = 'processing'",
+        "UPDATE edits SET {}, updated_at = {now_sql} WHERE id = ${} AND attempt = ${} AND status = 'processing'",
+        set.replace("{now}", now_sql),
         binds + 1,
-        binds + 2,
-        binds + 3
+        binds + 2
     )
 }
 
@@ -111,7 +112,6 @@ macro_rules! run_fenced {
             };
         }
         let done = query
-            .bind(now_ms())
             .bind(&$job.id)
             .bind($job.attempt as i64)
             .execute($pool)
@@ -120,11 +120,6 @@ macro_rules! run_fenced {
     }};
 }
 use run_fenced;
-
-/// Milliseconds since the Unix epoch, now.
-pub(crate) fn now_ms() -> i64 {
-    crate::db::unix_ms(std::time::SystemTime::now())
-}
 
 /// The queue operations a worker needs. Each database implements only [`claim`]
 /// (its own locking) and [`fenced`] (its own placeholders); every write is written once,
@@ -143,13 +138,14 @@ pub trait JobQueue: Send + Sync + 'static {
 
     /// Runs `UPDATE edits SET {set}, updated_at = now WHERE id AND attempt match AND
     /// status = 'processing'`; `set` numbers its placeholders `$1, $2, …` in the order
-    /// of `binds`. True when the row was changed.
+    /// of `binds` and writes `{now}` for the database's clock in milliseconds. True
+    /// when the row was changed.
     async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError>;
 
     /// Extends the lease of a running claim.
     async fn heartbeat(&self, job: &JobRef, lease: Duration) -> Result<bool, DbError> {
-        let until = now_ms() + lease.as_millis() as i64;
-        self.fenced("lease_until = $1", job, vec![Bind::Int(until)])
+        let lease = lease.as_millis() as i64;
+        self.fenced("lease_until = {now} + $1", job, vec![Bind::Int(lease)])
             .await
     }
 
@@ -191,14 +187,14 @@ pub trait JobQueue: Send + Sync + 'static {
 
     /// Puts the edit back to `queued`, claimable again after `delay`.
     async fn retry_later(&self, job: &JobRef, delay: Duration) -> Result<bool, DbError> {
-        let run_after = now_ms() + delay.as_millis() as i64;
-        let set = "status = 'queued', failures = failures + 1, run_after = $1, lease_until = NULL";
-        self.fenced(set, job, vec![Bind::Int(run_after)]).await
+        let delay = delay.as_millis() as i64;
+        let set = "status = 'queued', failures = failures + 1, run_after = {now} + $1, lease_until = NULL";
+        self.fenced(set, job, vec![Bind::Int(delay)]).await
     }
 
     /// Hands a claim back at once without counting a failure (a node shutting down).
     async fn release(&self, job: &JobRef) -> Result<bool, DbError> {
-        let set = "status = 'queued', run_after = $1, lease_until = NULL";
-        self.fenced(set, job, vec![Bind::Int(now_ms())]).await
+        let set = "status = 'queued', run_after = {now}, lease_until = NULL";
+        self.fenced(set, job, vec![]).await
     }
 }

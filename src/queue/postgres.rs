@@ -13,8 +13,8 @@ use sqlx::PgPool;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::{fenced_sql, now_ms, run_fenced, Bind, Claim, JobQueue, JobRef, StoredClaim};
-use crate::db::DbError;
+use super::{fenced_sql, run_fenced, Bind, Claim, JobQueue, JobRef, StoredClaim};
+use crate::db::{DbError, PG_NOW_MS};
 
 /// The channel `Db::insert_edit` notifies on PostgreSQL.
 pub const NEW_EDITS_CHANNEL: &str = "mediaedit_edits";
@@ -32,20 +32,20 @@ impl PgQueue {
 #[async_trait]
 impl JobQueue for PgQueue {
     async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError> {
-        let now = now_ms();
-        let row: Option<StoredClaim> = sqlx::query_as(
+        // Leases and due times by the database's clock (see `crate::db::PG_NOW_MS`).
+        let row: Option<StoredClaim> = sqlx::query_as(&format!(
             "UPDATE edits
-                SET status = 'processing', attempt = attempt + 1, lease_until = $1 + $2, updated_at = $1
+                SET status = 'processing', attempt = attempt + 1, lease_until = {now} + $1, updated_at = {now}
               WHERE id = (SELECT id FROM edits
-                           WHERE ((status = 'queued' AND run_after <= $1)
-                                  OR (status = 'processing' AND lease_until < $1))
-                             AND (NOT $3 OR lane = 'fast')
+                           WHERE ((status = 'queued' AND run_after <= {now})
+                                  OR (status = 'processing' AND lease_until < {now}))
+                             AND (NOT $2 OR lane = 'fast')
                            ORDER BY run_after, created_at
                            LIMIT 1
                            FOR UPDATE SKIP LOCKED)
           RETURNING id, org_id, attempt, failures, request",
-        )
-        .bind(now)
+            now = PG_NOW_MS
+        ))
         .bind(lease.as_millis() as i64)
         .bind(fast_only)
         .fetch_optional(&self.pool)
@@ -54,7 +54,7 @@ impl JobQueue for PgQueue {
     }
 
     async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {
-        let sql = fenced_sql(set, binds.len());
+        let sql = fenced_sql(set, binds.len(), PG_NOW_MS);
         run_fenced!(&self.pool, &sql, binds, job)
     }
 }

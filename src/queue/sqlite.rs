@@ -6,8 +6,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sqlx::SqlitePool;
 
-use super::{fenced_sql, now_ms, run_fenced, Bind, Claim, JobQueue, JobRef, StoredClaim};
-use crate::db::DbError;
+use super::{fenced_sql, run_fenced, Bind, Claim, JobQueue, JobRef, StoredClaim};
+use crate::db::{DbError, SQLITE_NOW_MS};
 
 pub struct SqliteQueue {
     pool: SqlitePool,
@@ -22,19 +22,19 @@ impl SqliteQueue {
 #[async_trait]
 impl JobQueue for SqliteQueue {
     async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError> {
-        let now = now_ms();
-        let row: Option<StoredClaim> = sqlx::query_as(
+        // Leases and due times by the database's clock (see `crate::db::SQLITE_NOW_MS`).
+        let row: Option<StoredClaim> = sqlx::query_as(&format!(
             "UPDATE edits
-                SET status = 'processing', attempt = attempt + 1, lease_until = ?1 + ?2, updated_at = ?1
+                SET status = 'processing', attempt = attempt + 1, lease_until = {now} + ?1, updated_at = {now}
               WHERE id = (SELECT id FROM edits
-                           WHERE ((status = 'queued' AND run_after <= ?1)
-                                  OR (status = 'processing' AND lease_until < ?1))
-                             AND (?3 = 0 OR lane = 'fast')
+                           WHERE ((status = 'queued' AND run_after <= {now})
+                                  OR (status = 'processing' AND lease_until < {now}))
+                             AND (?2 = 0 OR lane = 'fast')
                            ORDER BY run_after, created_at
                            LIMIT 1)
           RETURNING id, org_id, attempt, failures, request",
-        )
-        .bind(now)
+            now = SQLITE_NOW_MS
+        ))
         .bind(lease.as_millis() as i64)
         .bind(fast_only)
         .fetch_optional(&self.pool)
@@ -44,7 +44,7 @@ impl JobQueue for SqliteQueue {
 
     async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {
         // SQLite reads `?NNN` where PostgreSQL reads `$NNN`.
-        let sql = fenced_sql(set, binds.len()).replace('$', "?");
+        let sql = fenced_sql(set, binds.len(), SQLITE_NOW_MS).replace('$', "?");
         run_fenced!(&self.pool, &sql, binds, job)
     }
 }
