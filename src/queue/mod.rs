@@ -41,6 +41,9 @@ pub struct Claim {
     pub org_id: String,
     /// Retryable failures so far (drives the backoff).
     pub failures: u32,
+    /// Claims that count against `--max-attempts`, this one included: every claim but
+    /// those handed back at shutdown (a rolling restart spends no attempt).
+    pub tries: u32,
     /// The request as sent.
     pub request: Value,
 }
@@ -52,6 +55,7 @@ struct StoredClaim {
     org_id: String,
     attempt: i64,
     failures: i64,
+    handbacks: i64,
     request: String,
 }
 
@@ -66,6 +70,7 @@ impl TryFrom<StoredClaim> for Claim {
             },
             org_id: row.org_id,
             failures: row.failures as u32,
+            tries: (row.attempt - row.handbacks).max(1) as u32,
             request: serde_json::from_str(&row.request)
                 .map_err(|e| DbError::Corrupt(e.to_string()))?,
         })
@@ -192,9 +197,11 @@ pub trait JobQueue: Send + Sync + 'static {
         self.fenced(set, job, vec![Bind::Int(delay)]).await
     }
 
-    /// Hands a claim back at once without counting a failure (a node shutting down).
+    /// Hands a claim back at once without counting a failure or a try (a node shutting
+    /// down): the next claim still gets a new fencing token.
     async fn release(&self, job: &JobRef) -> Result<bool, DbError> {
-        let set = "status = 'queued', run_after = {now}, lease_until = NULL";
+        let set =
+            "status = 'queued', handbacks = handbacks + 1, run_after = {now}, lease_until = NULL";
         self.fenced(set, job, vec![]).await
     }
 }

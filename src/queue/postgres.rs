@@ -43,7 +43,7 @@ impl JobQueue for PgQueue {
                            ORDER BY run_after, created_at
                            LIMIT 1
                            FOR UPDATE SKIP LOCKED)
-          RETURNING id, org_id, attempt, failures, request",
+          RETURNING id, org_id, attempt, failures, handbacks, request",
             now = PG_NOW_MS
         ))
         .bind(lease.as_millis() as i64)

@@ -32,7 +32,7 @@ impl JobQueue for SqliteQueue {
                              AND (?2 = 0 OR lane = 'fast')
                            ORDER BY run_after, created_at
                            LIMIT 1)
-          RETURNING id, org_id, attempt, failures, request",
+          RETURNING id, org_id, attempt, failures, handbacks, request",
             now = SQLITE_NOW_MS
         ))
         .bind(lease.as_millis() as i64)

@@ -100,7 +100,7 @@ async fn worker_loop(ctx: Arc<WorkerContext>, fast_only: bool, shutdown: Cancell
 /// Runs one claim to its outcome.
 async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim) {
     let job = claim.job.clone();
-    if claim.job.attempt > ctx.max_attempts {
+    if claim.tries > ctx.max_attempts {
         let e = JobError::new(
             "attempts_exhausted",
             format!(
@@ -216,7 +216,7 @@ async fn record(
 ) {
     let written = match outcome {
         Ok(keys) => ctx.queue.complete(job, &keys).await,
-        Err(e) if e.may_retry(claim.failures) && job.attempt < ctx.max_attempts => {
+        Err(e) if e.may_retry(claim.failures) && claim.tries < ctx.max_attempts => {
             let delay = ctx.retry_base.saturating_mul(1 << claim.failures.min(16));
             tracing::warn!(code = e.code, detail = %e.detail, delay_ms = delay.as_millis() as u64, "retrying later");
             ctx.queue.retry_later(job, delay).await

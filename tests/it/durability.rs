@@ -35,6 +35,7 @@ on_both_backends!(
     concurrent_claimers_never_take_the_same_edit,
     an_edit_over_the_job_timeout_fails_with_job_timeout,
     a_stopping_node_hands_running_edits_back_after_its_grace,
+    hand_backs_at_shutdown_spend_no_attempt,
     image_edits_do_not_wait_behind_slow_edits,
 );
 
@@ -208,6 +209,36 @@ async fn a_stopping_node_hands_running_edits_back_after_its_grace(backend: Backe
     assert_eq!(row.status, mediaedit::db::EditStatus::Queued);
 
     app.restart_with(|_| {}).await;
+    let doc = app.wait_finished(&id).await;
+    assert_eq!(doc["attributes"]["status"], "done", "{doc}");
+}
+
+async fn hand_backs_at_shutdown_spend_no_attempt(backend: Backend) {
+    let mut app = spawn_app_on(backend, |c| {
+        c.workers = 0;
+        c.max_attempts = 2;
+    })
+    .await;
+    let src = app.fixtures.add("a.png", fixtures::png(20, 20));
+    let id = app.create_edit(edit(&src, &["image-to-webp"], None)).await;
+    let queue = queue::for_db(&app.db().await);
+    // Four rolling restarts, twice --max-attempts: each hands the edit back.
+    let mut handed_back: Option<queue::JobRef> = None;
+    for attempt in 1..=4 {
+        let claim = queue
+            .claim(Duration::from_secs(30), false)
+            .await
+            .unwrap()
+            .expect("claimable at once after a hand-back");
+        assert_eq!((claim.job.attempt, claim.tries), (attempt, 1));
+        if let Some(old) = &handed_back {
+            let stale = queue.complete(old, &[]).await.unwrap();
+            assert!(!stale, "an earlier claim is fenced out");
+        }
+        assert!(queue.release(&claim.job).await.unwrap());
+        handed_back = Some(claim.job);
+    }
+    app.restart_with(|c| c.workers = 2).await;
     let doc = app.wait_finished(&id).await;
     assert_eq!(doc["attributes"]["status"], "done", "{doc}");
 }
