@@ -146,24 +146,37 @@ impl App {
             Role::Worker => api::health_router(),
             Role::All | Role::Api => api::router(state),
         };
-        // The peer address is what failed authentications are counted under.
-        let server = axum::serve(
+        let limits = api::server::ServerLimits {
+            header_timeout: Duration::from_secs(config.http_header_timeout_secs),
+            body_timeout: Duration::from_secs(config.http_body_timeout_secs),
+            max_connections: config.max_connections,
+        };
+        let http = tokio::spawn(api::server::serve(
             listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown.clone().cancelled_owned());
+            router,
+            limits,
+            shutdown.clone(),
+            move || tokio::time::Instant::now() + grace,
+        ));
+        let stopping = shutdown.clone();
         let task = tokio::spawn(async move {
-            server.await.context("serving HTTP")?;
-            // The server has stopped taking requests and workers stop claiming; running
-            // edits get the grace period to finish, then are handed back to the queue.
-            let finished = tokio::time::timeout(grace, async {
-                while worker_set.join_next().await.is_some() {}
-            })
-            .await;
-            if finished.is_err() {
-                stop_now.cancel();
-                while worker_set.join_next().await.is_some() {}
-            }
+            stopping.cancelled().await;
+            // The grace period starts at the signal, for the workers and the HTTP
+            // connections alike: running edits get it to finish, then are handed back
+            // to the queue; connections still open then are dropped.
+            let deadline = tokio::time::Instant::now() + grace;
+            let workers = async {
+                let finished = tokio::time::timeout_at(deadline, async {
+                    while worker_set.join_next().await.is_some() {}
+                })
+                .await;
+                if finished.is_err() {
+                    stop_now.cancel();
+                    while worker_set.join_next().await.is_some() {}
+                }
+            };
+            let (_, served) = tokio::join!(workers, http);
+            served.context("serving HTTP")?;
             Ok(())
         });
         tracing::info!(%addr, %public_url, workers = worker_count, role = ?config.role, database = db.backend(), "mediaedit is ready");

@@ -222,7 +222,21 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_JOB_TIMEOUT_SECS", default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]
     pub job_timeout_secs: u64,
 
-    /// Seconds a stopping node lets running edits finish before handing them back.
+    /// Seconds a connection has to send a request's headers once it is ready for one;
+    /// also how long an idle keep-alive connection stays open.
+    #[arg(long, env = "MEDIAEDIT_HTTP_HEADER_TIMEOUT_SECS", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub http_header_timeout_secs: u64,
+
+    /// Seconds a request body may pause before the request is abandoned.
+    #[arg(long, env = "MEDIAEDIT_HTTP_BODY_TIMEOUT_SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub http_body_timeout_secs: u64,
+
+    /// Connections served at once; more wait in the listen backlog.
+    #[arg(long, env = "MEDIAEDIT_MAX_CONNECTIONS", default_value_t = 1024, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub max_connections: usize,
+
+    /// Seconds a stopping node lets running edits finish before handing them back,
+    /// counted from the signal; open connections get as long to finish their request.
     #[arg(long, env = "MEDIAEDIT_SHUTDOWN_GRACE_SECS", default_value_t = 30)]
     pub shutdown_grace_secs: u64,
 

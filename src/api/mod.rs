@@ -6,6 +6,7 @@ mod error;
 mod files;
 mod json;
 mod rate_limit;
+pub mod server;
 mod token_cache;
 
 pub use error::ApiError;

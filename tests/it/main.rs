@@ -8,6 +8,7 @@ mod binary;
 mod budgets;
 mod cli;
 mod cluster;
+mod connections;
 mod corpus;
 mod crash;
 mod downloads;
