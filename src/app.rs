@@ -128,6 +128,7 @@ impl App {
             retry_base: Duration::from_millis(config.retry_base_ms),
             job_timeout: Duration::from_secs(config.job_timeout_secs),
             max_outputs: config.max_outputs_per_edit,
+            max_running_per_org: config.max_running_per_org(),
             stop_now: stop_now.clone(),
         });
 

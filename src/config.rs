@@ -208,6 +208,12 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MAX_EXTRACT_FRAMES", default_value_t = 1000)]
     pub max_extract_frames: u64,
 
+    /// Most edits of one organization running at once in each lane (image-only, video),
+    /// across the nodes of a cluster (default: half of this node's `--workers`, at
+    /// least 1), so that one organization's backlog leaves room for everyone else's.
+    #[arg(long, env = "MEDIAEDIT_MAX_RUNNING_PER_ORG", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_running_per_org: Option<u32>,
+
     /// Most files one edit may produce: refused at creation (422) when the options
     /// already prove more, and failed with `too_many_outputs` before the step that
     /// would pass it otherwise (a fan-out of fan-outs).
@@ -321,6 +327,12 @@ impl ServeConfig {
         };
         serve.data_dir = data_dir;
         *serve
+    }
+
+    /// `--max-running-per-org`, or its default: half of the workers, at least one.
+    pub fn max_running_per_org(&self) -> u32 {
+        self.max_running_per_org
+            .unwrap_or_else(|| (self.workers / 2).max(1) as u32)
     }
 
     pub fn lease(&self) -> Duration {

@@ -91,6 +91,16 @@ pub enum Bind<'a> {
     Text(&'a str),
 }
 
+/// SQL counting the edits of `e.org_id` in `e.lane` (the candidate row of a claim) that
+/// are running now: processing under a live lease. Counted per lane, so an
+/// organization's cheap image edits never wait behind its own long videos.
+fn running_of_org(now_sql: &str) -> String {
+    format!(
+        "(SELECT COUNT(*) FROM edits r WHERE r.org_id = e.org_id AND r.lane = e.lane \
+          AND r.status = 'processing' AND r.lease_until >= {now_sql})"
+    )
+}
+
 /// The fenced `UPDATE` of [`JobQueue::fenced`], with `$1, $2, …` placeholders: `set`
 /// uses the first `binds`, then come `id` and `attempt`. `{now}` in `set` and
 /// `updated_at` read the database's clock (`now_sql`).
@@ -137,9 +147,25 @@ use run_fenced;
 /// [`fenced`]: JobQueue::fenced
 #[async_trait]
 pub trait JobQueue: Send + Sync + 'static {
-    /// Claims the oldest claimable edit (queued and due, or processing with an expired
-    /// lease), only from the fast lane when `fast_only`, or `None` when there is none.
-    async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError>;
+    /// Claims a claimable edit (queued and due, or processing with an expired lease),
+    /// only from the fast lane when `fast_only`, or `None` when there is none; fairly
+    /// across organizations: an organization with `per_org_cap` edits running in the
+    /// edit's lane gets no more there, and among the rest the one running fewest goes first (oldest first within
+    /// it), so one organization's backlog cannot hold every worker. On PostgreSQL two
+    /// nodes claiming at the same instant may each see room under the cap: it is a
+    /// fair-share rule, not a quota.
+    async fn claim_fair(
+        &self,
+        lease: Duration,
+        fast_only: bool,
+        per_org_cap: u32,
+    ) -> Result<Option<Claim>, DbError>;
+
+    /// [`JobQueue::claim_fair`] without a cap: the oldest claimable edit of the
+    /// organization running fewest.
+    async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError> {
+        self.claim_fair(lease, fast_only, u32::MAX).await
+    }
 
     /// Runs `UPDATE edits SET {set}, updated_at = now WHERE id AND attempt match AND
     /// status = 'processing'`; `set` numbers its placeholders `$1, $2, …` in the order

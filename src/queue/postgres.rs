@@ -31,23 +31,31 @@ impl PgQueue {
 
 #[async_trait]
 impl JobQueue for PgQueue {
-    async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError> {
+    async fn claim_fair(
+        &self,
+        lease: Duration,
+        fast_only: bool,
+        per_org_cap: u32,
+    ) -> Result<Option<Claim>, DbError> {
         // Leases and due times by the database's clock (see `crate::db::PG_NOW_MS`).
         let row: Option<StoredClaim> = sqlx::query_as(&format!(
             "UPDATE edits
                 SET status = 'processing', attempt = attempt + 1, lease_until = {now} + $1, updated_at = {now}
-              WHERE id = (SELECT id FROM edits
-                           WHERE ((status = 'queued' AND run_after <= {now})
-                                  OR (status = 'processing' AND lease_until < {now}))
-                             AND (NOT $2 OR lane = 'fast')
-                           ORDER BY run_after, created_at
+              WHERE id = (SELECT e.id FROM edits e
+                           WHERE ((e.status = 'queued' AND e.run_after <= {now})
+                                  OR (e.status = 'processing' AND e.lease_until < {now}))
+                             AND (NOT $2 OR e.lane = 'fast')
+                             AND {running} < $3
+                           ORDER BY {running}, e.run_after, e.created_at
                            LIMIT 1
                            FOR UPDATE SKIP LOCKED)
           RETURNING id, org_id, attempt, failures, handbacks, request",
-            now = PG_NOW_MS
+            now = PG_NOW_MS,
+            running = super::running_of_org(PG_NOW_MS),
         ))
         .bind(lease.as_millis() as i64)
         .bind(fast_only)
+        .bind(i64::from(per_org_cap))
         .fetch_optional(&self.pool)
         .await?;
         row.map(Claim::try_from).transpose()

@@ -36,6 +36,8 @@ pub struct WorkerContext {
     pub job_timeout: Duration,
     /// Most files one edit may produce (`--max-outputs-per-edit`).
     pub max_outputs: u64,
+    /// Most edits of one organization running at once (`--max-running-per-org`).
+    pub max_running_per_org: u32,
     /// Cancelled when running edits must stop now (the shutdown grace ran out): they
     /// are handed back to the queue for another worker or the next start.
     pub stop_now: CancellationToken,
@@ -80,7 +82,11 @@ async fn worker_loop(ctx: Arc<WorkerContext>, fast_only: bool, shutdown: Cancell
         tokio::pin!(notified);
         notified.as_mut().enable();
 
-        match ctx.queue.claim(ctx.lease, fast_only).await {
+        match ctx
+            .queue
+            .claim_fair(ctx.lease, fast_only, ctx.max_running_per_org)
+            .await
+        {
             Ok(Some(claim)) => {
                 let span = tracing::info_span!("edit", edit.id = %claim.job.id, org.id = %claim.org_id, attempt = claim.job.attempt);
                 run_claim(&ctx, claim).instrument(span).await;

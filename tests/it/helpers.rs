@@ -122,6 +122,17 @@ pub async fn create_token_in(url: &str, org: &str) -> String {
 }
 
 impl TestApp {
+    /// The database this app runs on, for tokens of other organizations.
+    pub fn database_url(&self) -> String {
+        match &self.cluster {
+            Some(urls) => urls.database_url.clone(),
+            None => format!(
+                "sqlite://{}",
+                self.data_dir.path().join("mediaedit.db").display()
+            ),
+        }
+    }
+
     pub async fn wait_healthy(&self) {
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {

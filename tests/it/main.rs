@@ -14,6 +14,7 @@ mod crash;
 mod downloads;
 mod durability;
 mod edits_api;
+mod fairness;
 mod fixtures;
 mod helpers;
 mod hostile;
