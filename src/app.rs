@@ -89,6 +89,7 @@ impl App {
             max_video_pixels: config.max_video_pixels,
             max_video_frames: config.max_video_frames,
             max_extract_frames: config.max_extract_frames,
+            process_memory_limit: config.process_memory_limit,
         });
         let wake = Arc::new(Notify::new());
         let stop_now = CancellationToken::new();

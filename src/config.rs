@@ -208,6 +208,11 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MAX_EXTRACT_FRAMES", default_value_t = 1000)]
     pub max_extract_frames: u64,
 
+    /// Bytes of data memory (heap) each ffmpeg or ffprobe process may use; a file that
+    /// needs more fails its edit with `memory_limit_exceeded`. 0 turns the limit off.
+    #[arg(long, env = "MEDIAEDIT_PROCESS_MEMORY_LIMIT", default_value_t = 2 << 30)]
+    pub process_memory_limit: u64,
+
     /// Most edits of one organization running at once in each lane (image-only, video),
     /// across the nodes of a cluster (default: half of this node's `--workers`, at
     /// least 1), so that one organization's backlog leaves room for everyone else's.

@@ -101,6 +101,8 @@ pub struct MediaConfig {
     pub max_video_frames: u64,
     /// Most frames `extract-frames` writes for one video.
     pub max_extract_frames: u64,
+    /// Bytes of data memory each ffmpeg/ffprobe process may use; 0 for no limit.
+    pub process_memory_limit: u64,
 }
 
 /// Why a media operation failed. Every variant maps to a stable snake_case code.
@@ -150,6 +152,8 @@ pub enum MediaError {
         program: String,
         stderr_tail: String,
     },
+    #[error("{program} needed more memory than the limit of {limit_mib} MiB for this file")]
+    MemoryLimitExceeded { program: String, limit_mib: u64 },
     #[error("{program} took longer than {seconds} seconds")]
     Timeout { program: String, seconds: u64 },
     #[error("{program} is not installed")]
@@ -173,6 +177,7 @@ impl MediaError {
             MediaError::TooManyFrames { .. } => "too_many_frames",
             MediaError::InvalidMedia(_) => "invalid_media",
             MediaError::ProcessFailed { .. } => "processing_failed",
+            MediaError::MemoryLimitExceeded { .. } => "memory_limit_exceeded",
             MediaError::Timeout { .. } => "processing_timeout",
             MediaError::ToolMissing { .. } => "internal_error",
             MediaError::Io(_) => "internal_error",
@@ -200,7 +205,8 @@ struct Inner {
 impl Media {
     /// Builds the media layer; clones share one process semaphore.
     pub fn new(config: MediaConfig) -> Self {
-        let runner = ProcessRunner::new(config.max_processes, config.process_timeout);
+        let runner = ProcessRunner::new(config.max_processes, config.process_timeout)
+            .with_memory_limit(config.process_memory_limit);
         Media {
             inner: Arc::new(Inner { config, runner }),
         }

@@ -26,6 +26,8 @@ pub(crate) struct ProcessRunner {
     /// One permit per process allowed at once, shared by every clone.
     permits: Arc<Semaphore>,
     timeout: Duration,
+    /// Bytes of data memory each process may map (`RLIMIT_DATA`); 0 for no limit.
+    memory_limit: u64,
 }
 
 /// What a successful run printed.
@@ -40,7 +42,19 @@ impl ProcessRunner {
         ProcessRunner {
             permits: Arc::new(Semaphore::new(max_processes.max(1))),
             timeout,
+            memory_limit: 0,
         }
+    }
+
+    /// Runs every process under a limit of `bytes` of data memory (heap and private
+    /// anonymous mappings, `RLIMIT_DATA`): a file that makes ffmpeg allocate without
+    /// bound fails its own process with "Cannot allocate memory" and its edit with
+    /// `memory_limit_exceeded`, and nothing else on the machine notices. Address space
+    /// (`RLIMIT_AS`) would also count the arenas glibc reserves per thread, which on a
+    /// many-core machine trip a fair limit for no real use.
+    pub fn with_memory_limit(mut self, bytes: u64) -> Self {
+        self.memory_limit = bytes;
+        self
     }
 
     /// Runs `program` with `args`, stdin closed, and collects its output.
@@ -102,7 +116,26 @@ impl ProcessRunner {
             .await
             .map_err(std::io::Error::other)?;
 
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        #[cfg(unix)]
+        if self.memory_limit > 0 {
+            let limit = libc::rlimit {
+                rlim_cur: self.memory_limit as libc::rlim_t,
+                rlim_max: self.memory_limit as libc::rlim_t,
+            };
+            // SAFETY: between fork and exec only setrlimit runs, which is
+            // async-signal-safe and touches no memory of the parent's.
+            unsafe {
+                command.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_DATA, &limit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        }
+        let mut child = command
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -149,6 +182,12 @@ impl ProcessRunner {
             } else {
                 tail
             };
+            if self.memory_limit > 0 && stderr_tail.contains("Cannot allocate memory") {
+                return Err(MediaError::MemoryLimitExceeded {
+                    program: name,
+                    limit_mib: self.memory_limit >> 20,
+                });
+            }
             return Err(MediaError::ProcessFailed {
                 program: name,
                 stderr_tail,

@@ -72,3 +72,29 @@ async fn a_fan_out_of_fan_outs_stops_before_the_step_that_would_pass_the_limit()
     // Stopped before six image-to-video runs, not after.
     assert!(started.elapsed() < Duration::from_secs(20));
 }
+
+#[tokio::test]
+async fn a_file_that_needs_more_memory_than_the_limit_fails_only_its_own_edit() {
+    let app = spawn_app_with(|c| c.process_memory_limit = 48 << 20).await;
+    let clip = ffmpeg_fixture(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=1920x1080:rate=25:duration=2",
+            "-f",
+            "mp4",
+        ],
+        "big.mp4",
+    );
+    let src = app.fixtures.add("big.mp4", clip);
+    let error = app.run_failed(edit(&src, &["video-to-gif"], None)).await;
+    assert_eq!(error["code"], "memory_limit_exceeded", "{error}");
+    assert!(
+        error["detail"].as_str().unwrap().contains("48 MiB"),
+        "{error}"
+    );
+    // The service, and its small edits, carry on.
+    let png = app.fixtures.add("ok.png", crate::fixtures::png(10, 10));
+    app.run_done(edit(&png, &["image-to-webp"], None)).await;
+}

@@ -83,6 +83,7 @@ pub fn media() -> Media {
         max_video_pixels: 7680 * 4320,
         max_video_frames: 100_000,
         max_extract_frames: 1000,
+        process_memory_limit: 2 << 30,
     })
 }
 
