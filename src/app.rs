@@ -130,6 +130,7 @@ impl App {
             job_timeout: Duration::from_secs(config.job_timeout_secs),
             max_outputs: config.max_outputs_per_edit,
             max_running_per_org: config.max_running_per_org(),
+            node_id: uuid::Uuid::new_v4().simple().to_string(),
             stop_now: stop_now.clone(),
         });
 

@@ -213,9 +213,9 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_PROCESS_MEMORY_LIMIT", default_value_t = 2 << 30)]
     pub process_memory_limit: u64,
 
-    /// Most edits of one organization running at once in each lane (image-only, video),
-    /// across the nodes of a cluster (default: half of this node's `--workers`, at
-    /// least 1), so that one organization's backlog leaves room for everyone else's.
+    /// Most edits of one organization this node runs at once in each lane (image-only,
+    /// video); default half of `--workers`, at least 1. One organization's backlog
+    /// leaves room on every node for everyone else's edits.
     #[arg(long, env = "MEDIAEDIT_MAX_RUNNING_PER_ORG", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_running_per_org: Option<u32>,
 

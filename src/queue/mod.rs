@@ -77,6 +77,15 @@ impl TryFrom<StoredClaim> for Claim {
     }
 }
 
+/// Who claims, and how much of its workers one organization may hold.
+#[derive(Debug, Clone, Copy)]
+pub struct Fairness<'a> {
+    /// This node's id, recorded on the edits it claims.
+    pub node: &'a str,
+    /// Edits of one organization this node runs at once, per lane.
+    pub per_org_cap: u32,
+}
+
 /// Identifies one claim of one edit. Writes with a stale `attempt` change nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobRef {
@@ -92,12 +101,14 @@ pub enum Bind<'a> {
 }
 
 /// SQL counting the edits of `e.org_id` in `e.lane` (the candidate row of a claim) that
-/// are running now: processing under a live lease. Counted per lane, so an
-/// organization's cheap image edits never wait behind its own long videos.
-fn running_of_org(now_sql: &str) -> String {
+/// run now on the claiming node (placeholder `node`): processing under a live lease.
+/// Per lane, so an organization's cheap image edits never wait behind its own long
+/// videos; per node, because the cap is a share of this node's workers, and a
+/// cluster of N nodes gives one organization N shares.
+fn running_of_org(now_sql: &str, node: &str) -> String {
     format!(
         "(SELECT COUNT(*) FROM edits r WHERE r.org_id = e.org_id AND r.lane = e.lane \
-          AND r.status = 'processing' AND r.lease_until >= {now_sql})"
+          AND r.claimed_by = {node} AND r.status = 'processing' AND r.lease_until >= {now_sql})"
     )
 }
 
@@ -149,22 +160,25 @@ use run_fenced;
 pub trait JobQueue: Send + Sync + 'static {
     /// Claims a claimable edit (queued and due, or processing with an expired lease),
     /// only from the fast lane when `fast_only`, or `None` when there is none; fairly
-    /// across organizations: an organization with `per_org_cap` edits running in the
-    /// edit's lane gets no more there, and among the rest the one running fewest goes first (oldest first within
-    /// it), so one organization's backlog cannot hold every worker. On PostgreSQL two
-    /// nodes claiming at the same instant may each see room under the cap: it is a
-    /// fair-share rule, not a quota.
+    /// across organizations: an organization running `per_org_cap` edits of the
+    /// edit's lane on this node gets no more there, and among the rest the one running
+    /// fewest goes first (oldest first within
+    /// it), so one organization's backlog cannot hold every worker.
     async fn claim_fair(
         &self,
         lease: Duration,
         fast_only: bool,
-        per_org_cap: u32,
+        fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError>;
 
     /// [`JobQueue::claim_fair`] without a cap: the oldest claimable edit of the
     /// organization running fewest.
     async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError> {
-        self.claim_fair(lease, fast_only, u32::MAX).await
+        let fairness = Fairness {
+            node: "",
+            per_org_cap: u32::MAX,
+        };
+        self.claim_fair(lease, fast_only, fairness).await
     }
 
     /// Runs `UPDATE edits SET {set}, updated_at = now WHERE id AND attempt match AND

@@ -13,7 +13,7 @@ use sqlx::PgPool;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::{fenced_sql, run_fenced, Bind, Claim, JobQueue, JobRef, StoredClaim};
+use super::{fenced_sql, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim};
 use crate::db::{DbError, PG_NOW_MS};
 
 /// The channel `Db::insert_edit` notifies on PostgreSQL.
@@ -35,12 +35,12 @@ impl JobQueue for PgQueue {
         &self,
         lease: Duration,
         fast_only: bool,
-        per_org_cap: u32,
+        fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError> {
         // Leases and due times by the database's clock (see `crate::db::PG_NOW_MS`).
         let row: Option<StoredClaim> = sqlx::query_as(&format!(
             "UPDATE edits
-                SET status = 'processing', attempt = attempt + 1, lease_until = {now} + $1, updated_at = {now}
+                SET status = 'processing', attempt = attempt + 1, lease_until = {now} + $1, updated_at = {now}, claimed_by = $4
               WHERE id = (SELECT e.id FROM edits e
                            WHERE ((e.status = 'queued' AND e.run_after <= {now})
                                   OR (e.status = 'processing' AND e.lease_until < {now}))
@@ -51,11 +51,12 @@ impl JobQueue for PgQueue {
                            FOR UPDATE SKIP LOCKED)
           RETURNING id, org_id, attempt, failures, handbacks, request",
             now = PG_NOW_MS,
-            running = super::running_of_org(PG_NOW_MS),
+            running = super::running_of_org(PG_NOW_MS, "$4"),
         ))
         .bind(lease.as_millis() as i64)
         .bind(fast_only)
-        .bind(i64::from(per_org_cap))
+        .bind(i64::from(fairness.per_org_cap))
+        .bind(fairness.node)
         .fetch_optional(&self.pool)
         .await?;
         row.map(Claim::try_from).transpose()

@@ -36,8 +36,11 @@ pub struct WorkerContext {
     pub job_timeout: Duration,
     /// Most files one edit may produce (`--max-outputs-per-edit`).
     pub max_outputs: u64,
-    /// Most edits of one organization running at once (`--max-running-per-org`).
+    /// Most edits of one organization this node runs at once, per lane
+    /// (`--max-running-per-org`).
     pub max_running_per_org: u32,
+    /// This process's id among the nodes, recorded on the edits it claims.
+    pub node_id: String,
     /// Cancelled when running edits must stop now (the shutdown grace ran out): they
     /// are handed back to the queue for another worker or the next start.
     pub stop_now: CancellationToken,
@@ -84,7 +87,14 @@ async fn worker_loop(ctx: Arc<WorkerContext>, fast_only: bool, shutdown: Cancell
 
         match ctx
             .queue
-            .claim_fair(ctx.lease, fast_only, ctx.max_running_per_org)
+            .claim_fair(
+                ctx.lease,
+                fast_only,
+                super::Fairness {
+                    node: &ctx.node_id,
+                    per_org_cap: ctx.max_running_per_org,
+                },
+            )
             .await
         {
             Ok(Some(claim)) => {
