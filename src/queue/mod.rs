@@ -112,6 +112,27 @@ fn running_of_org(now_sql: &str, node: &str) -> String {
     )
 }
 
+/// The claim statement of both databases, with `$1` the lease in milliseconds, `$2`
+/// fast-lane-only, `$3` the per-organization cap and `$4` the node; `lock` is what
+/// the inner `SELECT` adds on PostgreSQL (`FOR UPDATE SKIP LOCKED`). Leases and due
+/// times by the database's clock (`now_sql`, see `crate::db::PG_NOW_MS`).
+fn claim_sql(now_sql: &str, lock: &str) -> String {
+    let running = running_of_org(now_sql, "$4");
+    format!(
+        "UPDATE edits
+            SET status = 'processing', attempt = attempt + 1, lease_until = {now_sql} + $1,
+                updated_at = {now_sql}, claimed_by = $4
+          WHERE id = (SELECT e.id FROM edits e
+                       WHERE ((e.status = 'queued' AND e.run_after <= {now_sql})
+                              OR (e.status = 'processing' AND e.lease_until < {now_sql}))
+                         AND ($2 = FALSE OR e.lane = 'fast')
+                         AND {running} < $3
+                       ORDER BY {running}, e.run_after, e.created_at
+                       LIMIT 1 {lock})
+      RETURNING id, org_id, attempt, failures, handbacks, request"
+    )
+}
+
 /// The fenced `UPDATE` of [`JobQueue::fenced`], with `$1, $2, …` placeholders: `set`
 /// uses the first `binds`, then come `id` and `attempt`. `{now}` in `set` and
 /// `updated_at` read the database's clock (`now_sql`).

@@ -27,27 +27,14 @@ impl JobQueue for SqliteQueue {
         fast_only: bool,
         fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError> {
-        // Leases and due times by the database's clock (see `crate::db::SQLITE_NOW_MS`).
-        let row: Option<StoredClaim> = sqlx::query_as(&format!(
-            "UPDATE edits
-                SET status = 'processing', attempt = attempt + 1, lease_until = {now} + ?1, updated_at = {now}, claimed_by = ?4
-              WHERE id = (SELECT e.id FROM edits e
-                           WHERE ((e.status = 'queued' AND e.run_after <= {now})
-                                  OR (e.status = 'processing' AND e.lease_until < {now}))
-                             AND (?2 = 0 OR e.lane = 'fast')
-                             AND {running} < ?3
-                           ORDER BY {running}, e.run_after, e.created_at
-                           LIMIT 1)
-          RETURNING id, org_id, attempt, failures, handbacks, request",
-            now = SQLITE_NOW_MS,
-            running = super::running_of_org(SQLITE_NOW_MS, "?4"),
-        ))
-        .bind(lease.as_millis() as i64)
-        .bind(fast_only)
-        .bind(i64::from(fairness.per_org_cap))
-        .bind(fairness.node)
-        .fetch_optional(&self.pool)
-        .await?;
+        let sql = super::claim_sql(SQLITE_NOW_MS, "").replace('$', "?");
+        let row: Option<StoredClaim> = sqlx::query_as(&sql)
+            .bind(lease.as_millis() as i64)
+            .bind(fast_only)
+            .bind(i64::from(fairness.per_org_cap))
+            .bind(fairness.node)
+            .fetch_optional(&self.pool)
+            .await?;
         row.map(Claim::try_from).transpose()
     }
 
