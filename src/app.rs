@@ -131,6 +131,7 @@ impl App {
             max_outputs: config.max_outputs_per_edit,
             max_running_per_org: config.max_running_per_org(),
             node_id: uuid::Uuid::new_v4().simple().to_string(),
+            min_free_disk_bytes: config.min_free_disk_bytes,
             stop_now: stop_now.clone(),
         });
 

@@ -208,6 +208,11 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MAX_EXTRACT_FRAMES", default_value_t = 1000)]
     pub max_extract_frames: u64,
 
+    /// A fetch does not start when the temp directory's disk has less free space than
+    /// this; the edit is retried later (`storage_error`). 0 turns the check off.
+    #[arg(long, env = "MEDIAEDIT_MIN_FREE_DISK_BYTES", default_value_t = 64 << 20)]
+    pub min_free_disk_bytes: u64,
+
     /// Bytes of data memory (heap) each ffmpeg or ffprobe process may use; a file that
     /// needs more fails its edit with `memory_limit_exceeded`. 0 turns the limit off.
     #[arg(long, env = "MEDIAEDIT_PROCESS_MEMORY_LIMIT", default_value_t = 2 << 30)]

@@ -115,6 +115,7 @@ async fn run_assets(
     for (i, asset) in edit.assets.iter().enumerate() {
         let step = json!({ "asset": i, "name": "fetch" });
         tracker.report(0.0, &step);
+        ensure_free_disk(tmp, ctx.min_free_disk_bytes)?;
         let dir = tmp.join(format!("asset-{i}"));
         tokio::fs::create_dir_all(&dir).await.map_err(|e| {
             tracing::error!(error = %e, "creating a job directory failed");
@@ -172,9 +173,46 @@ async fn run_assets(
             ctx.storage.put_file(&key, &file.path).await?;
             keys.push(key);
         }
+        // This asset's files are stored: free the disk now, not when the edit ends,
+        // so an edit of twenty large videos needs room for one at a time.
+        if let Err(e) = tokio::fs::remove_dir_all(&dir).await {
+            tracing::warn!(error = %e, "removing an asset's temp files failed");
+        }
         tracker.finish_unit(&step);
     }
     Ok(keys)
+}
+
+/// A retryable `storage_error` when the temp directory's disk has less than `min_free`
+/// bytes free: a fetch that would fill the disk would fail later with a misleading
+/// media error, and other edits with it.
+fn ensure_free_disk(tmp: &Path, min_free: u64) -> Result<(), JobError> {
+    if min_free == 0 {
+        return Ok(());
+    }
+    match free_disk_bytes(tmp) {
+        Some(free) if free < min_free => {
+            tracing::warn!(free, min_free, "too little free disk to fetch a source");
+            Err(JobError::new(
+                "storage_error",
+                "The server is short of disk space for this edit; it will be retried.",
+                true,
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Bytes free for unprivileged users on the file system holding `path`.
+fn free_disk_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid NUL-terminated path and a statvfs struct to fill.
+    if unsafe { libc::statvfs(c_path.as_ptr(), &mut stat) } != 0 {
+        return None;
+    }
+    Some(u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize)))
 }
 
 /// The output limit, checked before each step against the fewest files the edit can

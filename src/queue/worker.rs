@@ -41,6 +41,8 @@ pub struct WorkerContext {
     pub max_running_per_org: u32,
     /// This process's id among the nodes, recorded on the edits it claims.
     pub node_id: String,
+    /// A fetch does not start with less free disk than this (`--min-free-disk-bytes`).
+    pub min_free_disk_bytes: u64,
     /// Cancelled when running edits must stop now (the shutdown grace ran out): they
     /// are handed back to the queue for another worker or the next start.
     pub stop_now: CancellationToken,

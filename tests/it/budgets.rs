@@ -98,3 +98,20 @@ async fn a_file_that_needs_more_memory_than_the_limit_fails_only_its_own_edit() 
     let png = app.fixtures.add("ok.png", crate::fixtures::png(10, 10));
     app.run_done(edit(&png, &["image-to-webp"], None)).await;
 }
+
+#[tokio::test]
+async fn a_fetch_does_not_start_on_a_disk_short_of_space() {
+    let app = spawn_app_with(|c| {
+        c.min_free_disk_bytes = u64::MAX;
+        c.max_attempts = 2;
+    })
+    .await;
+    let src = app.fixtures.add("a.png", crate::fixtures::png(10, 10));
+    let error = app.run_failed(edit(&src, &["image-to-webp"], None)).await;
+    assert_eq!(error["code"], "storage_error", "{error}");
+    assert!(
+        error["detail"].as_str().unwrap().contains("disk space"),
+        "{error}"
+    );
+    assert_eq!(app.fixtures.hits(), 0, "the source was never fetched");
+}
