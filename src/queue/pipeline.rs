@@ -204,6 +204,8 @@ fn ensure_free_disk(tmp: &Path, min_free: u64) -> Result<(), JobError> {
 }
 
 /// Bytes free for unprivileged users on the file system holding `path`.
+// The statvfs fields are u64 here and narrower on other platforms.
+#[allow(clippy::useless_conversion)]
 fn free_disk_bytes(path: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
