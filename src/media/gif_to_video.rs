@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::gif::{self, GifScan};
 use super::progress::ProgressFn;
-use super::transcode::{run_to_file, VideoLimits, X264};
+use super::transcode::{run_to_file, VideoInfo, VideoLimits, X264};
 use super::video::{video_size, BT709_TAGS};
 use super::{Media, MediaError, MediaFile, MediaFormat};
 
@@ -55,28 +55,18 @@ pub(crate) async fn gif_to_video(
 
 /// The video limits, checked on what the headers say before anything is decoded.
 fn check(scan: &GifScan, limits: &VideoLimits) -> Result<(), MediaError> {
-    let (width, height) = scan.extent;
-    if u64::from(width) * u64::from(height) > limits.max_pixels {
-        return Err(MediaError::VideoTooLarge {
-            width,
-            height,
-            limit: limits.max_pixels,
-        });
-    }
-    if scan.seconds() > limits.max_seconds {
-        return Err(MediaError::VideoTooLong {
-            seconds: scan.seconds(),
-            limit: limits.max_seconds,
-        });
-    }
-    if scan.frames > limits.max_frames {
-        return Err(MediaError::TooManyFrames {
-            frames: scan.frames,
-            limit: limits.max_frames,
-            what: "frames a video may have",
-        });
-    }
-    Ok(())
+    // The same limits, and messages, as every video source: the frame size is the
+    // extent of the screen and every frame.
+    let info = VideoInfo {
+        width: scan.extent.0,
+        height: scan.extent.1,
+        duration: Some(scan.seconds()),
+        frames: Some(scan.frames),
+        frame_rate: None,
+        base_rate: None,
+        has_audio: false,
+    };
+    info.check(limits)
 }
 
 /// ffmpeg arguments after the input.

@@ -168,6 +168,22 @@ macro_rules! run_fenced {
 }
 use run_fenced;
 
+/// Runs the claim statement of [`claim_sql`] (placeholders already in the database's
+/// spelling) on `$pool`; a macro for the same reason as [`run_fenced`].
+macro_rules! run_claim {
+    ($pool:expr, $sql:expr, $lease:expr, $fast_only:expr, $fairness:expr) => {{
+        let row: Option<StoredClaim> = sqlx::query_as($sql)
+            .bind($lease.as_millis() as i64)
+            .bind($fast_only)
+            .bind(i64::from($fairness.per_org_cap))
+            .bind($fairness.node)
+            .fetch_optional($pool)
+            .await?;
+        row.map(Claim::try_from).transpose()
+    }};
+}
+use run_claim;
+
 /// The queue operations a worker needs. Each database implements only [`claim`]
 /// (its own locking) and [`fenced`] (its own placeholders); every write is written once,
 /// here, as a fenced `SET` clause with `$1, $2, …` placeholders.

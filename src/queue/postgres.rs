@@ -13,7 +13,9 @@ use sqlx::PgPool;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::{fenced_sql, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim};
+use super::{
+    fenced_sql, run_claim, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim,
+};
 use crate::db::{DbError, PG_NOW_MS};
 
 /// The channel `Db::insert_edit` notifies on PostgreSQL.
@@ -38,14 +40,7 @@ impl JobQueue for PgQueue {
         fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError> {
         let sql = super::claim_sql(PG_NOW_MS, "FOR UPDATE SKIP LOCKED");
-        let row: Option<StoredClaim> = sqlx::query_as(&sql)
-            .bind(lease.as_millis() as i64)
-            .bind(fast_only)
-            .bind(i64::from(fairness.per_org_cap))
-            .bind(fairness.node)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(Claim::try_from).transpose()
+        run_claim!(&self.pool, &sql, lease, fast_only, fairness)
     }
 
     async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {

@@ -6,7 +6,9 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sqlx::SqlitePool;
 
-use super::{fenced_sql, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim};
+use super::{
+    fenced_sql, run_claim, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim,
+};
 use crate::db::{DbError, SQLITE_NOW_MS};
 
 pub struct SqliteQueue {
@@ -28,14 +30,7 @@ impl JobQueue for SqliteQueue {
         fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError> {
         let sql = super::claim_sql(SQLITE_NOW_MS, "").replace('$', "?");
-        let row: Option<StoredClaim> = sqlx::query_as(&sql)
-            .bind(lease.as_millis() as i64)
-            .bind(fast_only)
-            .bind(i64::from(fairness.per_org_cap))
-            .bind(fairness.node)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(Claim::try_from).transpose()
+        run_claim!(&self.pool, &sql, lease, fast_only, fairness)
     }
 
     async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {

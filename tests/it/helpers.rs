@@ -124,13 +124,9 @@ pub async fn create_token_in(url: &str, org: &str) -> String {
 impl TestApp {
     /// The database this app runs on, for tokens of other organizations.
     pub fn database_url(&self) -> String {
-        match &self.cluster {
-            Some(urls) => urls.database_url.clone(),
-            None => format!(
-                "sqlite://{}",
-                self.data_dir.path().join("mediaedit.db").display()
-            ),
-        }
+        let mut config = test_config(self.data_dir.path());
+        use_backend(&mut config, self.cluster.as_ref());
+        config.database_url()
     }
 
     pub async fn wait_healthy(&self) {
