@@ -21,6 +21,9 @@ use crate::db::{DbError, PG_NOW_MS};
 /// The channel `Db::insert_edit` notifies on PostgreSQL.
 pub const NEW_EDITS_CHANNEL: &str = "mediaedit_edits";
 
+/// The advisory lock claims take turns on (any constant; this one spells "mediaedt").
+const CLAIM_LOCK: i64 = 0x6d65_6469_6165_6474;
+
 pub struct PgQueue {
     pool: PgPool,
 }
@@ -40,7 +43,18 @@ impl JobQueue for PgQueue {
         fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError> {
         let sql = super::claim_sql(PG_NOW_MS, "FOR UPDATE SKIP LOCKED");
-        run_claim!(&self.pool, &sql, lease, fast_only, fairness)
+        let mut tx = self.pool.begin().await?;
+        // Claims take turns (each is one short statement), so the per-organization
+        // count one claim reads includes the claim committed just before it: two
+        // nodes claiming at the same instant could otherwise both take an
+        // organization's last share. SQLite's single writer gives this for free.
+        sqlx::query("SELECT pg_advisory_xact_lock($1)")
+            .bind(CLAIM_LOCK)
+            .execute(&mut *tx)
+            .await?;
+        let claim = run_claim!(&mut *tx, &sql, lease, fast_only, fairness);
+        tx.commit().await?;
+        claim
     }
 
     async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {
