@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tokio::sync::Notify;
-use tokio::task::JoinHandle;
+use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
@@ -17,7 +17,7 @@ use crate::db::Db;
 use crate::edits::ValidationRules;
 use crate::fetch::{FetchConfig, Fetcher, StallLimits};
 use crate::media::{Media, MediaConfig};
-use crate::queue::{self, WorkerContext};
+use crate::queue::{self, slots::FairSlots, WorkerContext};
 use crate::storage::{self, Storage};
 
 /// A running service.
@@ -82,7 +82,8 @@ impl App {
         let media = Media::new(MediaConfig {
             max_image_pixels: config.max_image_pixels,
             process_timeout: Duration::from_secs(config.process_timeout_secs),
-            max_processes: config.workers.max(1),
+            // Probes of sources waiting for a CPU slot run beside the slots' commands.
+            max_processes: config.workers + config.fetch_concurrency,
             ffmpeg: "ffmpeg".into(),
             ffprobe: "ffprobe".into(),
             max_video_seconds: config.max_video_seconds as f64,
@@ -92,6 +93,7 @@ impl App {
             process_memory_limit: config.process_memory_limit,
         });
         let wake = Arc::new(Notify::new());
+        let shutdown = CancellationToken::new();
         let stop_now = CancellationToken::new();
         let grace = Duration::from_secs(config.shutdown_grace_secs);
         let state = AppState {
@@ -129,23 +131,30 @@ impl App {
             retry_base: Duration::from_millis(config.retry_base_ms),
             job_timeout: Duration::from_secs(config.job_timeout_secs),
             max_outputs: config.max_outputs_per_edit,
-            max_running_per_org: config.max_running_per_org(),
+            max_work: config.max_work_per_edit,
+            claim_capacity: config.claim_capacity(),
+            claims_per_org: (config.claim_capacity() / 2).max(1) as u32,
+            cpu: FairSlots::new(config.workers, config.max_running_per_org() as usize),
+            network: FairSlots::new(
+                config.fetch_concurrency,
+                (config.fetch_concurrency / 2).max(1),
+            ),
+            parallel_steps: config.workers,
             node_id: uuid::Uuid::new_v4().simple().to_string(),
             min_free_disk_bytes: config.min_free_disk_bytes,
+            stopping: shutdown.clone(),
             stop_now: stop_now.clone(),
         });
 
-        let shutdown = CancellationToken::new();
-        let worker_count = if config.role == Role::Api {
-            0
-        } else {
-            config.workers
-        };
-        if let (Db::Postgres(pool), 1..) = (&db, worker_count) {
-            queue::listen_for_new_edits(pool.clone(), workers.wake.clone(), shutdown.clone());
+        // No CPU slots (possible only when embedded, as in tests) runs no workers either.
+        let runs_workers = config.role != Role::Api && config.workers > 0;
+        let mut worker_set = JoinSet::new();
+        if runs_workers {
+            if let Db::Postgres(pool) = &db {
+                queue::listen_for_new_edits(pool.clone(), workers.wake.clone(), shutdown.clone());
+            }
+            worker_set = queue::run_workers(workers);
         }
-        let mut worker_set =
-            queue::run_workers(workers, worker_count, config.fast_workers, shutdown.clone());
         let router = match config.role {
             Role::Worker => api::health_router(),
             Role::All | Role::Api => api::router(state),
@@ -183,7 +192,7 @@ impl App {
             served.context("serving HTTP")?;
             Ok(())
         });
-        tracing::info!(%addr, %public_url, workers = worker_count, role = ?config.role, database = db.backend(), "mediaedit is ready");
+        tracing::info!(%addr, %public_url, workers = runs_workers.then_some(config.workers), role = ?config.role, database = db.backend(), "mediaedit is ready");
         Ok(App {
             addr,
             public_url,

@@ -94,14 +94,15 @@ pub struct ServeConfig {
     )]
     pub allow_private_sources: bool,
 
-    /// Number of edits processed at once on this node (0 runs the API only).
-    #[arg(long, env = "MEDIAEDIT_WORKERS", default_value_t = 2, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    /// CPU slots of this node: commands (an ffmpeg run, an image step) that run at once.
+    /// Default: the number of CPUs. Edits waiting on the network hold none.
+    #[arg(long, env = "MEDIAEDIT_WORKERS", default_value_t = default_workers(), value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub workers: usize,
 
-    /// How many of the workers take only image-only edits (resize-image, image-to-webp),
-    /// so those never wait behind long video edits. At least one worker takes anything.
-    #[arg(long, env = "MEDIAEDIT_FAST_WORKERS", default_value_t = 1)]
-    pub fast_workers: usize,
+    /// Fetches (and, apart, stores) this node runs at once; one organization holds at
+    /// most half of them.
+    #[arg(long, env = "MEDIAEDIT_FETCH_CONCURRENCY", default_value_t = 32, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub fetch_concurrency: usize,
 
     /// Largest accepted request body, in bytes.
     #[arg(long, env = "MEDIAEDIT_MAX_BODY_BYTES", default_value_t = 1024 * 1024, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
@@ -218,11 +219,17 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_PROCESS_MEMORY_LIMIT", default_value_t = 2 << 30)]
     pub process_memory_limit: u64,
 
-    /// Most edits of one organization this node runs at once in each lane (image-only,
-    /// video); default half of `--workers`, at least 1. One organization's backlog
+    /// CPU slots one organization holds at once on this node, for light and for heavy
+    /// work each; default half of `--workers`, at least 1. One organization's backlog
     /// leaves room on every node for everyone else's edits.
     #[arg(long, env = "MEDIAEDIT_MAX_RUNNING_PER_ORG", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_running_per_org: Option<u32>,
+
+    /// Most work one edit may do, in decoded pixels × frames summed over its steps
+    /// (a 10 s 1080p clip is 0.5 G); an edit that would do more fails with
+    /// `too_much_work` before the step that would pass it.
+    #[arg(long, env = "MEDIAEDIT_MAX_WORK_PER_EDIT", default_value_t = 200_000_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_work_per_edit: u64,
 
     /// Most files one edit may produce: refused at creation (422) when the options
     /// already prove more, and failed with `too_many_outputs` before the step that
@@ -339,6 +346,12 @@ impl ServeConfig {
         *serve
     }
 
+    /// Edits this node holds at once: one per CPU slot and one per fetch, so that
+    /// every slot has an edit ready when it frees.
+    pub fn claim_capacity(&self) -> usize {
+        self.workers + self.fetch_concurrency
+    }
+
     /// `--max-running-per-org`, or its default: half of the workers, at least one.
     pub fn max_running_per_org(&self) -> u32 {
         self.max_running_per_org
@@ -365,6 +378,11 @@ impl ServeConfig {
             None => format!("file://{}", self.data_dir.join("files").display()),
         }
     }
+}
+
+/// The CPUs this process may use: the default number of CPU slots.
+fn default_workers() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 /// A finite number, zero or more (zero turns the limit off): NaN, infinity or a

@@ -26,6 +26,7 @@ mod progress;
 mod sniff;
 mod transcode;
 mod video;
+mod work;
 
 #[cfg(test)]
 mod tests;
@@ -37,6 +38,7 @@ pub use format::MediaFormat;
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
 pub use progress::ProgressFn;
 pub use sniff::sniff;
+pub use work::Work;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

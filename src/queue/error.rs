@@ -15,6 +15,9 @@ pub struct JobError {
     /// Retries this failure allows at most, when fewer than the job's own limit (see
     /// [`FetchError::max_retries`]); `None` leaves it to `--max-attempts`.
     pub max_retries: Option<u32>,
+    /// Not a failure: the node is stopping before this edit's work began, and hands
+    /// the edit back to the queue rather than record anything.
+    pub hand_back: bool,
 }
 
 impl JobError {
@@ -24,6 +27,19 @@ impl JobError {
             detail: detail.into(),
             retryable,
             max_retries: None,
+            hand_back: false,
+        }
+    }
+
+    /// The edit is handed back because the node is stopping (see [`JobError::hand_back`]).
+    pub fn handed_back() -> Self {
+        JobError {
+            hand_back: true,
+            ..JobError::new(
+                "shutting_down",
+                "The node stopped before this edit ran.",
+                true,
+            )
         }
     }
 
@@ -42,6 +58,16 @@ impl JobError {
         )
     }
 
+    /// The disk for temp files is full, or nearly: a retryable `storage_error` rather
+    /// than the misleading media or internal error the failed write would give.
+    pub fn disk_full() -> Self {
+        JobError::new(
+            "storage_error",
+            "The server is short of disk space for this edit; it will be retried.",
+            true,
+        )
+    }
+
     /// Prefixes the detail with where the failure happened (asset index, command).
     pub fn at(mut self, place: &str) -> Self {
         self.detail = format!("{place}: {}", self.detail);
@@ -51,6 +77,12 @@ impl JobError {
 
 impl From<FetchError> for JobError {
     fn from(e: FetchError) -> Self {
+        if let FetchError::Io(io) = &e {
+            if is_disk_full(io) {
+                tracing::warn!(error = %e, "the disk is full: a source could not be written");
+                return JobError::disk_full();
+            }
+        }
         if matches!(e, FetchError::Io(_)) {
             tracing::error!(error = %e, "writing a source to disk failed");
             return JobError::internal(true);
@@ -67,6 +99,17 @@ impl From<FetchError> for JobError {
 
 impl From<MediaError> for JobError {
     fn from(e: MediaError) -> Self {
+        let disk_full = match &e {
+            MediaError::Io(io) => is_disk_full(io),
+            MediaError::ProcessFailed { stderr_tail, .. } => {
+                stderr_tail.contains("No space left on device")
+            }
+            _ => false,
+        };
+        if disk_full {
+            tracing::warn!(error = %e, "the disk is full: an output could not be written");
+            return JobError::disk_full();
+        }
         if e.code() == "internal_error" {
             tracing::error!(error = %e, "media operation failed internally");
             return JobError::internal(e.is_retryable());
@@ -90,6 +133,11 @@ impl From<StorageError> for JobError {
         tracing::error!(error = %e, "storing an output failed");
         JobError::new(e.code(), "The output could not be stored.", true)
     }
+}
+
+/// Whether a write failed because the file system is full (or the quota is spent).
+fn is_disk_full(e: &std::io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
 }
 
 /// Capitalises the first letter and ends with a period, so details read as sentences.
@@ -124,6 +172,21 @@ mod tests {
         let server_error = JobError::from(FetchError::HttpStatus(503));
         assert!(server_error.may_retry(4));
         assert!(!JobError::from(FetchError::HttpStatus(404)).may_retry(0));
+    }
+
+    #[test]
+    fn a_full_disk_is_a_retryable_storage_error_whichever_layer_meets_it() {
+        let full = || std::io::Error::from_raw_os_error(libc::ENOSPC);
+        for e in [
+            JobError::from(FetchError::Io(full())),
+            JobError::from(MediaError::Io(full())),
+            JobError::from(MediaError::ProcessFailed {
+                program: "ffmpeg".into(),
+                stderr_tail: "av_interleaved_write_frame(): No space left on device".into(),
+            }),
+        ] {
+            assert_eq!((e.code, e.retryable), ("storage_error", true), "{e:?}");
+        }
     }
 
     #[test]

@@ -7,9 +7,14 @@
 //! was claimed again can no longer change it. An edit whose lease expired (its worker
 //! crashed) is claimable again.
 
+mod clock;
+mod cost;
 mod error;
+mod limits;
 mod pipeline;
 mod postgres;
+mod progress;
+pub mod slots;
 mod sqlite;
 mod worker;
 
@@ -77,12 +82,12 @@ impl TryFrom<StoredClaim> for Claim {
     }
 }
 
-/// Who claims, and how much of its workers one organization may hold.
+/// Who claims, and how many of its claims one organization may hold.
 #[derive(Debug, Clone, Copy)]
 pub struct Fairness<'a> {
     /// This node's id, recorded on the edits it claims.
     pub node: &'a str,
-    /// Edits of one organization this node runs at once, per lane.
+    /// Edits of one organization this node holds at once, per lane.
     pub per_org_cap: u32,
 }
 
@@ -113,21 +118,23 @@ fn running_of_org(now_sql: &str, node: &str) -> String {
 }
 
 /// The claim statement of both databases, with `$1` the lease in milliseconds, `$2`
-/// fast-lane-only, `$3` the per-organization cap and `$4` the node; `lock` is what
-/// the inner `SELECT` adds on PostgreSQL (`FOR UPDATE SKIP LOCKED`). Leases and due
-/// times by the database's clock (`now_sql`, see `crate::db::PG_NOW_MS`).
+/// the per-organization cap and `$3` the node; `lock` is what the inner `SELECT` adds
+/// on PostgreSQL (`FOR UPDATE SKIP LOCKED`). Leases and due times by the database's
+/// clock (`now_sql`, see `crate::db::PG_NOW_MS`). Within an organization, image-only
+/// edits go first: they are short, and the CPU stage classes the work by its measured
+/// cost once the sources are in.
 fn claim_sql(now_sql: &str, lock: &str) -> String {
-    let running = running_of_org(now_sql, "$4");
+    let running = running_of_org(now_sql, "$3");
     format!(
         "UPDATE edits
             SET status = 'processing', attempt = attempt + 1, lease_until = {now_sql} + $1,
-                updated_at = {now_sql}, claimed_by = $4
+                updated_at = {now_sql}, claimed_by = $3
           WHERE id = (SELECT e.id FROM edits e
                        WHERE ((e.status = 'queued' AND e.run_after <= {now_sql})
                               OR (e.status = 'processing' AND e.lease_until < {now_sql}))
-                         AND ($2 = FALSE OR e.lane = 'fast')
-                         AND {running} < $3
-                       ORDER BY {running}, e.run_after, e.created_at
+                         AND {running} < $2
+                       ORDER BY {running}, CASE WHEN e.lane = 'fast' THEN 0 ELSE 1 END,
+                                e.run_after, e.created_at
                        LIMIT 1 {lock})
       RETURNING id, org_id, attempt, failures, handbacks, request"
     )
@@ -171,10 +178,9 @@ use run_fenced;
 /// Runs the claim statement of [`claim_sql`] (placeholders already in the database's
 /// spelling) on `$pool`; a macro for the same reason as [`run_fenced`].
 macro_rules! run_claim {
-    ($pool:expr, $sql:expr, $lease:expr, $fast_only:expr, $fairness:expr) => {{
+    ($pool:expr, $sql:expr, $lease:expr, $fairness:expr) => {{
         let row: Option<StoredClaim> = sqlx::query_as($sql)
             .bind($lease.as_millis() as i64)
-            .bind($fast_only)
             .bind(i64::from($fairness.per_org_cap))
             .bind($fairness.node)
             .fetch_optional($pool)
@@ -196,26 +202,24 @@ use run_claim;
 #[async_trait]
 pub trait JobQueue: Send + Sync + 'static {
     /// Claims a claimable edit (queued and due, or processing with an expired lease),
-    /// only from the fast lane when `fast_only`, or `None` when there is none; fairly
-    /// across organizations: an organization running `per_org_cap` edits of the
-    /// edit's lane on this node gets no more there, and among the rest the one running
-    /// fewest goes first (oldest first within
-    /// it), so one organization's backlog cannot hold every worker.
+    /// or `None` when there is none; fairly across organizations: an organization
+    /// holding `per_org_cap` edits of the edit's lane on this node gets no more there,
+    /// and among the rest the one holding fewest goes first (oldest first within it),
+    /// so one organization's backlog cannot fill a node.
     async fn claim_fair(
         &self,
         lease: Duration,
-        fast_only: bool,
         fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError>;
 
     /// [`JobQueue::claim_fair`] without a cap: the oldest claimable edit of the
-    /// organization running fewest.
-    async fn claim(&self, lease: Duration, fast_only: bool) -> Result<Option<Claim>, DbError> {
+    /// organization holding fewest.
+    async fn claim(&self, lease: Duration) -> Result<Option<Claim>, DbError> {
         let fairness = Fairness {
             node: "",
             per_org_cap: u32::MAX,
         };
-        self.claim_fair(lease, fast_only, fairness).await
+        self.claim_fair(lease, fairness).await
     }
 
     /// Runs `UPDATE edits SET {set}, updated_at = now WHERE id AND attempt match AND

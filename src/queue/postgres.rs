@@ -39,7 +39,6 @@ impl JobQueue for PgQueue {
     async fn claim_fair(
         &self,
         lease: Duration,
-        fast_only: bool,
         fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError> {
         let sql = super::claim_sql(PG_NOW_MS, "FOR UPDATE SKIP LOCKED");
@@ -52,7 +51,7 @@ impl JobQueue for PgQueue {
             .bind(CLAIM_LOCK)
             .execute(&mut *tx)
             .await?;
-        let claim = run_claim!(&mut *tx, &sql, lease, fast_only, fairness);
+        let claim = run_claim!(&mut *tx, &sql, lease, fairness);
         tx.commit().await?;
         claim
     }

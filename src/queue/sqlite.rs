@@ -26,11 +26,10 @@ impl JobQueue for SqliteQueue {
     async fn claim_fair(
         &self,
         lease: Duration,
-        fast_only: bool,
         fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError> {
         let sql = super::claim_sql(SQLITE_NOW_MS, "").replace('$', "?");
-        run_claim!(&self.pool, &sql, lease, fast_only, fairness)
+        run_claim!(&self.pool, &sql, lease, fairness)
     }
 
     async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {

@@ -1,22 +1,31 @@
-//! Worker tasks: claim an edit, run it behind a panic boundary while renewing its
-//! lease, and record the outcome (done, failed, or queued again after a backoff).
+//! The dispatcher: claims edits while this node has room for them, and runs each
+//! claim behind a panic boundary while renewing its lease, then records the outcome
+//! (done, failed, queued again after a backoff, or handed back at shutdown).
+//!
+//! A node holds up to `workers + fetch concurrency` claims: enough that every CPU
+//! slot has an edit ready when it frees while the others wait on the network. What
+//! runs when is decided by the stages' fair slots (see `pipeline` and `slots`), not
+//! by the order of claims.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::Notify;
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::clock::WorkClock;
+use super::slots::FairSlots;
 use super::{pipeline, Claim, JobError, JobQueue, JobRef};
 use crate::fetch::Fetcher;
 use crate::media::Media;
 use crate::storage::Storage;
 
-/// What every worker shares.
+/// What every claim run shares.
 pub struct WorkerContext {
     pub queue: Arc<dyn JobQueue>,
     pub media: Media,
@@ -24,7 +33,7 @@ pub struct WorkerContext {
     pub storage: Storage,
     /// Where per-job temp dirs are made.
     pub tmp_root: PathBuf,
-    /// Woken when an edit is created, so a worker need not wait for its next poll.
+    /// Woken when an edit is created, so the dispatcher need not wait for its next poll.
     pub wake: Arc<Notify>,
     pub poll: Duration,
     pub lease: Duration,
@@ -32,17 +41,28 @@ pub struct WorkerContext {
     pub max_attempts: u32,
     /// Delay before the first retry; doubled for each further one.
     pub retry_base: Duration,
-    /// Wall-clock limit for one attempt at an edit.
+    /// Limit for one attempt at an edit, in working time (see `clock`).
     pub job_timeout: Duration,
     /// Most files one edit may produce (`--max-outputs-per-edit`).
     pub max_outputs: u64,
-    /// Most edits of one organization this node runs at once, per lane
-    /// (`--max-running-per-org`).
-    pub max_running_per_org: u32,
+    /// Most pixels × frames one edit may work through (`--max-work-per-edit`).
+    pub max_work: u64,
+    /// Claims this node holds at most, and of one organization per lane.
+    pub claim_capacity: usize,
+    pub claims_per_org: u32,
+    /// The CPU stage: one slot per command running (`--workers`).
+    pub cpu: Arc<FairSlots>,
+    /// The network stage: fetches and stores (`--fetch-concurrency`).
+    pub network: Arc<FairSlots>,
+    /// Files of one fan-out started at once at most (they still wait for CPU slots).
+    pub parallel_steps: usize,
     /// This process's id among the nodes, recorded on the edits it claims.
     pub node_id: String,
     /// A fetch does not start with less free disk than this (`--min-free-disk-bytes`).
     pub min_free_disk_bytes: u64,
+    /// Cancelled when the node starts stopping: no more claims, and edits that have
+    /// not reached a CPU slot yet are handed back at once.
+    pub stopping: CancellationToken,
     /// Cancelled when running edits must stop now (the shutdown grace ran out): they
     /// are handed back to the queue for another worker or the next start.
     pub stop_now: CancellationToken,
@@ -59,64 +79,56 @@ impl WorkerContext {
     }
 }
 
-/// Starts `count` workers that run until `shutdown` is cancelled; each finishes the
-/// edit it holds before it stops. The first `fast_only` of them take only fast-lane
-/// edits (always at least one worker takes any edit).
-pub fn run_workers(
-    ctx: Arc<WorkerContext>,
-    count: usize,
-    fast_only: usize,
-    shutdown: CancellationToken,
-) -> JoinSet<()> {
-    let fast_only = fast_only.min(count.saturating_sub(1));
+/// Starts the dispatcher, which claims edits until `ctx.stopping` is cancelled and
+/// then waits for the claims it holds: each finishes, or is handed back.
+pub fn run_workers(ctx: Arc<WorkerContext>) -> JoinSet<()> {
     let mut set = JoinSet::new();
-    for n in 0..count {
-        let ctx = ctx.clone();
-        let shutdown = shutdown.clone();
-        let span = tracing::info_span!("worker", worker = n, fast_only = n < fast_only);
-        set.spawn(worker_loop(ctx, n < fast_only, shutdown).instrument(span));
-    }
+    set.spawn(dispatch(ctx).instrument(tracing::info_span!("dispatcher")));
     set
 }
 
-async fn worker_loop(ctx: Arc<WorkerContext>, fast_only: bool, shutdown: CancellationToken) {
-    while !shutdown.is_cancelled() {
+async fn dispatch(ctx: Arc<WorkerContext>) {
+    let room = Arc::new(Semaphore::new(ctx.claim_capacity.max(1)));
+    let mut running = JoinSet::new();
+    let stopping = ctx.stopping.clone();
+    while !stopping.is_cancelled() {
+        while running.try_join_next().is_some() {}
+        let permit = tokio::select! {
+            permit = room.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
+            _ = stopping.cancelled() => break,
+        };
         // Register for a wake-up before looking, so an edit created between the
         // look and the wait is not missed.
         let notified = ctx.wake.notified();
         tokio::pin!(notified);
         notified.as_mut().enable();
 
-        match ctx
-            .queue
-            .claim_fair(
-                ctx.lease,
-                fast_only,
-                super::Fairness {
-                    node: &ctx.node_id,
-                    per_org_cap: ctx.max_running_per_org,
-                },
-            )
-            .await
-        {
+        let fairness = super::Fairness {
+            node: &ctx.node_id,
+            per_org_cap: ctx.claims_per_org,
+        };
+        match ctx.queue.claim_fair(ctx.lease, fairness).await {
             Ok(Some(claim)) => {
                 let span = tracing::info_span!("edit", edit.id = %claim.job.id, org.id = %claim.org_id, attempt = claim.job.attempt);
-                run_claim(&ctx, claim).instrument(span).await;
+                running.spawn(run_claim(ctx.clone(), claim, permit).instrument(span));
                 continue;
             }
             Ok(None) => {}
             Err(e) => tracing::error!(error = %e, "claiming an edit failed"),
         }
+        drop(permit);
         tokio::select! {
             _ = &mut notified => {}
             _ = tokio::time::sleep(ctx.poll) => {}
-            _ = shutdown.cancelled() => {}
+            _ = stopping.cancelled() => {}
         }
     }
+    while running.join_next().await.is_some() {}
 }
 
-/// Runs one claim to its outcome.
-async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim) {
+/// Runs one claim to its outcome; `_room` is its place among the node's claims.
+async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphorePermit) {
+    let ctx = &ctx;
     let job = claim.job.clone();
     if claim.tries > ctx.max_attempts {
         let e = JobError::new(
@@ -132,10 +144,12 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim) {
     }
     tracing::info!("processing edit");
     let started = std::time::Instant::now();
+    let clock = WorkClock::start();
 
     let runner = {
         let ctx = ctx.clone();
         let claim = claim.clone();
+        let clock = clock.clone();
         // A spawned task is the panic boundary: a panic surfaces as a JoinError.
         tokio::spawn(async move {
             let tmp = tempfile::Builder::new()
@@ -145,10 +159,14 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim) {
                     tracing::error!(error = %e, "creating a job temp dir failed");
                     JobError::internal(true)
                 })?;
-            pipeline::run_edit(&ctx, &claim, tmp.path()).await
+            pipeline::run_edit(&ctx, &claim, tmp.path(), &clock).await
         })
     };
-    let outcome = match hold_lease(ctx, &job, runner).await {
+    let outcome = match hold_lease(ctx, &job, runner, &clock).await {
+        Held::Finished(Ok(Err(e))) if e.hand_back => {
+            hand_back(ctx, &job).await;
+            return;
+        }
         Held::Finished(Ok(result)) => result,
         Held::Finished(Err(join_error)) => {
             tracing::error!(error = %join_error, "processing panicked");
@@ -167,12 +185,7 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim) {
             return;
         }
         Held::Stopped => {
-            match ctx.queue.release(&job).await {
-                Ok(_) => tracing::info!("shutting down: edit handed back to the queue"),
-                Err(e) => {
-                    tracing::warn!(error = %e, "handing the edit back failed; it is claimable after its lease")
-                }
-            }
+            hand_back(ctx, &job).await;
             return;
         }
     };
@@ -182,6 +195,17 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim) {
         "edit processed"
     );
     record(ctx, &job, &claim, outcome).await;
+}
+
+/// Gives a claim back to the queue because this node is stopping: it costs the edit
+/// no attempt.
+async fn hand_back(ctx: &WorkerContext, job: &JobRef) {
+    match ctx.queue.release(job).await {
+        Ok(_) => tracing::info!("shutting down: edit handed back to the queue"),
+        Err(e) => {
+            tracing::warn!(error = %e, "handing the edit back failed; it is claimable after its lease")
+        }
+    }
 }
 
 /// How holding a claim ended.
@@ -197,12 +221,14 @@ enum Held<T> {
 }
 
 /// Waits for `runner` while renewing the lease; aborts it when the lease is lost, the
-/// job times out or the node must stop now. (Aborting drops the job's future: its temp
-/// dir is removed and its ffmpeg children are killed.)
+/// job times out (by `clock`: waiting for a slot is not working) or the node must
+/// stop now. (Aborting drops the job's future: its temp dir
+/// is removed and its ffmpeg children are killed.)
 async fn hold_lease<T>(
     ctx: &WorkerContext,
     job: &JobRef,
     mut runner: tokio::task::JoinHandle<T>,
+    clock: &WorkClock,
 ) -> Held<T> {
     let mut beat = tokio::time::interval(ctx.lease / 3);
     beat.tick().await;
@@ -211,7 +237,10 @@ async fn hold_lease<T>(
     let held = loop {
         tokio::select! {
             result = &mut runner => return Held::Finished(result),
-            _ = &mut deadline => break Held::TimedOut,
+            _ = &mut deadline => match ctx.job_timeout.checked_sub(clock.working()) {
+                Some(left) if !left.is_zero() => deadline.as_mut().reset(Instant::now() + left),
+                _ => break Held::TimedOut,
+            },
             _ = ctx.stop_now.cancelled() => break Held::Stopped,
             _ = beat.tick() => match ctx.queue.heartbeat(job, ctx.lease).await {
                 Ok(true) => {}

@@ -115,3 +115,33 @@ async fn a_fetch_does_not_start_on_a_disk_short_of_space() {
     );
     assert_eq!(app.fixtures.hits(), 0, "the source was never fetched");
 }
+
+#[tokio::test]
+async fn an_edit_past_its_work_budget_stops_with_too_much_work_before_the_step() {
+    // 100×100 pixels × 200 frames = 2 M pixel-frames, past a 1 M budget.
+    let app = spawn_app_with(|c| c.max_work_per_edit = 1_000_000).await;
+    let src = app.fixtures.add("a.png", crate::fixtures::png(100, 100));
+    let error = app
+        .run_failed(edit(
+            &src,
+            &["image-to-video"],
+            Some(json!({ "fps": 20, "duration": 10 })),
+        ))
+        .await;
+    assert_eq!(error["code"], "too_much_work", "{error}");
+    let detail = error["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("command 0 (image-to-video)")
+            && detail.contains("limit of 1 million per edit"),
+        "{error}"
+    );
+    // Half of it fits.
+    let doc = app
+        .run_done(edit(
+            &src,
+            &["image-to-video"],
+            Some(json!({ "fps": 10, "duration": 10 })),
+        ))
+        .await;
+    assert_eq!(doc["attributes"]["status"], "done");
+}

@@ -113,6 +113,8 @@ async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
         ("MEDIAEDIT_DATABASE_URL", urls.database_url.clone()),
         ("MEDIAEDIT_STORAGE_URL", urls.storage_url.clone()),
         ("MEDIAEDIT_WORKERS", "2".into()),
+        // A node holds 2 + 2 claims, of which one organization 2.
+        ("MEDIAEDIT_FETCH_CONCURRENCY", "2".into()),
         ("MEDIAEDIT_LEASE_SECS", "2".into()),
         ("MEDIAEDIT_RATE_LIMIT_PER_SECOND", "0".into()),
     ]);
@@ -218,7 +220,7 @@ async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
     );
     assert!(
         reclaimed.len() <= 2,
-        "only the killed node's two workers' edits may run again: {reclaimed:?}"
+        "only the killed node's two claims may run again: {reclaimed:?}"
     );
 
     // In the bucket: every edit's outputs under its final attempt; any other attempt's

@@ -36,7 +36,6 @@ on_both_backends!(
     an_edit_over_the_job_timeout_fails_with_job_timeout,
     a_stopping_node_hands_running_edits_back_after_its_grace,
     hand_backs_at_shutdown_spend_no_attempt,
-    image_edits_do_not_wait_behind_slow_edits,
 );
 
 async fn an_edit_queued_before_a_restart_is_done_after_it(backend: Backend) {
@@ -67,7 +66,7 @@ async fn an_edit_whose_worker_died_is_claimed_again_after_its_lease(backend: Bac
     // A "worker" claims it with a short lease and then vanishes.
     let queue = queue::for_db(&app.db().await);
     let claim = queue
-        .claim(Duration::from_millis(500), false)
+        .claim(Duration::from_millis(500))
         .await
         .unwrap()
         .expect("claimable");
@@ -105,14 +104,14 @@ async fn claims_are_exclusive_and_fenced_on_the_attempt(backend: Backend) {
     let queue = queue::for_db(&app.db().await);
 
     let first = queue
-        .claim(Duration::from_millis(200), false)
+        .claim(Duration::from_millis(200))
         .await
         .unwrap()
         .expect("claimable");
     assert_eq!((first.job.id.as_str(), first.job.attempt), (id.as_str(), 1));
     assert!(
         queue
-            .claim(Duration::from_secs(30), false)
+            .claim(Duration::from_secs(30))
             .await
             .unwrap()
             .is_none(),
@@ -121,7 +120,7 @@ async fn claims_are_exclusive_and_fenced_on_the_attempt(backend: Backend) {
 
     tokio::time::sleep(Duration::from_millis(300)).await;
     let second = queue
-        .claim(Duration::from_secs(30), false)
+        .claim(Duration::from_secs(30))
         .await
         .unwrap()
         .expect("expired lease is claimable");
@@ -161,7 +160,7 @@ async fn concurrent_claimers_never_take_the_same_edit(backend: Backend) {
         let queue = queue::for_db(&app.db().await);
         claimers.spawn(async move {
             let mut claimed = Vec::new();
-            while let Some(claim) = queue.claim(Duration::from_secs(30), false).await.unwrap() {
+            while let Some(claim) = queue.claim(Duration::from_secs(30)).await.unwrap() {
                 claimed.push(claim.job.id);
             }
             claimed
@@ -226,7 +225,7 @@ async fn hand_backs_at_shutdown_spend_no_attempt(backend: Backend) {
     let mut handed_back: Option<queue::JobRef> = None;
     for attempt in 1..=4 {
         let claim = queue
-            .claim(Duration::from_secs(30), false)
+            .claim(Duration::from_secs(30))
             .await
             .unwrap()
             .expect("claimable at once after a hand-back");
@@ -241,40 +240,4 @@ async fn hand_backs_at_shutdown_spend_no_attempt(backend: Backend) {
     app.restart_with(|c| c.workers = 2).await;
     let doc = app.wait_finished(&id).await;
     assert_eq!(doc["attributes"]["status"], "done", "{doc}");
-}
-
-async fn image_edits_do_not_wait_behind_slow_edits(backend: Backend) {
-    // Two workers: one takes only image-only edits, one takes anything.
-    let app = spawn_app_on(backend, |c| {
-        c.workers = 2;
-        c.fast_workers = 1;
-    })
-    .await;
-    app.fixtures.add("a.png", fixtures::png(20, 20));
-    let slow = app.fixtures.slow_url("a.png", 2500);
-    let options = Some(json!({ "fps": 1, "duration": 1 }));
-    let video_a = app
-        .create_edit(edit(&slow, &["image-to-video"], options.clone()))
-        .await;
-    let video_b = app
-        .create_edit(edit(&slow, &["image-to-video"], options))
-        .await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
-
-    let quick = app.fixtures.add("b.png", fixtures::png(20, 20));
-    let started = std::time::Instant::now();
-    app.run_done(edit(&quick, &["resize-image"], None)).await;
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "took {:?}",
-        started.elapsed()
-    );
-    let b: serde_json::Value = app.get_edit(&video_b).await.json().await.unwrap();
-    assert_eq!(
-        b["attributes"]["status"], "queued",
-        "the fast worker left the slow edit alone"
-    );
-    for id in [video_a, video_b] {
-        assert_eq!(app.wait_finished(&id).await["attributes"]["status"], "done");
-    }
 }

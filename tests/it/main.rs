@@ -19,5 +19,6 @@ mod fixtures;
 mod helpers;
 mod hostile;
 mod images;
+mod stages;
 mod stalled_sources;
 mod videos;

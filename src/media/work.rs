@@ -1,0 +1,120 @@
+//! How much decoding a file is, from its headers alone: the engine's cost estimate
+//! (which CPU slots a step waits for, and the per-edit work budget) reads this before
+//! the step runs.
+
+use tokio::io::AsyncReadExt;
+
+use super::{decode, gif, transcode, ImageFormat, Media, MediaFile, MediaFormat};
+
+/// Bytes of an image read to find its size: enough for the size chunk of a PNG or
+/// WebP, and for the frame header of a JPEG behind its metadata segments.
+const IMAGE_HEAD_BYTES: u64 = 1 << 20;
+
+/// Decoded pixels per frame and frames of one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Work {
+    pub pixels: u64,
+    pub frames: u64,
+}
+
+impl Work {
+    /// Pixels × frames.
+    pub fn total(self) -> u64 {
+        self.pixels.saturating_mul(self.frames.max(1))
+    }
+}
+
+impl Media {
+    /// The work in `file` as its headers tell it, or `None` when they cannot be read:
+    /// the step that reads the file then reports what is wrong with it, with the
+    /// error it would report anyway.
+    pub async fn measure_work(&self, file: &MediaFile) -> Option<Work> {
+        match file.format {
+            MediaFormat::Jpeg | MediaFormat::Png | MediaFormat::Webp => {
+                let format = ImageFormat::from_media_format(file.format)?;
+                let head = read_head(file, IMAGE_HEAD_BYTES).await?;
+                let limit = self.config().max_image_pixels;
+                let header = decode::open(&head, format, limit).ok()?.header();
+                let pixels = u64::from(header.width) * u64::from(header.height);
+                Some(Work { pixels, frames: 1 })
+            }
+            MediaFormat::Gif => {
+                let bytes = tokio::fs::read(&file.path).await.ok()?;
+                let scan = gif::scan(&bytes).ok()?;
+                let (width, height) = scan.extent;
+                Some(Work {
+                    pixels: u64::from(width) * u64::from(height),
+                    frames: scan.frames,
+                })
+            }
+            MediaFormat::Mp4 | MediaFormat::Mov => {
+                let info = transcode::inspect(self, file, &[file.format]).await.ok()?;
+                let frames = info.frames.or_else(|| {
+                    let seconds = info.duration?;
+                    Some((seconds * info.frame_rate.unwrap_or(30.0)).ceil() as u64)
+                })?;
+                Some(Work {
+                    pixels: u64::from(info.width) * u64::from(info.height),
+                    frames,
+                })
+            }
+            MediaFormat::Ogv | MediaFormat::Webm => None,
+        }
+    }
+}
+
+async fn read_head(file: &MediaFile, max: u64) -> Option<Vec<u8>> {
+    let handle = tokio::fs::File::open(&file.path).await.ok()?;
+    let mut head = Vec::new();
+    handle.take(max).read_to_end(&mut head).await.ok()?;
+    Some(head)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::media::testutil;
+
+    #[tokio::test]
+    async fn an_image_is_its_pixels_once_and_a_clip_its_frame_times_its_frames() {
+        let dir = tempfile::tempdir().unwrap();
+        let media = testutil::media();
+        let png = testutil::encode(testutil::two_tone(40, 30).into(), image::ImageFormat::Png);
+        let png = testutil::write_file(dir.path(), "a.png", &png, MediaFormat::Png);
+        let work = media.measure_work(&png).await.unwrap();
+        assert_eq!(
+            work,
+            Work {
+                pixels: 1200,
+                frames: 1
+            }
+        );
+        assert_eq!(work.total(), 1200);
+
+        let clips = [
+            ("a.gif", MediaFormat::Gif, &[][..]),
+            ("a.mp4", MediaFormat::Mp4, &["-pix_fmt", "yuv420p"][..]),
+        ];
+        for (name, format, args) in clips {
+            let path = testutil::ffmpeg_clip(dir.path(), name, args);
+            let clip = MediaFile { path, format };
+            let work = media.measure_work(&clip).await.unwrap();
+            assert_eq!(
+                work,
+                Work {
+                    pixels: 32 * 32,
+                    frames: 2
+                },
+                "{name}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_file_whose_header_cannot_be_read_has_no_estimate() {
+        let dir = tempfile::tempdir().unwrap();
+        let junk = b"\x89PNG\r\n\x1a\nnot really";
+        let junk = testutil::write_file(dir.path(), "junk.png", junk, MediaFormat::Png);
+        assert_eq!(testutil::media().measure_work(&junk).await, None);
+    }
+}
