@@ -44,7 +44,9 @@ pub(crate) fn resize_image(
         scaled_size(w, h, scale, output, max_pixels)
     })?;
     drop(bytes);
+    super::cancel::checkpoint()?;
     let encoded = encode(image, output)?;
+    super::cancel::checkpoint()?;
     write_output(out_dir, output, &encoded)
 }
 
@@ -115,7 +117,9 @@ pub(crate) fn load_upright(
     } else {
         (target_w, target_h)
     };
+    super::cancel::checkpoint()?;
     let decoded = opened.decode(stored_w, stored_h)?;
+    super::cancel::checkpoint()?;
     let mut image = resize(decoded, stored_w, stored_h)?;
     image.apply_orientation(header.orientation);
     Ok(image)

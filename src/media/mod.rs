@@ -13,6 +13,7 @@
 //! - `video`: `image-to-video`.
 //! - `transcode`: the video commands, their limits and recipes.
 
+mod cancel;
 mod decode;
 mod exif;
 mod format;
@@ -160,6 +161,9 @@ pub enum MediaError {
     Timeout { program: String, seconds: u64 },
     #[error("{program} is not installed")]
     ToolMissing { program: String },
+    /// The job was given up while this work ran (see `cancel`); nobody reads it.
+    #[error("the work was canceled")]
+    Canceled,
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -182,6 +186,7 @@ impl MediaError {
             MediaError::MemoryLimitExceeded { .. } => "memory_limit_exceeded",
             MediaError::Timeout { .. } => "processing_timeout",
             MediaError::ToolMissing { .. } => "internal_error",
+            MediaError::Canceled => "internal_error",
             MediaError::Io(_) => "internal_error",
         }
     }
@@ -411,6 +416,9 @@ where
     F: FnOnce() -> Result<T, MediaError> + Send + 'static,
     T: Send + 'static,
 {
+    // Dropping this future (the job was given up) raises the flag the work checks
+    // between its phases.
+    let (_cancel_on_drop, f) = cancel::guarded(f);
     match tokio::task::spawn_blocking(f).await {
         Ok(result) => result,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
