@@ -76,7 +76,7 @@ mod tests {
                     std::thread::sleep(Duration::from_millis(2));
                 };
                 stopped.store(true, Ordering::SeqCst);
-                result.map(|()| ())
+                result
             })
         };
         let gave_up = tokio::time::timeout(Duration::from_millis(50), work).await;
