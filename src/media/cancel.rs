@@ -69,7 +69,7 @@ mod tests {
         let work = {
             let stopped = stopped.clone();
             super::super::blocking(move || {
-                let result = loop {
+                let result: Result<(), MediaError> = loop {
                     if let Err(e) = checkpoint() {
                         break Err(e);
                     }
