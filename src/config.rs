@@ -95,7 +95,7 @@ pub struct ServeConfig {
     pub allow_private_sources: bool,
 
     /// CPU slots of this node: commands (an ffmpeg run, an image step) that run at once.
-    /// Default: the number of CPUs. Edits waiting on the network hold none.
+    /// Default: the number of CPUs, at least 2. Edits waiting on the network hold none.
     #[arg(long, env = "MEDIAEDIT_WORKERS", default_value_t = default_workers(), value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub workers: usize,
 
@@ -380,9 +380,10 @@ impl ServeConfig {
     }
 }
 
-/// The CPUs this process may use: the default number of CPU slots.
+/// The default number of CPU slots: the CPUs this process may use, and at least two,
+/// so that one organization's heavy work never holds a node's only slot.
 fn default_workers() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
+    std::thread::available_parallelism().map_or(2, |n| n.get().max(2))
 }
 
 /// A finite number, zero or more (zero turns the limit off): NaN, infinity or a

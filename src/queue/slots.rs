@@ -5,9 +5,12 @@
 //! the CPU stage (commands). A plain semaphore serves waiters first come, first served,
 //! so one organization that queues a hundred steps makes every other wait behind them;
 //! here a freed slot goes to the waiting organization that holds fewest, and no
-//! organization ever holds more than its cap of one class. Heavy work (long videos,
-//! frame bombs) may hold all slots but one, so a light step — a small image, a short
-//! clip — never waits behind the heavy ones already running.
+//! organization ever holds more than its cap of one class, so an organization's own
+//! heavy work (long videos, frame bombs) leaves it slots for its light steps. With
+//! three slots or more, heavy work of all organizations together holds all but one,
+//! so a light step — a small image, a short clip — never waits behind the heavy ones
+//! already running; with two, each slot may go to a different organization's heavy
+//! work instead, which matters more there.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -62,7 +65,7 @@ impl FairSlots {
             state: Mutex::new(State {
                 free: total,
                 per_org: per_org.max(1),
-                heavy_max: (total - 1).max(1),
+                heavy_max: if total >= 3 { total - 1 } else { total },
                 heavy_held: 0,
                 held: HashMap::new(),
                 waiters: Vec::new(),
@@ -247,15 +250,26 @@ mod tests {
 
     #[tokio::test]
     async fn heavy_work_leaves_a_slot_for_light_work() {
-        let slots = FairSlots::new(2, 2);
-        let _h = slots.acquire("a", Class::Heavy).await;
+        let slots = FairSlots::new(3, 2);
+        let _h1 = slots.acquire("a", Class::Heavy).await;
+        let _h2 = slots.acquire("b", Class::Heavy).await;
         assert!(
-            ready(slots.acquire("b", Class::Heavy)).await.is_none(),
+            ready(slots.acquire("c", Class::Heavy)).await.is_none(),
             "the last slot is kept for light work"
         );
         ready(slots.acquire("a", Class::Light))
             .await
             .expect("light work gets the last slot");
+    }
+
+    #[tokio::test]
+    async fn with_two_slots_two_organizations_heavy_work_runs_side_by_side() {
+        let slots = FairSlots::new(2, 1);
+        let _a = slots.acquire("a", Class::Heavy).await;
+        assert!(ready(slots.acquire("a", Class::Heavy)).await.is_none());
+        ready(slots.acquire("b", Class::Heavy))
+            .await
+            .expect("another organization's heavy work is not kept waiting");
     }
 
     #[tokio::test]
