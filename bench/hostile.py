@@ -10,7 +10,9 @@ a 2000x2000 screen) and chains of resizes; then, every 3 s for the whole window,
 another organization and the hostile one itself each post a small resize-image edit.
 Reported: how long those small edits took (POST to done), how many edits finished per
 minute, and how busy the CPUs were (from /proc/stat). Edits not done within the
-window count as taking the whole rest of it.
+window count as taking the whole rest of it. Then a benign mix from three
+organizations (30 image edits, 6 720p video edits, 3 sources that answer after 5 s),
+all posted at once, is timed until every edit has ended.
 """
 
 import http.server
@@ -75,7 +77,11 @@ def fixture_server(files):
                         time.sleep(1)
                 except OSError:
                     return
-            body = files.get(self.path.lstrip("/"))
+            path = self.path.lstrip("/")
+            if path.startswith("slow/"):
+                time.sleep(5)
+                path = path[5:]
+            body = files.get(path)
             if body is None:
                 self.send_response(404)
                 self.end_headers()
@@ -112,7 +118,7 @@ class Service:
                 [binary, "token", "create", "--data-dir", data, "--org", org],
                 check=True, capture_output=True, text=True,
             ).stdout.strip().splitlines()[-1]
-            for org in ("hostile", "normal")
+            for org in ("hostile", "normal", "third")
         }
         self.base = f"http://127.0.0.1:{free_port()}"
         env = dict(os.environ, RUST_LOG="error")
@@ -120,6 +126,8 @@ class Service:
             [binary, "serve", "--data-dir", data, "--listen", self.base[7:],
              "--allow-private-sources", "--rate-limit-per-second", "0"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            # Its own process group, so stopping it stops its ffmpeg children too.
+            start_new_session=True,
         )
         for _ in range(200):
             try:
@@ -128,8 +136,8 @@ class Service:
             except OSError:
                 time.sleep(0.05)
 
-    def post(self, org, src, commands, options=None):
-        body = {"assets": [{"type": "image", "src": src}], "commands": commands}
+    def post(self, org, src, commands, options=None, kind="image"):
+        body = {"assets": [{"type": kind, "src": src}], "commands": commands}
         if options:
             body["options"] = options
         request = urllib.request.Request(
@@ -147,7 +155,7 @@ class Service:
             return json.load(response)["attributes"]["status"]
 
     def stop(self):
-        self.process.send_signal(signal.SIGKILL)
+        os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
 
 
@@ -197,6 +205,44 @@ def run(binary, seconds, urls):
     }
 
 
+def run_mixed(binary, urls):
+    """A benign mix from three organizations, all posted at once: 30 image edits, 6
+    video edits, 3 image edits whose source answers after 5 s. Timed until all end."""
+    with tempfile.TemporaryDirectory() as work:
+        service = Service(binary, work)
+        orgs = ("hostile", "normal", "third")
+        edits = []
+        cpu_start = cpu_times()
+        started = time.monotonic()
+        for i in range(30):
+            commands = ["resize-image"] if i % 2 else ["image-to-webp"]
+            edits.append((orgs[i % 3], service.post(orgs[i % 3], urls["photo"], commands, {"scale": 0.5} if i % 2 else None)))
+        for i, command in enumerate(["video-to-gif", "video-to-webm", "modify-video-speed"] * 2):
+            options = {"speed": 2} if command == "modify-video-speed" else None
+            edits.append((orgs[i % 3], service.post(orgs[i % 3], urls["clip"], [command], options, kind="video")))
+        for i in range(3):
+            edits.append((orgs[i], service.post(orgs[i], urls["slow"], ["image-to-webp"])))
+        pending = {edit: org for org, edit in edits}
+        statuses = {}
+        while pending and time.monotonic() < started + 300:
+            for edit, org in list(pending.items()):
+                status = service.status(org, edit)
+                if status in ("done", "failed"):
+                    statuses[edit] = status
+                    del pending[edit]
+            time.sleep(0.1)
+        end = time.monotonic()
+        cpu_end = cpu_times()
+        service.stop()
+    total, idle = cpu_end[0] - cpu_start[0], cpu_end[1] - cpu_start[1]
+    return {
+        "mixed: all done in s": round(end - started, 1),
+        "mixed: done / failed / unfinished": f"{list(statuses.values()).count('done')} / {list(statuses.values()).count('failed')} / {len(pending)}",
+        "mixed: edits per minute": round(len(statuses) * 60 / (end - started), 1),
+        "mixed: CPU busy %": round(100 * (1 - idle / total), 1) if total else 0,
+    }
+
+
 def median(values):
     return values[len(values) // 2]
 
@@ -210,6 +256,16 @@ def main():
         "photo.png": png(1600, 1200),
         "bomb.gif": frame_bomb_gif(),
     }
+    with tempfile.TemporaryDirectory() as work:
+        clip = os.path.join(work, "clip.mp4")
+        subprocess.run(
+            ["ffmpeg", "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=1280x720:rate=30:duration=8",
+             "-f", "lavfi", "-i", "sine=frequency=440:duration=8", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+             "-c:a", "aac", "-shortest", clip],
+            check=True,
+        )
+        with open(clip, "rb") as f:
+            files["clip.mp4"] = f.read()
     server = fixture_server(files)
     root = f"http://127.0.0.1:{server.server_address[1]}"
     urls = {
@@ -218,11 +274,14 @@ def main():
         "big": root + "/big.png",
         "photo": root + "/photo.png",
         "bomb": root + "/bomb.gif",
+        "clip": root + "/clip.mp4",
+        "slow": root + "/slow/small.png",
     }
     results = {}
     for name, binary in (("before", before), ("after", after)):
         print(f"== {name}: {binary}, {seconds:.0f} s", flush=True)
         results[name] = run(binary, seconds, urls)
+        results[name].update(run_mixed(binary, urls))
         for key, value in results[name].items():
             print(f"   {key}: {value}", flush=True)
     print("== after / before")
