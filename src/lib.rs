@@ -4,9 +4,12 @@
 //!
 //! - [`api`]: the HTTP layer — router, auth extractor, JSON extractor, error envelope,
 //!   handlers for edits, downloads and health.
-//! - [`edits`]: the domain — commands, options, the type-checked pipeline, the Edit document.
-//! - [`queue`]: the durable job queue (the edit row is the job) and the workers that
-//!   execute pipelines.
+//! - [`edits`]: the domain — the request parsed into commands and options, the
+//!   type-checked pipeline, the Edit document.
+//! - [`queue`]: the durable job queue (the edit row is the job) and the engine that
+//!   executes pipelines in stages (fetch, process, store) on fair slots.
+//! - [`commands`]: one file per command: its name, formats, options, prediction, cost
+//!   and execution.
 //! - [`media`]: content sniffing, in-process image steps and the ffmpeg process wrapper.
 //! - [`fetch`]: SSRF-guarded source downloads.
 //! - [`storage`]: outputs in an object store and signed download URLs.
@@ -16,6 +19,7 @@
 
 pub mod api;
 pub mod app;
+pub mod commands;
 pub mod config;
 pub mod db;
 pub mod edits;

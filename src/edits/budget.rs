@@ -7,34 +7,23 @@
 //! that passes the limit, the edit is refused at creation (`too_many_outputs`), and
 //! the engine checks the same bound again as real frame counts become known.
 
-use super::command::Command;
-use super::options::Options;
+use crate::commands::{Command, Options, Shape};
 
 /// Files one input of `commands[0]` becomes at least, after each command in turn:
-/// element `i` is the bound after `commands[i]`.
+/// element `i` is the bound after `commands[i]`. Each command predicts what it makes
+/// of what the one before predicted; the source itself is of unknown shape.
 pub fn min_files_per_input(commands: &[Command], options: &Options) -> Vec<u64> {
     let mut files: u64 = 1;
-    // Frames of the current files, when a command of the pipeline fixes them.
-    let mut frames: Option<u64> = None;
+    let mut shape = Shape::default();
     commands
         .iter()
         .map(|command| {
-            match command {
-                Command::ExtractFrames => {
-                    files = files.saturating_mul(frames.unwrap_or(1));
-                    frames = Some(1);
-                }
-                Command::ImageToVideo => frames = Some(image_to_video_frames(options)),
-                _ => frames = None,
-            }
+            let predicted = command.predict(shape, options);
+            files = files.saturating_mul(predicted.files);
+            shape = predicted.shape;
             files
         })
         .collect()
-}
-
-/// The frames `image-to-video` writes: exactly `round(duration × fps)`, at least one.
-pub fn image_to_video_frames(options: &Options) -> u64 {
-    ((options.duration * options.fps).round() as u64).max(1)
 }
 
 /// The first command after which `assets` inputs are bound to give more than `limit`
@@ -99,11 +88,5 @@ mod tests {
             first_command_over(&[ResizeImage], &opts, 20, 10),
             Some((0, 20))
         );
-    }
-
-    #[test]
-    fn image_to_video_writes_at_least_one_frame() {
-        assert_eq!(image_to_video_frames(&options(1.0, 0.2)), 1);
-        assert_eq!(image_to_video_frames(&options(30.0, 0.5)), 15);
     }
 }

@@ -1,15 +1,13 @@
-//! The domain of edits: commands, options, the type-checked pipeline, and the Edit
-//! document the API returns.
+//! The domain of edits: the request parsed into commands and options, the
+//! type-checked pipeline, and the Edit document the API returns.
 
 pub mod budget;
-mod command;
 mod document;
 mod error;
 mod options;
 mod request;
 
-pub use command::Command;
+pub use crate::commands::{Command, Options};
 pub use document::render_edit;
 pub use error::ValidationError;
-pub use options::Options;
 pub use request::{Asset, NewEdit, ValidationRules, MAX_ASSETS, MAX_COMMANDS, MAX_URL_LEN};

@@ -1,70 +1,25 @@
-//! The `options` object: typed, ranged, and matched to the commands that use it.
+//! The `options` object: typed, ranged, and matched to the commands that use it. The
+//! options and their ranges are declared by the commands (`crate::commands`); this
+//! is the walk over a request's `options` that checks them.
 
 use serde_json::{Map, Value};
 
-use super::command::Command;
 use super::error::ValidationError;
-use crate::media::{ImageFormat, MediaFormat};
+use crate::commands::{Command, OptionKind, OptionSpec, Options};
+use crate::media::ImageFormat;
 
-/// Options with defaults filled in (decisions.md §5).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Options {
-    pub fps: f64,
-    pub duration: f64,
-    pub scale: f64,
-    /// `None` keeps the input's format.
-    pub format: Option<ImageFormat>,
-    pub speed: f64,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            fps: 25.0,
-            duration: 5.0,
-            scale: 1.0,
-            format: None,
-            speed: 1.0,
+/// Every option any command declares, with the commands that read it.
+fn specs() -> Vec<(&'static OptionSpec, Vec<Command>)> {
+    let mut specs: Vec<(&'static OptionSpec, Vec<Command>)> = Vec::new();
+    for command in Command::ALL {
+        for spec in command.options() {
+            match specs.iter_mut().find(|(s, _)| s.name == spec.name) {
+                Some((_, users)) => users.push(command),
+                None => specs.push((spec, vec![command])),
+            }
         }
     }
-}
-
-/// One known option: its name, the commands that use it, and its numeric range.
-struct Spec {
-    name: &'static str,
-    used_by: &'static [Command],
-}
-
-const SPECS: &[Spec] = &[
-    Spec {
-        name: "fps",
-        used_by: &[Command::ImageToVideo],
-    },
-    Spec {
-        name: "duration",
-        used_by: &[Command::ImageToVideo],
-    },
-    Spec {
-        name: "scale",
-        used_by: &[Command::ResizeImage],
-    },
-    Spec {
-        name: "format",
-        used_by: &[Command::ResizeImage],
-    },
-    Spec {
-        name: "speed",
-        used_by: &[Command::ModifyVideoSpeed],
-    },
-];
-
-/// The media format an image `format` option names.
-pub fn image_format_media(format: ImageFormat) -> MediaFormat {
-    match format {
-        ImageFormat::Jpeg => MediaFormat::Jpeg,
-        ImageFormat::Png => MediaFormat::Png,
-        ImageFormat::Webp => MediaFormat::Webp,
-    }
+    specs
 }
 
 impl Options {
@@ -81,10 +36,11 @@ impl Options {
                 "`options` must be a JSON object.",
             ));
         };
+        let specs = specs();
         for (name, value) in map {
             let pointer = format!("/options/{}", escape_pointer(name));
-            let Some(spec) = SPECS.iter().find(|s| s.name == name) else {
-                let known: Vec<_> = SPECS.iter().map(|s| s.name).collect();
+            let Some((spec, used_by)) = specs.iter().find(|(s, _)| s.name == name) else {
+                let known: Vec<_> = specs.iter().map(|(s, _)| s.name).collect();
                 return Err(ValidationError::new(
                     "unknown_option",
                     pointer,
@@ -94,8 +50,8 @@ impl Options {
                     ),
                 ));
             };
-            if !spec.used_by.iter().any(|c| commands.contains(c)) {
-                let users: Vec<_> = spec.used_by.iter().map(|c| c.name()).collect();
+            if !used_by.iter().any(|c| commands.contains(c)) {
+                let users: Vec<_> = used_by.iter().map(|c| c.name()).collect();
                 return Err(ValidationError::new(
                     "unused_option",
                     pointer,
@@ -105,47 +61,61 @@ impl Options {
                     ),
                 ));
             }
-            options.set(name, value, &pointer)?;
+            set(&mut options, spec, value, &pointer)?;
         }
-        options.check_combination(map)?;
+        check_combination(&options, map)?;
         Ok(options)
     }
+}
 
-    fn set(&mut self, name: &str, value: &Value, pointer: &str) -> Result<(), ValidationError> {
-        match name {
-            "fps" => self.fps = number_in(value, pointer, name, 0.0, false, 120.0)?,
-            "duration" => self.duration = number_in(value, pointer, name, 0.0, false, 600.0)?,
-            "scale" => self.scale = number_in(value, pointer, name, 0.0, false, 16.0)?,
-            "speed" => self.speed = number_in(value, pointer, name, 0.1, true, 16.0)?,
-            "format" => {
-                let Value::String(s) = value else {
+/// Checks `value` against `spec` and sets it in `options`.
+fn set(
+    options: &mut Options,
+    spec: &OptionSpec,
+    value: &Value,
+    pointer: &str,
+) -> Result<(), ValidationError> {
+    let name = spec.name;
+    match spec.kind {
+        OptionKind::Number {
+            min,
+            min_inclusive,
+            max,
+            set,
+        } => set(
+            options,
+            number_in(value, pointer, name, min, min_inclusive, max)?,
+        ),
+        OptionKind::ImageFormat { set } => {
+            let Value::String(s) = value else {
+                return Err(ValidationError::new(
+                    "invalid_type",
+                    pointer,
+                    "`format` must be a string: one of jpeg, jpg, png, webp.",
+                ));
+            };
+            let format = match s.as_str() {
+                "jpeg" | "jpg" => ImageFormat::Jpeg,
+                "png" => ImageFormat::Png,
+                "webp" => ImageFormat::Webp,
+                _ => {
                     return Err(ValidationError::new(
-                        "invalid_type",
+                        "invalid_option_value",
                         pointer,
-                        "`format` must be a string: one of jpeg, jpg, png, webp.",
-                    ));
-                };
-                self.format = Some(match s.as_str() {
-                    "jpeg" | "jpg" => ImageFormat::Jpeg,
-                    "png" => ImageFormat::Png,
-                    "webp" => ImageFormat::Webp,
-                    _ => {
-                        return Err(ValidationError::new(
-                            "invalid_option_value",
-                            pointer,
-                            format!("`format` is \"{s}\"; it must be one of jpeg, jpg, png, webp."),
-                        ))
-                    }
-                });
-            }
-            _ => unreachable!("every spec name is handled"),
+                        format!("`{name}` is \"{s}\"; it must be one of jpeg, jpg, png, webp."),
+                    ))
+                }
+            };
+            set(options, format);
         }
-        Ok(())
     }
+    Ok(())
+}
 
-    /// Checks that hold between options: a video of `duration` at `fps` has at least one frame.
-    fn check_combination(&self, sent: &Map<String, Value>) -> Result<(), ValidationError> {
-        if (self.fps * self.duration).round() < 1.0 {
+/// Checks that hold between options: a video of `duration` at `fps` has at least one frame.
+fn check_combination(options: &Options, sent: &Map<String, Value>) -> Result<(), ValidationError> {
+    {
+        if (options.fps * options.duration).round() < 1.0 {
             let pointer = if sent.contains_key("duration") {
                 "/options/duration"
             } else {
@@ -156,12 +126,12 @@ impl Options {
                 pointer,
                 format!(
                     "A video of {} s at {} fps has no frame; duration × fps must be at least 0.5.",
-                    self.duration, self.fps
+                    options.duration, options.fps
                 ),
             ));
         }
-        Ok(())
     }
+    Ok(())
 }
 
 /// A JSON number within `(min, max]` (or `[min, max]` when `min_inclusive`).

@@ -4,9 +4,9 @@
 use serde_json::{Map, Value};
 use url::Url;
 
-use super::command::Command;
 use super::error::ValidationError;
-use super::options::{escape_pointer, image_format_media, Options};
+use super::options::escape_pointer;
+use crate::commands::{Command, Options};
 use crate::db::Lane;
 use crate::fetch::{self, FetchError};
 use crate::media::MediaFormat;
@@ -88,10 +88,7 @@ impl NewEdit {
 
     /// The queue lane: fast when every command is an in-process image step.
     pub fn lane(&self) -> Lane {
-        let fast = self
-            .commands
-            .iter()
-            .all(|c| matches!(c, Command::ResizeImage | Command::ImageToWebp));
+        let fast = self.commands.iter().all(|c| c.in_process());
         if fast {
             Lane::Fast
         } else {
@@ -298,7 +295,6 @@ fn check_outputs(
 }
 
 fn check_pipeline(commands: &[Command], options: &Options) -> Result<(), ValidationError> {
-    let resize_format = options.format.map(image_format_media);
     let mut formats: Vec<MediaFormat> = commands[0].inputs().to_vec();
     for (i, command) in commands.iter().enumerate() {
         if i > 0 {
@@ -316,7 +312,13 @@ fn check_pipeline(commands: &[Command], options: &Options) -> Result<(), Validat
                 ));
             }
         }
-        formats = command.outputs(&formats, resize_format);
+        let mut next: Vec<MediaFormat> = Vec::new();
+        for output in formats.iter().filter_map(|f| command.output(*f, options)) {
+            if !next.contains(&output) {
+                next.push(output);
+            }
+        }
+        formats = next;
     }
     Ok(())
 }

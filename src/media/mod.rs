@@ -1,8 +1,8 @@
 //! Media operations: content sniffing, in-process image steps and the ffmpeg wrapper.
 //!
-//! This module knows nothing of edits or commands: the queue maps each command of a
-//! pipeline onto one of the operations here. Every operation reads one local file and
-//! writes its outputs into a directory the caller owns (the job's temp dir).
+//! This module knows nothing of edits; the commands (`crate::commands`) are built
+//! from the capabilities here. Every operation reads one local file and writes its
+//! outputs into a directory the caller owns (the job's temp dir).
 //!
 //! - `sniff`: the format of a file from its first bytes.
 //! - `decode`: image headers, pixel limits, EXIF orientation and decoding to upright pixels.
@@ -10,29 +10,31 @@
 //! - `process`: the one wrapper every external program runs through.
 //! - `probe`: the typed result of `ffprobe`.
 //! - `progress`: ffmpeg's `-progress` reports as fractions of the work.
-//! - `video`: `image-to-video`.
-//! - `transcode`: the video commands, their limits and recipes.
+//! - `video`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
+//! - `transcode`: probe and limit checks and the ffmpeg run every video command uses.
+//! - `gif`: a GIF's blocks (limits, timing, default palettes).
+//! - `work`: a file's pixels × frames from its headers (the engine's cost estimate).
+//! - `cancel`: stopping in-process work whose job was given up.
 
 mod cancel;
 mod decode;
 mod exif;
 mod format;
-mod gif;
-mod gif_to_video;
-mod image_ops;
+pub(crate) mod gif;
+pub(crate) mod image_ops;
 mod jpeg;
-mod probe;
+pub(crate) mod probe;
 mod process;
 mod progress;
 mod sniff;
-mod transcode;
-mod video;
+pub(crate) mod transcode;
+pub(crate) mod video;
 mod work;
 
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
-mod testutil;
+pub(crate) mod testutil;
 
 pub use decode::inspect_image;
 pub use format::MediaFormat;
@@ -307,111 +309,13 @@ impl Media {
         })
         .await
     }
-
-    /// `image-to-video`: an H.264 MP4 showing the image for `duration` seconds at `fps`.
-    ///
-    /// The video has `max(1, round(duration*fps))` frames at exactly `fps`, the upright
-    /// image's size rounded down to even (scaled down first to fit 3840x2160 or
-    /// 2160x3840), transparency flattened onto white. Image errors as for
-    /// [`Media::resize_image`]; `ProcessFailed`, `Timeout` or `ToolMissing` from ffmpeg.
-    pub async fn image_to_video(
-        &self,
-        input: &MediaFile,
-        fps: f64,
-        duration: f64,
-        out_dir: &Path,
-    ) -> Result<MediaFile, MediaError> {
-        video::image_to_video(self, input, fps, duration, out_dir).await
-    }
-
-    /// `gif-to-video`: an H.264 `yuv420p` MP4 (`+faststart`) of an animated GIF.
-    ///
-    /// One video frame per GIF frame, each for its own delay, the last one included
-    /// (delays under 20 ms count as 100 ms, as in browsers), so the video lasts the sum
-    /// of the delays. Frames without a colour table are drawn in opaque black, as
-    /// browsers draw them. Transparency is flattened onto white; the size is the GIF's
-    /// screen rounded down to even (scaled down to fit 3840x2160 like image-to-video);
-    /// the pixel limit applies to the screen and every frame's extent. The errors of
-    /// every video command:
-    /// `UnsupportedInputFormat` for another format; `InvalidMedia` when it cannot be
-    /// read; `VideoTooLarge`, `VideoTooLong`, `TooManyFrames` past the limits (checked
-    /// before processing); `ProcessFailed`, `Timeout`, `ToolMissing` from ffmpeg.
-    pub async fn gif_to_video(
-        &self,
-        input: &MediaFile,
-        out_dir: &Path,
-        progress: ProgressFn<'_>,
-    ) -> Result<MediaFile, MediaError> {
-        gif_to_video::gif_to_video(self, input, out_dir, progress).await
-    }
-
-    /// `modify-video-speed`: an H.264 + AAC MP4 lasting the source's duration / `speed`.
-    ///
-    /// Video and audio are both retimed; audio keeps its pitch (`atempo`). Output frame
-    /// rates above 60 are lowered to 60. Errors as for [`Media::gif_to_video`], and
-    /// `InvalidParameter` for a speed that is not a positive number.
-    pub async fn modify_video_speed(
-        &self,
-        input: &MediaFile,
-        speed: f64,
-        out_dir: &Path,
-        progress: ProgressFn<'_>,
-    ) -> Result<MediaFile, MediaError> {
-        transcode::modify_video_speed(self, input, speed, out_dir, progress).await
-    }
-
-    /// `video-to-gif`: a looping GIF with a palette made for the clip, at most 15 fps
-    /// and 480 px on the longest side (never enlarged). Errors as for
-    /// [`Media::gif_to_video`].
-    pub async fn video_to_gif(
-        &self,
-        input: &MediaFile,
-        out_dir: &Path,
-        progress: ProgressFn<'_>,
-    ) -> Result<MediaFile, MediaError> {
-        transcode::convert(self, input, transcode::Conversion::Gif, out_dir, progress).await
-    }
-
-    /// `video-to-ogg`: Theora + Vorbis in Ogg. Errors as for [`Media::gif_to_video`].
-    pub async fn video_to_ogg(
-        &self,
-        input: &MediaFile,
-        out_dir: &Path,
-        progress: ProgressFn<'_>,
-    ) -> Result<MediaFile, MediaError> {
-        transcode::convert(self, input, transcode::Conversion::Ogg, out_dir, progress).await
-    }
-
-    /// `video-to-webm`: VP9 + Opus in WebM. Errors as for [`Media::gif_to_video`].
-    pub async fn video_to_webm(
-        &self,
-        input: &MediaFile,
-        out_dir: &Path,
-        progress: ProgressFn<'_>,
-    ) -> Result<MediaFile, MediaError> {
-        transcode::convert(self, input, transcode::Conversion::Webm, out_dir, progress).await
-    }
-
-    /// `extract-frames`: every frame as a WebP (lossy q80), in order.
-    ///
-    /// `TooManyFrames` when the video has more than `max_extract_frames` frames
-    /// (checked from the probe before extracting, and again on what was written);
-    /// otherwise errors as for [`Media::gif_to_video`].
-    pub async fn extract_frames(
-        &self,
-        input: &MediaFile,
-        out_dir: &Path,
-        progress: ProgressFn<'_>,
-    ) -> Result<Vec<MediaFile>, MediaError> {
-        transcode::extract_frames(self, input, out_dir, progress).await
-    }
 }
 
 /// Runs CPU-heavy work off the async threads.
 ///
 /// A panic inside is re-raised in the calling task so that the worker's panic boundary
 /// sees it as it would any other bug, rather than as a media error.
-async fn blocking<T, F>(f: F) -> Result<T, MediaError>
+pub(crate) async fn blocking<T, F>(f: F) -> Result<T, MediaError>
 where
     F: FnOnce() -> Result<T, MediaError> + Send + 'static,
     T: Send + 'static,
@@ -429,6 +333,6 @@ where
 /// A fresh, unused path in `dir` with the extension of `format`.
 ///
 /// A random name rather than a counter: several workers share one data directory.
-fn output_path(dir: &Path, format: MediaFormat) -> PathBuf {
+pub(crate) fn output_path(dir: &Path, format: MediaFormat) -> PathBuf {
     dir.join(format!("{}.{}", uuid::Uuid::new_v4(), format.extension()))
 }

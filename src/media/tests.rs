@@ -324,11 +324,6 @@ async fn image_limits_are_checked_from_the_header_before_decoding() {
     );
     let err = small.image_to_webp(&jpeg, dir.path()).await.unwrap_err();
     assert!(matches!(err, MediaError::ImageTooLarge { .. }), "{err:?}");
-    let err = small
-        .image_to_video(&jpeg, 25.0, 1.0, dir.path())
-        .await
-        .unwrap_err();
-    assert!(matches!(err, MediaError::ImageTooLarge { .. }), "{err:?}");
 }
 
 #[tokio::test]
@@ -404,7 +399,6 @@ async fn image_steps_refuse_formats_that_are_not_still_images() {
     let results = [
         media.resize_image(&gif, 0.5, None, dir.path()).await,
         media.image_to_webp(&gif, dir.path()).await,
-        media.image_to_video(&gif, 25.0, 1.0, dir.path()).await,
     ];
     for result in results {
         match result {
@@ -430,95 +424,6 @@ async fn image_to_webp_keeps_size_and_alpha() {
     let decoded = decode(&out.path);
     assert_eq!(decoded.dimensions(), (33, 21));
     assert!(decoded.to_rgba8().get_pixel(2, 10)[3] < 10);
-}
-
-/// Probes a video output and checks what every `image-to-video` output must be.
-async fn probe_video(media: &Media, out: &MediaFile) -> Probe {
-    assert_eq!(out.format, MediaFormat::Mp4);
-    assert_eq!(out.path.extension().unwrap(), "mp4");
-    let probe = media.probe(&out.path).await.unwrap();
-    let video = probe.video().expect("a video stream");
-    assert_eq!(video.codec_name.as_deref(), Some("h264"));
-    assert_eq!(video.pix_fmt.as_deref(), Some("yuv420p"));
-    assert_eq!(video.width.unwrap() % 2, 0);
-    assert_eq!(video.height.unwrap() % 2, 0);
-    let boxes = top_level_boxes(&std::fs::read(&out.path).unwrap());
-    let at = |name: &str| boxes.iter().position(|b| b == name).unwrap();
-    assert!(at("moov") < at("mdat"), "not faststart: {boxes:?}");
-    probe
-}
-
-#[tokio::test]
-async fn image_to_video_lasts_exactly_duration_at_exactly_fps() {
-    let dir = tempdir();
-    let media = media();
-    let input = png(
-        dir.path(),
-        "odd.png",
-        DynamicImage::ImageRgba8(half_transparent(33, 21)),
-    );
-
-    for (fps, duration, frames, rate) in [
-        (25.0, 2.0, 50, "25/1"),
-        (0.5, 4.0, 2, "1/2"),
-        (29.97, 1.0, 30, "2997/100"),
-    ] {
-        let out = media
-            .image_to_video(&input, fps, duration, dir.path())
-            .await
-            .unwrap();
-        let probe = probe_video(&media, &out).await;
-        let video = probe.video().unwrap();
-        // Odd sides are rounded down to even.
-        assert_eq!((video.width, video.height), (Some(32), Some(20)));
-        assert_eq!(video.nb_frames, Some(frames), "fps {fps}");
-        assert_eq!(video.r_frame_rate.as_deref(), Some(rate), "fps {fps}");
-        assert_eq!(video.avg_frame_rate.as_deref(), Some(rate), "fps {fps}");
-        let expected = frames as f64 / fps;
-        let actual = video.duration.unwrap();
-        assert!(
-            (actual - expected).abs() < 0.002,
-            "fps {fps}: {actual} != {expected}"
-        );
-        let container = probe.format.duration.unwrap();
-        assert!(
-            (container - expected).abs() < 0.002,
-            "fps {fps}: {container}"
-        );
-    }
-    // Only the three videos beside the input: the raw frame was cleaned up.
-    assert_eq!(files_in(dir.path()).len(), 4);
-}
-
-#[tokio::test]
-async fn image_to_video_fits_large_pictures_into_4k() {
-    let dir = tempdir();
-    let media = media();
-    let jpeg = solid_jpeg(5000, 3000, BLUE);
-    let input = write_file(dir.path(), "big.jpeg", &jpeg, MediaFormat::Jpeg);
-    let out = media
-        .image_to_video(&input, 25.0, 0.2, dir.path())
-        .await
-        .unwrap();
-    let probe = probe_video(&media, &out).await;
-    let video = probe.video().unwrap();
-    assert_eq!((video.width, video.height), (Some(3600), Some(2160)));
-    assert_eq!(video.nb_frames, Some(5));
-
-    // Portrait by orientation: the upright size decides the box.
-    let rotated = write_file(
-        dir.path(),
-        "rotated.jpeg",
-        &jpeg_with_orientation(40, 20, 6),
-        MediaFormat::Jpeg,
-    );
-    let out = media
-        .image_to_video(&rotated, 25.0, 0.2, dir.path())
-        .await
-        .unwrap();
-    let probe = probe_video(&media, &out).await;
-    let video = probe.video().unwrap();
-    assert_eq!((video.width, video.height), (Some(20), Some(40)));
 }
 
 #[tokio::test]
@@ -588,24 +493,4 @@ async fn probe_refuses_files_it_cannot_sniff_and_reports_ffprobe_failures() {
     let err = media.probe(&fake.path).await.unwrap_err();
     assert!(matches!(err, MediaError::ProcessFailed { .. }), "{err:?}");
     assert_eq!(err.code(), "processing_failed");
-}
-
-#[tokio::test]
-async fn missing_ffmpeg_is_reported_as_such() {
-    let dir = tempdir();
-    let media = Media::new(MediaConfig {
-        ffmpeg: "/nonexistent/ffmpeg".into(),
-        ..media().config().clone()
-    });
-    let input = png(
-        dir.path(),
-        "in.png",
-        DynamicImage::ImageRgb8(two_tone(8, 8)),
-    );
-    let err = media
-        .image_to_video(&input, 25.0, 1.0, dir.path())
-        .await
-        .unwrap_err();
-    assert!(matches!(err, MediaError::ToolMissing { .. }), "{err:?}");
-    assert_eq!(files_in(dir.path()).len(), 1);
 }

@@ -1,7 +1,8 @@
 //! What a step costs, and the per-edit work budget.
 //!
 //! The cost of a step is the work it decodes or encodes, in pixels × frames, measured
-//! from the headers of its input once that is on disk (`Media::measure_work`). It
+//! from the headers of its input once that is on disk (`Media::measure_work`) and
+//! priced by the command (`Command::cost`). It
 //! decides the step's class in the CPU stage — light work never waits behind heavy
 //! work (see `slots`) — and it is charged against the edit's budget
 //! (`--max-work-per-edit`) before the step runs, so a frame bomb or a fan-out of
@@ -11,28 +12,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::slots::Class;
 use super::JobError;
-use crate::edits::{budget, Command, Options};
-use crate::media::{ImageFormat, MediaFormat, Work};
+use crate::media::{ImageFormat, MediaFormat};
 
 /// Steps up to this many pixels × frames are light: any still image up to 64 MP, a
 /// GIF or clip of a few seconds at a small size. A 10 s 1080p clip is 0.5 G.
 pub const LIGHT_WORK: u64 = 64_000_000;
-
-/// The work `command` does on an input of `work`: what it decodes, or what it
-/// encodes when that is more (`image-to-video` writes one frame per output frame,
-/// `resize-image` may enlarge).
-pub fn step_work(command: Command, work: Work, options: &Options) -> u64 {
-    match command {
-        Command::ImageToVideo => work
-            .pixels
-            .saturating_mul(budget::image_to_video_frames(options)),
-        Command::ResizeImage => {
-            let enlarged = (work.pixels as f64 * options.scale * options.scale) as u64;
-            work.total().max(enlarged)
-        }
-        _ => work.total(),
-    }
-}
 
 /// The class of a step of `work` (`None`: its headers could not be read) on a file of
 /// `format`. A file of unknown work is light when it is an image (the step will fail
@@ -90,27 +74,6 @@ impl WorkBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn work(pixels: u64, frames: u64) -> Work {
-        Work { pixels, frames }
-    }
-
-    #[test]
-    fn image_to_video_costs_its_output_frames_and_an_enlarging_resize_its_output() {
-        let options = Options {
-            fps: 10.0,
-            duration: 3.0,
-            scale: 2.0,
-            ..Options::default()
-        };
-        let image = work(1000, 1);
-        assert_eq!(step_work(Command::ImageToVideo, image, &options), 30_000);
-        assert_eq!(step_work(Command::ResizeImage, image, &options), 4000);
-        assert_eq!(
-            step_work(Command::VideoToGif, work(1000, 50), &options),
-            50_000
-        );
-    }
 
     #[test]
     fn small_steps_are_light_and_unknown_videos_heavy() {

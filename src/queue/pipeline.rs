@@ -11,8 +11,8 @@ use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 use tokio::sync::watch;
 
-use crate::edits::{Command, NewEdit, Options};
-use crate::media::{MediaError, MediaFile, ProgressFn};
+use crate::edits::{Command, NewEdit};
+use crate::media::MediaFile;
 
 use super::clock::{Turn, WorkClock};
 use super::cost::{self, WorkBudget};
@@ -159,7 +159,7 @@ impl EditRun<'_> {
         step: &serde_json::Value,
     ) -> Result<Vec<MediaFile>, JobError> {
         let work = self.ctx.media.measure_work(file).await;
-        let work = work.map(|w| cost::step_work(command, w, &self.edit.options));
+        let work = work.map(|w| command.cost(w, &self.edit.options));
         self.work.charge(work.unwrap_or(0))?;
         let class = cost::class_of(work, file.format);
         let _slot = self.slot(&self.ctx.cpu, class, true).await?;
@@ -169,7 +169,10 @@ impl EditRun<'_> {
             self.tracker.report(i, done, step)
         };
         let options = &self.edit.options;
-        run_step(self.ctx, command, file, options, step_dir, &progress).await
+        let media = &self.ctx.media;
+        Ok(command
+            .run(media, file, options, step_dir, &progress)
+            .await?)
     }
 
     /// The network stage again: asset `i`'s outputs into storage, under keys of this
@@ -212,49 +215,4 @@ impl EditRun<'_> {
         };
         Ok((permit, turn.granted()))
     }
-}
-
-/// Applies one command to one file; `extract-frames` gives one file per frame, every
-/// other command one file.
-async fn run_step(
-    ctx: &WorkerContext,
-    command: Command,
-    input: &MediaFile,
-    options: &Options,
-    out_dir: &Path,
-    progress: ProgressFn<'_>,
-) -> Result<Vec<MediaFile>, JobError> {
-    if !command.accepts(input.format) {
-        return Err(MediaError::UnsupportedInputFormat {
-            found: input.format.name().to_string(),
-        }
-        .into());
-    }
-    let media = &ctx.media;
-    let output = match command {
-        Command::ResizeImage => {
-            media
-                .resize_image(input, options.scale, options.format, out_dir)
-                .await?
-        }
-        Command::ImageToWebp => media.image_to_webp(input, out_dir).await?,
-        Command::ImageToVideo => {
-            media
-                .image_to_video(input, options.fps, options.duration, out_dir)
-                .await?
-        }
-        Command::GifToVideo => media.gif_to_video(input, out_dir, progress).await?,
-        Command::ModifyVideoSpeed => {
-            media
-                .modify_video_speed(input, options.speed, out_dir, progress)
-                .await?
-        }
-        Command::VideoToGif => media.video_to_gif(input, out_dir, progress).await?,
-        Command::VideoToOgg => media.video_to_ogg(input, out_dir, progress).await?,
-        Command::VideoToWebm => media.video_to_webm(input, out_dir, progress).await?,
-        Command::ExtractFrames => {
-            return Ok(media.extract_frames(input, out_dir, progress).await?)
-        }
-    };
-    Ok(vec![output])
 }

@@ -2,11 +2,13 @@
 
 use std::path::Path;
 
+use mediaedit::commands::{Command, Options};
 use mediaedit::media::Media;
 
 use super::images::first_frame;
 use super::{
-    assert_no_failures, grid, grid_distance, media, source, Corpus, Entry, MAX_GRID_DISTANCE,
+    assert_no_failures, grid, grid_distance, media, run_one, source, Corpus, Entry,
+    MAX_GRID_DISTANCE,
 };
 use crate::helpers::{probe, video_stream};
 
@@ -29,8 +31,7 @@ async fn check_gif(media: &Media, path: &Path, entry: &Entry, out: &Path) -> Res
     let input = source(media, path)
         .await
         .map_err(|e| format!("not read: {e}"))?;
-    let video = media
-        .gif_to_video(&input, out, &|_| {})
+    let video = run_one(media, Command::GifToVideo, &input, &Options::default(), out)
         .await
         .map_err(|e| format!("gif-to-video failed: {e}"))?;
     let probed = probe(&video.path);

@@ -3,10 +3,12 @@
 use std::path::Path;
 
 use image::{DynamicImage, GenericImageView, ImageReader};
+use mediaedit::commands::{Command, Options};
 use mediaedit::media::{Media, MediaFile};
 
 use super::{
-    assert_no_failures, grid, grid_distance, media, source, Corpus, Entry, MAX_GRID_DISTANCE,
+    assert_no_failures, grid, grid_distance, media, run_one, source, Corpus, Entry,
+    MAX_GRID_DISTANCE,
 };
 use crate::helpers::{probe, video_stream};
 
@@ -79,8 +81,12 @@ async fn check_video(
     entry: &Entry,
     out: &Path,
 ) -> Result<(), String> {
-    let video = media
-        .image_to_video(input, 10.0, 1.0, out)
+    let options = Options {
+        fps: 10.0,
+        duration: 1.0,
+        ..Options::default()
+    };
+    let video = run_one(media, Command::ImageToVideo, input, &options, out)
         .await
         .map_err(|e| format!("image-to-video failed: {e}"))?;
     let probed = probe(&video.path);

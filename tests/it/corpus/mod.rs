@@ -18,6 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use image::{DynamicImage, GenericImageView};
+use mediaedit::commands::{Command, Options};
 use mediaedit::media::{Media, MediaConfig, MediaError, MediaFile};
 use serde::Deserialize;
 
@@ -88,6 +89,31 @@ pub fn media() -> Media {
 }
 
 /// A corpus file with its sniffed format, or the error the service would report.
+/// Runs `command` on `input` with `options` into `out`: its one output, or for
+/// `extract-frames` the first of them; see [`run_all`].
+pub async fn run_one(
+    media: &Media,
+    command: Command,
+    input: &MediaFile,
+    options: &Options,
+    out: &Path,
+) -> Result<MediaFile, MediaError> {
+    Ok(run_all(media, command, input, options, out)
+        .await?
+        .remove(0))
+}
+
+/// Runs `command` on `input` with `options` into `out`: every output.
+pub async fn run_all(
+    media: &Media,
+    command: Command,
+    input: &MediaFile,
+    options: &Options,
+    out: &Path,
+) -> Result<Vec<MediaFile>, MediaError> {
+    command.run(media, input, options, out, &|_| {}).await
+}
+
 pub async fn source(media: &Media, path: &Path) -> Result<MediaFile, MediaError> {
     let format = media.detect(path).await?;
     Ok(MediaFile {

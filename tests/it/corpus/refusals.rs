@@ -4,10 +4,11 @@
 
 use std::path::Path;
 
+use mediaedit::commands::{Command, Options};
 use mediaedit::media::{Media, MediaError, MediaFormat};
 use mediaedit::queue::JobError;
 
-use super::{assert_no_failures, media, source, Corpus};
+use super::{assert_no_failures, media, run_all, source, Corpus};
 
 /// The codes a file the reference decoders refuse may end with.
 const REFUSAL_CODES: &[&str] = &[
@@ -138,7 +139,7 @@ fn breakages(bytes: &[u8]) -> Vec<(&'static str, Vec<u8>)> {
 async fn run(media: &Media, path: &Path, out: &Path) -> Result<(), MediaError> {
     let input = source(media, path).await?;
     if input.format == MediaFormat::Gif {
-        media.gif_to_video(&input, out, &|_| {}).await?;
+        run_all(media, Command::GifToVideo, &input, &Options::default(), out).await?;
     } else {
         media.resize_image(&input, 1.0, None, out).await?;
         media.image_to_webp(&input, out).await?;

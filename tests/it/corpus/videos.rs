@@ -2,11 +2,12 @@
 
 use std::path::Path;
 
+use mediaedit::commands::{Command, Options};
 use mediaedit::media::{Media, MediaFile};
 use serde_json::Value;
 
 use super::images::decode;
-use super::{assert_no_failures, media, source, Corpus, Entry};
+use super::{assert_no_failures, media, run_all, run_one, source, Corpus, Entry};
 use crate::helpers::{probe, video_stream};
 
 /// Display aspects may differ by the rounding of a side to whole (or even) pixels.
@@ -38,13 +39,13 @@ async fn check_clip(media: &Media, input: &MediaFile, entry: &Entry, out: &Path)
         }
     };
 
-    let gif = media.video_to_gif(input, out, &|_| {}).await;
+    let gif = run_one(media, Command::VideoToGif, input, &Options::default(), out).await;
     check(
         "video-to-gif",
         gif.map_err(|e| e.to_string())
             .and_then(|f| same_aspect(display(&probe(&f.path))?, aspect)),
     );
-    let webm = media.video_to_webm(input, out, &|_| {}).await;
+    let webm = run_one(media, Command::VideoToWebm, input, &Options::default(), out).await;
     check(
         "video-to-webm",
         webm.map_err(|e| e.to_string()).and_then(|f| {
@@ -53,7 +54,11 @@ async fn check_clip(media: &Media, input: &MediaFile, entry: &Entry, out: &Path)
             same_length(&probed, seconds)
         }),
     );
-    let speed = media.modify_video_speed(input, 2.0, out, &|_| {}).await;
+    let twice = Options {
+        speed: 2.0,
+        ..Options::default()
+    };
+    let speed = run_one(media, Command::ModifyVideoSpeed, input, &twice, out).await;
     check(
         "modify-video-speed",
         speed.map_err(|e| e.to_string()).and_then(|f| {
@@ -65,7 +70,7 @@ async fn check_clip(media: &Media, input: &MediaFile, entry: &Entry, out: &Path)
     // The largest clip's frames and Theora encode take the longest; the small clips
     // (one with non-square pixels) cover these two commands.
     if entry.frames.unwrap() <= 200 && aspect < 1.5 {
-        let ogg = media.video_to_ogg(input, out, &|_| {}).await;
+        let ogg = run_one(media, Command::VideoToOgg, input, &Options::default(), out).await;
         check(
             "video-to-ogg",
             ogg.map_err(|e| e.to_string()).and_then(|f| {
@@ -74,7 +79,14 @@ async fn check_clip(media: &Media, input: &MediaFile, entry: &Entry, out: &Path)
                 same_length(&probed, seconds)
             }),
         );
-        let frames = media.extract_frames(input, out, &|_| {}).await;
+        let frames = run_all(
+            media,
+            Command::ExtractFrames,
+            input,
+            &Options::default(),
+            out,
+        )
+        .await;
         check(
             "extract-frames",
             frames.map_err(|e| e.to_string()).and_then(|frames| {

@@ -12,14 +12,28 @@
 
 use std::path::Path;
 
-use super::gif::{self, GifScan};
-use super::progress::ProgressFn;
-use super::transcode::{run_to_file, VideoInfo, VideoLimits, X264};
-use super::video::{video_size, BT709_TAGS};
-use super::{Media, MediaError, MediaFile, MediaFormat};
+use super::{Prediction, Shape};
+use crate::media::gif::{self, GifScan};
+use crate::media::transcode::{run_to_file, VideoInfo, VideoLimits, X264};
+use crate::media::video::{video_size, BT709_TAGS};
+use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
-/// See [`Media::gif_to_video`].
-pub(crate) async fn gif_to_video(
+pub const NAME: &str = "gif-to-video";
+pub const INPUTS: &[MediaFormat] = &[MediaFormat::Gif];
+pub const OUTPUT: MediaFormat = MediaFormat::Mp4;
+
+/// One video as long as the animation, at the screen's size fitted to 4K.
+pub fn predict(input: Shape) -> Prediction {
+    let size = input.size.map(|(w, h)| video_size(w, h));
+    Prediction::one(Some(OUTPUT), Shape { size, ..input })
+}
+
+/// One video frame per GIF frame, each for its own delay, the last one included
+/// (delays under 20 ms count as 100 ms, as in browsers), so the video lasts the sum
+/// of the delays. Frames without a colour table are drawn in opaque black, as
+/// browsers draw them. Transparency is flattened onto white; the pixel limit applies
+/// to the screen and every frame's extent.
+pub async fn run(
     media: &Media,
     input: &MediaFile,
     out_dir: &Path,
@@ -44,8 +58,7 @@ pub(crate) async fn gif_to_video(
         tokio::fs::write(&copy.path, gif::with_default_palettes(&bytes)).await?;
     }
     let source = repaired.as_ref().unwrap_or(input);
-    let out = MediaFormat::Mp4;
-    let result = run_to_file(media, source, tail, out, expected, out_dir, progress).await;
+    let result = run_to_file(media, source, tail, OUTPUT, expected, out_dir, progress).await;
     if let Some(copy) = repaired {
         // Best effort: the step directory is removed with the job anyway.
         let _ = tokio::fs::remove_file(&copy.path).await;
@@ -70,7 +83,7 @@ fn check(scan: &GifScan, limits: &VideoLimits) -> Result<(), MediaError> {
 }
 
 /// ffmpeg arguments after the input.
-pub(crate) fn gif_to_video_args(scan: &GifScan) -> Vec<String> {
+fn gif_to_video_args(scan: &GifScan) -> Vec<String> {
     let (w, h) = video_size(scan.screen.0, scan.screen.1);
     // Each frame is laid over a white copy of itself (drawbox fills the whole frame),
     // so the timestamps stay the GIF's own; then converted like image-to-video.

@@ -1,0 +1,19 @@
+//! `image-to-webp`: a still image re-encoded as lossy WebP (quality 80), upright,
+//! alpha kept. The same in-process path as `resize-image`, at scale 1.
+
+use std::path::Path;
+
+use super::IMAGES;
+use crate::media::{Media, MediaError, MediaFile, MediaFormat};
+
+pub const NAME: &str = "image-to-webp";
+pub const INPUTS: &[MediaFormat] = IMAGES;
+pub const OUTPUT: MediaFormat = MediaFormat::Webp;
+
+pub async fn run(
+    media: &Media,
+    input: &MediaFile,
+    out_dir: &Path,
+) -> Result<MediaFile, MediaError> {
+    media.image_to_webp(input, out_dir).await
+}

@@ -1,0 +1,179 @@
+//! `modify-video-speed`: an H.264 + AAC MP4 lasting the source's duration / `speed`.
+//! Video and audio are both retimed; audio keeps its pitch (`atempo`). Output frame
+//! rates above 60 are lowered to 60.
+
+use std::path::Path;
+
+use super::options::{OptionKind, OptionSpec, Options};
+use super::{Prediction, Shape, VIDEOS};
+use crate::media::transcode::{self, map_args, VideoInfo, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::video::FrameRate;
+use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
+
+pub const NAME: &str = "modify-video-speed";
+pub const INPUTS: &[MediaFormat] = VIDEOS;
+pub const OUTPUT: MediaFormat = MediaFormat::Mp4;
+pub const DEFAULT_SPEED: f64 = 1.0;
+
+pub const OPTIONS: &[OptionSpec] = &[OptionSpec {
+    name: "speed",
+    kind: OptionKind::Number {
+        min: 0.1,
+        min_inclusive: true,
+        max: 16.0,
+        set: |o, v| o.speed = v,
+    },
+}];
+
+/// Output frame rates past this are dropped to it by `modify-video-speed`: no screen
+/// shows them, and they cost bytes.
+const SPEED_MAX_FPS: f64 = 60.0;
+
+/// The same size, `speed` times shorter.
+pub fn predict(input: Shape, options: &Options) -> Prediction {
+    let seconds = input.seconds.map(|s| s / options.speed);
+    Prediction::one(
+        Some(OUTPUT),
+        Shape {
+            seconds,
+            frames: None,
+            ..input
+        },
+    )
+}
+
+pub async fn run(
+    media: &Media,
+    input: &MediaFile,
+    options: &Options,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<MediaFile, MediaError> {
+    let speed = options.speed;
+    if !(speed.is_finite() && speed > 0.0) {
+        return Err(MediaError::InvalidParameter {
+            name: "speed",
+            expected: "a positive number",
+        });
+    }
+    let info = transcode::inspect(media, input, INPUTS).await?;
+    let tail = modify_speed_args(speed, &info);
+    let expected = info.duration.map(|d| d / speed);
+    transcode::run_to_file(media, input, tail, OUTPUT, expected, out_dir, progress).await
+}
+
+/// The `atempo` factors whose product is `speed`, each within the filter's 0.5–2.0.
+/// Empty for 1.0 (nothing to do).
+pub(crate) fn atempo_chain(speed: f64) -> Vec<f64> {
+    let mut chain = Vec::new();
+    let mut rest = speed;
+    while rest > 2.0 {
+        chain.push(2.0);
+        rest /= 2.0;
+    }
+    while rest < 0.5 {
+        chain.push(0.5);
+        rest /= 0.5;
+    }
+    // Float division leaves e.g. 0.7999999999999998 for 0.1; six digits are plenty.
+    let rest = (rest * 1e6).round() / 1e6;
+    if rest != 1.0 {
+        chain.push(rest);
+    }
+    chain
+}
+
+/// `modify-video-speed` arguments after the input.
+///
+/// A constant-rate source gets `fps` at its rate × speed (at most 60): exact frame
+/// durations, so the output lasts exactly duration / speed, and speed-ups past 60 fps
+/// drop the frames no screen would show. A variable-rate source keeps its own frame
+/// times (retimed) in the input's fine time base; ffmpeg's default of 1/(input frame
+/// rate) would merge frames that speeding up brought closer. Its last frame keeps its
+/// input length, so the duration is off by less than one input frame.
+pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
+    let mut video = format!("{SQUARE_PIXELS},setpts=PTS/{speed}");
+    let out_rate = info.base_rate.map(|r| r * speed);
+    let constant = match (info.base_rate, info.frame_rate) {
+        (Some(base), Some(avg)) => (base - avg).abs() <= base * 0.01,
+        _ => false,
+    };
+    let fps = match out_rate {
+        Some(rate) if rate > SPEED_MAX_FPS => Some(SPEED_MAX_FPS),
+        Some(rate) if constant => Some(rate),
+        None => Some(SPEED_MAX_FPS),
+        Some(_) => None,
+    };
+    if let Some(rate) = fps.and_then(FrameRate::from_fps) {
+        video.push_str(&format!(",fps={}", rate.to_ffmpeg()));
+    }
+    // Rounding a side to even would otherwise leave the pixels a hair off square.
+    video.push_str(&format!(",{EVEN_SIZE},setsar=1,format=yuv420p"));
+    let mut args = map_args(info.has_audio);
+    args.extend(["-vf", &video, "-fps_mode", "vfr"].map(String::from));
+    if fps.is_none() {
+        args.extend(["-enc_time_base", "-1"].map(String::from));
+    }
+    args.extend(X264.map(String::from));
+    if info.has_audio {
+        let chain = atempo_chain(speed);
+        if !chain.is_empty() {
+            let filters: Vec<String> = chain.iter().map(|f| format!("atempo={f}")).collect();
+            args.extend(["-af".to_string(), filters.join(",")]);
+        }
+        args.extend(["-c:a", "aac", "-b:a", "128k"].map(String::from));
+    }
+    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::media::transcode::tests::info;
+
+    #[test]
+    fn atempo_chain_keeps_each_factor_within_half_and_double() {
+        assert_eq!(atempo_chain(1.0), Vec::<f64>::new());
+        assert_eq!(atempo_chain(1.5), [1.5]);
+        assert_eq!(atempo_chain(2.0), [2.0]);
+        assert_eq!(atempo_chain(4.0), [2.0, 2.0]);
+        assert_eq!(atempo_chain(16.0), [2.0, 2.0, 2.0, 2.0]);
+        assert_eq!(atempo_chain(3.0), [2.0, 1.5]);
+        assert_eq!(atempo_chain(0.5), [0.5]);
+        assert_eq!(atempo_chain(0.25), [0.5, 0.5]);
+        assert_eq!(atempo_chain(0.1), [0.5, 0.5, 0.5, 0.8]);
+        for speed in [0.1, 0.13, 0.3, 0.7, 1.9, 2.5, 7.3, 15.9, 16.0] {
+            let chain = atempo_chain(speed);
+            assert!(chain.iter().all(|f| (0.5..=2.0).contains(f)), "{speed}");
+            let product: f64 = chain.iter().product();
+            assert!((product - speed).abs() < 1e-5, "{speed}: {chain:?}");
+        }
+    }
+
+    #[test]
+    fn modify_speed_retimes_video_and_audio_and_caps_the_frame_rate() {
+        let args = modify_speed_args(4.0, &info(Some(25.0), true)).join(" ");
+        assert!(args.contains("-map 0:v:0 -map 0:a:0"), "{args}");
+        assert!(args.contains("setpts=PTS/4,fps=60/1,scale="), "{args}");
+        assert!(args.contains("-af atempo=2,atempo=2 -c:a aac"), "{args}");
+        assert!(args.ends_with("-movflags +faststart -f mp4"), "{args}");
+
+        let args = modify_speed_args(0.5, &info(Some(25.0), false)).join(" ");
+        assert!(args.contains("setpts=PTS/0.5,fps=25/2,scale="), "{args}");
+        assert!(!args.contains("-enc_time_base"), "{args}");
+        // A variable rate keeps its frame times.
+        let mut vfr = info(Some(15.6), false);
+        vfr.base_rate = Some(25.0);
+        let args = modify_speed_args(2.0, &vfr).join(" ");
+        assert!(args.contains("setpts=PTS/2,scale="), "{args}");
+        assert!(args.contains("-fps_mode vfr -enc_time_base -1"), "{args}");
+        assert!(!args.contains("0:a") && !args.contains("-af") && !args.contains("aac"));
+        // Speed 1 needs no tempo change.
+        let args = modify_speed_args(1.0, &info(Some(25.0), true)).join(" ");
+        assert!(
+            !args.contains("atempo") && args.contains("-c:a aac"),
+            "{args}"
+        );
+    }
+}

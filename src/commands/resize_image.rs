@@ -1,0 +1,93 @@
+//! `resize-image`: scales a still image by `scale`, written in `format` or in the
+//! input's own format. Decoded, oriented, resized and encoded in-process (see
+//! `media::image_ops`).
+
+use std::path::Path;
+
+use super::options::{OptionKind, OptionSpec, Options};
+use super::{Prediction, Shape, IMAGES};
+use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, Work};
+
+pub const NAME: &str = "resize-image";
+pub const INPUTS: &[MediaFormat] = IMAGES;
+pub const DEFAULT_SCALE: f64 = 1.0;
+
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "scale",
+        kind: OptionKind::Number {
+            min: 0.0,
+            min_inclusive: false,
+            max: 16.0,
+            set: |o, v| o.scale = v,
+        },
+    },
+    OptionSpec {
+        name: "format",
+        kind: OptionKind::ImageFormat {
+            set: |o, f| o.format = Some(f),
+        },
+    },
+];
+
+/// The `format` option's format, or the input's.
+pub fn output(input: MediaFormat, options: &Options) -> MediaFormat {
+    options.format.map_or(input, ImageFormat::media_format)
+}
+
+/// One image, each side scaled and rounded.
+pub fn predict(input: Shape, options: &Options) -> Prediction {
+    let scaled = |side: u32| (f64::from(side) * options.scale).round() as u32;
+    let size = input.size.map(|(w, h)| (scaled(w), scaled(h)));
+    let format = options.format.map(ImageFormat::media_format);
+    Prediction::one(format, Shape { size, ..input })
+}
+
+/// Decoding the input, or encoding an enlarged output where that is more.
+pub fn cost(work: Work, options: &Options) -> u64 {
+    let enlarged = (work.pixels as f64 * options.scale * options.scale) as u64;
+    work.total().max(enlarged)
+}
+
+pub async fn run(
+    media: &Media,
+    input: &MediaFile,
+    options: &Options,
+    out_dir: &Path,
+) -> Result<MediaFile, MediaError> {
+    media
+        .resize_image(input, options.scale, options.format, out_dir)
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_keeps_the_input_format_unless_one_is_asked_for() {
+        let mut options = Options::default();
+        assert_eq!(output(MediaFormat::Png, &options), MediaFormat::Png);
+        options.format = Some(ImageFormat::Webp);
+        assert_eq!(output(MediaFormat::Png, &options), MediaFormat::Webp);
+    }
+
+    #[test]
+    fn an_enlarging_resize_costs_its_output_and_predicts_its_size() {
+        let options = Options {
+            scale: 2.0,
+            ..Options::default()
+        };
+        let work = Work {
+            pixels: 1000,
+            frames: 1,
+        };
+        assert_eq!(cost(work, &options), 4000);
+        let shape = Shape {
+            size: Some((30, 21)),
+            frames: Some(1),
+            seconds: None,
+        };
+        assert_eq!(predict(shape, &options).shape.size, Some((60, 42)));
+    }
+}
