@@ -23,6 +23,7 @@ pub mod commands;
 pub mod config;
 pub mod db;
 pub mod edits;
+pub mod error_code;
 pub mod fetch;
 pub mod media;
 pub mod queue;

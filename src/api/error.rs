@@ -7,13 +7,14 @@ use serde_json::json;
 
 use crate::db::DbError;
 use crate::edits::ValidationError;
+use crate::error_code::Code;
 
 /// An error response. Internal causes are logged where the error is made and never
 /// reach the body.
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
-    pub code: &'static str,
+    pub code: Code,
     pub title: &'static str,
     pub detail: String,
     pub pointer: Option<String>,
@@ -22,16 +23,12 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(
-        status: StatusCode,
-        code: &'static str,
-        title: &'static str,
-        detail: impl Into<String>,
-    ) -> Self {
+    /// An error with `code` (and its title), answered with `status`.
+    pub fn new(status: StatusCode, code: Code, detail: impl Into<String>) -> Self {
         ApiError {
             status,
             code,
-            title,
+            title: code.title(),
             detail: detail.into(),
             pointer: None,
             retry_after: None,
@@ -39,36 +36,25 @@ impl ApiError {
     }
 
     pub fn malformed_json(detail: impl Into<String>) -> Self {
-        Self::new(
-            StatusCode::BAD_REQUEST,
-            "malformed_json",
-            "Malformed JSON",
-            detail,
-        )
+        Self::new(StatusCode::BAD_REQUEST, Code::MalformedJson, detail)
     }
 
     pub fn unauthorized(detail: &str) -> Self {
-        Self::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "Unauthorized",
-            detail,
-        )
+        Self::new(StatusCode::UNAUTHORIZED, Code::Unauthorized, detail)
     }
 
-    pub fn forbidden(code: &'static str, detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::FORBIDDEN, code, "Forbidden", detail)
+    pub fn forbidden(code: Code, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::FORBIDDEN, code, detail)
     }
 
     pub fn not_found(detail: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, "not_found", "Not found", detail)
+        Self::new(StatusCode::NOT_FOUND, Code::NotFound, detail)
     }
 
     pub fn payload_too_large(limit: usize) -> Self {
         Self::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            "Payload too large",
+            Code::PayloadTooLarge,
             format!("The request body is larger than the limit of {limit} bytes."),
         )
     }
@@ -76,8 +62,7 @@ impl ApiError {
     pub fn rate_limited(retry_after_secs: u64) -> Self {
         let mut error = Self::new(
             StatusCode::TOO_MANY_REQUESTS,
-            "rate_limited",
-            "Too many requests",
+            Code::RateLimited,
             format!(
                 "This organization is sending requests too fast; retry in {retry_after_secs} s."
             ),
@@ -91,8 +76,7 @@ impl ApiError {
     pub fn too_many_auth_failures(retry_after_secs: u64) -> Self {
         let mut error = Self::new(
             StatusCode::TOO_MANY_REQUESTS,
-            "too_many_auth_failures",
-            "Too many failed authentications",
+            Code::TooManyAuthFailures,
             format!(
                 "Too many requests from this address carried an invalid token; \
                  check the token and retry in {retry_after_secs} s."
@@ -105,8 +89,7 @@ impl ApiError {
     pub fn unsupported_media_type() -> Self {
         Self::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "Unsupported media type",
+            Code::UnsupportedMediaType,
             "The request body must be JSON, sent with `Content-Type: application/json`.",
         )
     }
@@ -116,8 +99,7 @@ impl ApiError {
         tracing::error!(error = %cause, "internal error");
         Self::new(
             StatusCode::INTERNAL_SERVER_ERROR,
-            "internal_error",
-            "Internal error",
+            Code::InternalError,
             "The service hit an internal error. Try again later.",
         )
     }
@@ -129,30 +111,22 @@ impl ApiError {
             StatusCode::NOT_FOUND => Self::not_found("There is nothing at this path."),
             StatusCode::METHOD_NOT_ALLOWED => Self::new(
                 status,
-                "method_not_allowed",
-                "Method not allowed",
+                Code::MethodNotAllowed,
                 "This path does not accept this HTTP method.",
             ),
             StatusCode::PAYLOAD_TOO_LARGE => Self::new(
                 status,
-                "payload_too_large",
-                "Payload too large",
+                Code::PayloadTooLarge,
                 "The request body is larger than the limit.",
             ),
             StatusCode::UNSUPPORTED_MEDIA_TYPE => Self::unsupported_media_type(),
             StatusCode::UNAUTHORIZED => Self::unauthorized("A valid bearer token is required."),
             s if s.is_server_error() => Self::new(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "internal_error",
-                "Internal error",
+                Code::InternalError,
                 "The service hit an internal error. Try again later.",
             ),
-            s => Self::new(
-                s,
-                "bad_request",
-                "Bad request",
-                "The request could not be processed.",
-            ),
+            s => Self::new(s, Code::BadRequest, "The request could not be processed."),
         }
     }
 }
@@ -180,7 +154,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut error = json!({
             "status": self.status.as_str(),
-            "code": self.code,
+            "code": self.code.as_str(),
             "title": self.title,
             "detail": self.detail,
         });

@@ -12,6 +12,7 @@ use serde::Deserialize;
 
 use super::error::ApiError;
 use super::AppState;
+use crate::error_code::Code;
 use crate::media::MediaFormat;
 use crate::storage::{SignatureError, StorageError};
 
@@ -28,7 +29,7 @@ pub async fn download(
 ) -> Result<Response, ApiError> {
     let (Some(expires), Some(signature)) = (signed.expires, signed.signature) else {
         return Err(ApiError::forbidden(
-            "invalid_signature",
+            Code::InvalidSignature,
             "The download link is not signed.",
         ));
     };
@@ -37,10 +38,10 @@ pub async fn download(
         .verify(&key, &expires, &signature, SystemTime::now())
         .map_err(|e| match e {
             SignatureError::Invalid => {
-                ApiError::forbidden("invalid_signature", "The download link is not valid.")
+                ApiError::forbidden(Code::InvalidSignature, "The download link is not valid.")
             }
             SignatureError::Expired => ApiError::forbidden(
-                "link_expired",
+                Code::LinkExpired,
                 "The download link has expired; read the edit again for a fresh one.",
             ),
         })?;

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::error::ValidationError;
 use crate::commands::{Command, OptionKind, OptionSpec, Options};
+use crate::error_code::Code;
 use crate::media::ImageFormat;
 
 /// Every option any command declares, with the commands that read it.
@@ -31,7 +32,7 @@ impl Options {
         };
         let Value::Object(map) = value else {
             return Err(ValidationError::new(
-                "invalid_type",
+                Code::InvalidType,
                 "/options",
                 "`options` must be a JSON object.",
             ));
@@ -42,7 +43,7 @@ impl Options {
             let Some((spec, used_by)) = specs.iter().find(|(s, _)| s.name == name) else {
                 let known: Vec<_> = specs.iter().map(|(s, _)| s.name).collect();
                 return Err(ValidationError::new(
-                    "unknown_option",
+                    Code::UnknownOption,
                     pointer,
                     format!(
                         "`{name}` is not an option; the options are {}.",
@@ -53,7 +54,7 @@ impl Options {
             if !used_by.iter().any(|c| commands.contains(c)) {
                 let users: Vec<_> = used_by.iter().map(|c| c.name()).collect();
                 return Err(ValidationError::new(
-                    "unused_option",
+                    Code::UnusedOption,
                     pointer,
                     format!(
                         "`{name}` is used only by {}, which this edit does not run.",
@@ -89,7 +90,7 @@ fn set(
         OptionKind::ImageFormat { set } => {
             let Value::String(s) = value else {
                 return Err(ValidationError::new(
-                    "invalid_type",
+                    Code::InvalidType,
                     pointer,
                     "`format` must be a string: one of jpeg, jpg, png, webp.",
                 ));
@@ -100,7 +101,7 @@ fn set(
                 "webp" => ImageFormat::Webp,
                 _ => {
                     return Err(ValidationError::new(
-                        "invalid_option_value",
+                        Code::InvalidOptionValue,
                         pointer,
                         format!("`{name}` is \"{s}\"; it must be one of jpeg, jpg, png, webp."),
                     ))
@@ -122,7 +123,7 @@ fn check_combination(options: &Options, sent: &Map<String, Value>) -> Result<(),
                 "/options/fps"
             };
             return Err(ValidationError::new(
-                "option_out_of_range",
+                Code::OptionOutOfRange,
                 pointer,
                 format!(
                     "A video of {} s at {} fps has no frame; duration × fps must be at least 0.5.",
@@ -145,7 +146,7 @@ fn number_in(
 ) -> Result<f64, ValidationError> {
     let Some(n) = value.as_f64() else {
         return Err(ValidationError::new(
-            "invalid_type",
+            Code::InvalidType,
             pointer,
             format!("`{name}` must be a number."),
         ));
@@ -158,7 +159,7 @@ fn number_in(
             format!("greater than {min}")
         };
         return Err(ValidationError::new(
-            "option_out_of_range",
+            Code::OptionOutOfRange,
             pointer,
             format!("`{name}` is {n}; it must be {low} and at most {max}."),
         ));

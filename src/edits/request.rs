@@ -8,6 +8,7 @@ use super::error::ValidationError;
 use super::options::escape_pointer;
 use crate::commands::{Command, Options};
 use crate::db::Lane;
+use crate::error_code::Code;
 use crate::fetch::{self, FetchError};
 use crate::media::MediaFormat;
 
@@ -49,7 +50,7 @@ impl NewEdit {
     pub fn parse(body: Value, rules: ValidationRules) -> Result<NewEdit, ValidationError> {
         let Value::Object(mut body) = body else {
             return Err(ValidationError::new(
-                "invalid_type",
+                Code::InvalidType,
                 "",
                 "The request body must be a JSON object with `assets` and `commands`.",
             ));
@@ -59,7 +60,7 @@ impl NewEdit {
             .find(|k| !["assets", "commands", "options"].contains(&k.as_str()))
         {
             return Err(ValidationError::new(
-                "unknown_field",
+                Code::UnknownField,
                 format!("/{}", escape_pointer(extra)),
                 format!("`{extra}` is not a field of an edit; the fields are assets, commands and options."),
             ));
@@ -119,17 +120,17 @@ fn array<'a>(
     let pointer = format!("/{name}");
     match value {
         None => Err(ValidationError::new(
-            "missing_field",
+            Code::MissingField,
             pointer,
             format!("`{name}` is required."),
         )),
         Some(Value::Array(items)) if items.is_empty() => Err(ValidationError::new(
-            "empty_array",
+            Code::EmptyArray,
             pointer,
             format!("`{name}` must have at least one item."),
         )),
         Some(Value::Array(items)) if items.len() > max => Err(ValidationError::new(
-            "too_many_items",
+            Code::TooManyItems,
             pointer,
             format!(
                 "`{name}` has {} items; at most {max} are allowed.",
@@ -138,7 +139,7 @@ fn array<'a>(
         )),
         Some(Value::Array(items)) => Ok(items),
         Some(_) => Err(ValidationError::new(
-            "invalid_type",
+            Code::InvalidType,
             pointer,
             format!("`{name}` must be an array."),
         )),
@@ -160,7 +161,7 @@ fn parse_asset(i: usize, item: &Value, rules: ValidationRules) -> Result<Asset, 
     let at = |field: &str| format!("/assets/{i}{field}");
     let Value::Object(asset) = item else {
         return Err(ValidationError::new(
-            "invalid_type",
+            Code::InvalidType,
             at(""),
             "Each asset must be an object with `type` and `src`.",
         ));
@@ -170,7 +171,7 @@ fn parse_asset(i: usize, item: &Value, rules: ValidationRules) -> Result<Asset, 
         .find(|k| !["type", "src"].contains(&k.as_str()))
     {
         return Err(ValidationError::new(
-            "unknown_field",
+            Code::UnknownField,
             at(&format!("/{}", escape_pointer(extra))),
             format!("`{extra}` is not a field of an asset; the fields are type and src."),
         ));
@@ -178,7 +179,7 @@ fn parse_asset(i: usize, item: &Value, rules: ValidationRules) -> Result<Asset, 
     let kind = match asset.get("type") {
         None => {
             return Err(ValidationError::new(
-                "missing_field",
+                Code::MissingField,
                 at("/type"),
                 "`type` is required.",
             ))
@@ -186,14 +187,14 @@ fn parse_asset(i: usize, item: &Value, rules: ValidationRules) -> Result<Asset, 
         Some(Value::String(t)) if t == "image" || t == "video" => t.clone(),
         Some(Value::String(t)) => {
             return Err(ValidationError::new(
-                "invalid_asset_type",
+                Code::InvalidAssetType,
                 at("/type"),
                 format!("Asset type \"{t}\" is not known; use \"image\" or \"video\"."),
             ))
         }
         Some(_) => {
             return Err(ValidationError::new(
-                "invalid_type",
+                Code::InvalidType,
                 at("/type"),
                 "`type` must be a string.",
             ))
@@ -202,14 +203,14 @@ fn parse_asset(i: usize, item: &Value, rules: ValidationRules) -> Result<Asset, 
     let src = match asset.get("src") {
         None => {
             return Err(ValidationError::new(
-                "missing_field",
+                Code::MissingField,
                 at("/src"),
                 "`src` is required.",
             ))
         }
         Some(Value::String(s)) if s.len() > MAX_URL_LEN => {
             return Err(ValidationError::new(
-                "invalid_url",
+                Code::InvalidUrl,
                 at("/src"),
                 format!(
                     "`src` is {} bytes long; at most {MAX_URL_LEN} are allowed.",
@@ -220,7 +221,7 @@ fn parse_asset(i: usize, item: &Value, rules: ValidationRules) -> Result<Asset, 
         Some(Value::String(s)) => s,
         Some(_) => {
             return Err(ValidationError::new(
-                "invalid_type",
+                Code::InvalidType,
                 at("/src"),
                 "`src` must be a string.",
             ))
@@ -228,12 +229,12 @@ fn parse_asset(i: usize, item: &Value, rules: ValidationRules) -> Result<Asset, 
     };
     let src = fetch::check_url(src, rules.allow_private_sources).map_err(|e| match e {
         FetchError::ForbiddenAddress(addr) => ValidationError::new(
-            "source_address_forbidden",
+            Code::SourceAddressForbidden,
             at("/src"),
             format!("`src` points at {addr}, which is not a public address."),
         ),
         _ => ValidationError::new(
-            "invalid_url",
+            Code::InvalidUrl,
             at("/src"),
             "`src` must be an absolute http or https URL.",
         ),
@@ -249,7 +250,7 @@ fn parse_commands(value: Option<&Value>) -> Result<Vec<Command>, ValidationError
             let pointer = format!("/commands/{i}");
             let Value::String(name) = item else {
                 return Err(ValidationError::new(
-                    "invalid_type",
+                    Code::InvalidType,
                     pointer,
                     "Each command must be a string.",
                 ));
@@ -257,7 +258,7 @@ fn parse_commands(value: Option<&Value>) -> Result<Vec<Command>, ValidationError
             Command::from_name(name).ok_or_else(|| {
                 let known: Vec<_> = Command::ALL.iter().map(|c| c.name()).collect();
                 ValidationError::new(
-                    "unknown_command",
+                    Code::UnknownCommand,
                     pointer,
                     format!(
                         "\"{name}\" is not a command; the commands are {}.",
@@ -282,7 +283,7 @@ fn check_outputs(
     match super::budget::first_command_over(commands, options, assets, limit) {
         None => Ok(()),
         Some((i, files)) => Err(ValidationError::new(
-            "too_many_outputs",
+            Code::TooManyOutputs,
             format!("/commands/{i}"),
             format!(
                 "This edit would produce at least {files} files by `{}`, more than the limit \
@@ -301,7 +302,7 @@ fn check_pipeline(commands: &[Command], options: &Options) -> Result<(), Validat
             if let Some(bad) = formats.iter().find(|f| !command.accepts(**f)) {
                 let takes: Vec<_> = command.inputs().iter().map(|f| f.name()).collect();
                 return Err(ValidationError::new(
-                    "incompatible_commands",
+                    Code::IncompatibleCommands,
                     format!("/commands/{i}"),
                     format!(
                         "`{command}` takes {} but the command before it, `{}`, produces {}.",

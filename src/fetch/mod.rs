@@ -29,6 +29,8 @@ pub use pace::{Stall, StallLimits};
 
 use pace::Pace;
 
+use crate::error_code::Code;
+
 /// Sent with every source request.
 const USER_AGENT: &str = concat!("mediaedit/", env!("CARGO_PKG_VERSION"));
 
@@ -89,16 +91,16 @@ pub enum FetchError {
 }
 
 impl FetchError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            FetchError::InvalidUrl => "invalid_source_url",
-            FetchError::ForbiddenAddress(_) => "source_address_forbidden",
-            FetchError::HttpStatus(_) => "source_http_error",
-            FetchError::TooLarge(_) => "source_too_large",
-            FetchError::Timeout | FetchError::Stalled(_) => "source_timeout",
-            FetchError::Unreachable(_) => "source_unreachable",
-            FetchError::TooManyRedirects(_) => "source_too_many_redirects",
-            FetchError::Io(_) | FetchError::Client(_) => "internal_error",
+            FetchError::InvalidUrl => Code::InvalidSourceUrl,
+            FetchError::ForbiddenAddress(_) => Code::SourceAddressForbidden,
+            FetchError::HttpStatus(_) => Code::SourceHttpError,
+            FetchError::TooLarge(_) => Code::SourceTooLarge,
+            FetchError::Timeout | FetchError::Stalled(_) => Code::SourceTimeout,
+            FetchError::Unreachable(_) => Code::SourceUnreachable,
+            FetchError::TooManyRedirects(_) => Code::SourceTooManyRedirects,
+            FetchError::Io(_) | FetchError::Client(_) => Code::InternalError,
         }
     }
 

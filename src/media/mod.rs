@@ -49,6 +49,8 @@ use std::time::Duration;
 
 use process::ProcessRunner;
 
+use crate::error_code::Code;
+
 /// A local file together with its detected format.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MediaFile {
@@ -172,24 +174,24 @@ pub enum MediaError {
 
 impl MediaError {
     /// Stable error code reported in the failed edit's `error.code`.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            MediaError::UnsupportedInputFormat { .. } => "unsupported_input_format",
-            MediaError::ImageTooLarge { .. } => "image_too_large",
-            MediaError::OutputTooLarge { .. } => "output_too_large",
-            MediaError::OutputTooLargeForFormat { .. } => "output_too_large",
-            MediaError::OutputTooSmall => "output_too_small",
-            MediaError::InvalidParameter { .. } => "invalid_parameter",
-            MediaError::VideoTooLong { .. } => "video_too_long",
-            MediaError::VideoTooLarge { .. } => "video_too_large",
-            MediaError::TooManyFrames { .. } => "too_many_frames",
-            MediaError::InvalidMedia(_) => "invalid_media",
-            MediaError::ProcessFailed { .. } => "processing_failed",
-            MediaError::MemoryLimitExceeded { .. } => "memory_limit_exceeded",
-            MediaError::Timeout { .. } => "processing_timeout",
-            MediaError::ToolMissing { .. } => "internal_error",
-            MediaError::Canceled => "internal_error",
-            MediaError::Io(_) => "internal_error",
+            MediaError::UnsupportedInputFormat { .. } => Code::UnsupportedInputFormat,
+            MediaError::ImageTooLarge { .. } => Code::ImageTooLarge,
+            MediaError::OutputTooLarge { .. } => Code::OutputTooLarge,
+            MediaError::OutputTooLargeForFormat { .. } => Code::OutputTooLarge,
+            MediaError::OutputTooSmall => Code::OutputTooSmall,
+            MediaError::InvalidParameter { .. } => Code::InvalidParameter,
+            MediaError::VideoTooLong { .. } => Code::VideoTooLong,
+            MediaError::VideoTooLarge { .. } => Code::VideoTooLarge,
+            MediaError::TooManyFrames { .. } => Code::TooManyFrames,
+            MediaError::InvalidMedia(_) => Code::InvalidMedia,
+            MediaError::ProcessFailed { .. } => Code::ProcessingFailed,
+            MediaError::MemoryLimitExceeded { .. } => Code::MemoryLimitExceeded,
+            MediaError::Timeout { .. } => Code::ProcessingTimeout,
+            MediaError::ToolMissing { .. } => Code::InternalError,
+            MediaError::Canceled => Code::InternalError,
+            MediaError::Io(_) => Code::InternalError,
         }
     }
 

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::slots::Class;
 use super::JobError;
+use crate::error_code::Code;
 use crate::media::{ImageFormat, MediaFormat};
 
 /// Steps up to this many pixels × frames are light: any still image up to 64 MP, a
@@ -56,7 +57,7 @@ impl WorkBudget {
         match charged {
             Ok(_) => Ok(()),
             Err(spent) => Err(JobError::new(
-                "too_much_work",
+                Code::TooMuchWork,
                 format!(
                     "This edit would decode and encode about {} million pixel-frames, more \
                      than the limit of {} million per edit (it had reached {} million when \

@@ -1,6 +1,7 @@
 //! Why a job failed, in the same code vocabulary as the API, classed as final or
 //! retryable.
 
+use crate::error_code::Code;
 use crate::fetch::FetchError;
 use crate::media::MediaError;
 use crate::storage::StorageError;
@@ -9,7 +10,7 @@ use crate::storage::StorageError;
 /// attempt may succeed.
 #[derive(Debug, Clone)]
 pub struct JobError {
-    pub code: &'static str,
+    pub code: Code,
     pub detail: String,
     pub retryable: bool,
     /// Retries this failure allows at most, when fewer than the job's own limit (see
@@ -21,7 +22,7 @@ pub struct JobError {
 }
 
 impl JobError {
-    pub fn new(code: &'static str, detail: impl Into<String>, retryable: bool) -> Self {
+    pub fn new(code: Code, detail: impl Into<String>, retryable: bool) -> Self {
         JobError {
             code,
             detail: detail.into(),
@@ -36,7 +37,7 @@ impl JobError {
         JobError {
             hand_back: true,
             ..JobError::new(
-                "shutting_down",
+                Code::InternalError,
                 "The node stopped before this edit ran.",
                 true,
             )
@@ -52,7 +53,7 @@ impl JobError {
     /// An unexpected fault of ours: never described in detail to the client.
     pub fn internal(retryable: bool) -> Self {
         JobError::new(
-            "internal_error",
+            Code::InternalError,
             "The service hit an internal error while processing this edit.",
             retryable,
         )
@@ -62,7 +63,7 @@ impl JobError {
     /// than the misleading media or internal error the failed write would give.
     pub fn disk_full() -> Self {
         JobError::new(
-            "storage_error",
+            Code::StorageError,
             "The server is short of disk space for this edit; it will be retried.",
             true,
         )
@@ -110,7 +111,7 @@ impl From<MediaError> for JobError {
             tracing::warn!(error = %e, "the disk is full: an output could not be written");
             return JobError::disk_full();
         }
-        if e.code() == "internal_error" {
+        if e.code() == Code::InternalError {
             tracing::error!(error = %e, "media operation failed internally");
             return JobError::internal(e.is_retryable());
         }
@@ -185,7 +186,7 @@ mod tests {
                 stderr_tail: "av_interleaved_write_frame(): No space left on device".into(),
             }),
         ] {
-            assert_eq!((e.code, e.retryable), ("storage_error", true), "{e:?}");
+            assert_eq!((e.code, e.retryable), (Code::StorageError, true), "{e:?}");
         }
     }
 

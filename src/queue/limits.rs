@@ -6,6 +6,7 @@ use std::sync::Mutex;
 
 use super::JobError;
 use crate::edits::{budget, NewEdit};
+use crate::error_code::Code;
 
 /// A retryable `storage_error` when the temp directory's disk has less than `min_free`
 /// bytes free: a fetch that would fill the disk would fail later with a misleading
@@ -76,7 +77,7 @@ impl OutputBudget {
             return Ok(());
         }
         Err(JobError::new(
-            "too_many_outputs",
+            Code::TooManyOutputs,
             format!(
                 "This edit would produce at least {files} files, more than the limit of {} \
                  per edit; it was stopped before the step that would pass it.",

@@ -13,6 +13,7 @@ use tokio::sync::watch;
 
 use crate::edits::{Command, NewEdit};
 use crate::media::MediaFile;
+use crate::storage::OutputKey;
 
 use super::clock::{Turn, WorkClock};
 use super::cost::{self, WorkBudget};
@@ -184,8 +185,14 @@ impl EditRun<'_> {
         let job = &self.claim.job;
         let mut keys = Vec::with_capacity(files.len());
         for (n, file) in files.iter().enumerate() {
-            let ext = file.format.extension();
-            let key = format!("edits/{}/{}/{i}-{n}.{ext}", job.id, job.attempt);
+            let key = OutputKey {
+                edit_id: &job.id,
+                attempt: job.attempt,
+                asset: i,
+                index: n,
+                format: file.format,
+            }
+            .to_string();
             self.ctx.storage.put_file(&key, &file.path).await?;
             keys.push(key);
         }

@@ -21,6 +21,7 @@ use tracing::Instrument;
 use super::clock::WorkClock;
 use super::slots::FairSlots;
 use super::{pipeline, Claim, JobError, JobQueue, JobRef};
+use crate::error_code::Code;
 use crate::fetch::Fetcher;
 use crate::media::Media;
 use crate::storage::Storage;
@@ -132,7 +133,7 @@ async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphoreP
     let job = claim.job.clone();
     if claim.tries > ctx.max_attempts {
         let e = JobError::new(
-            "attempts_exhausted",
+            Code::AttemptsExhausted,
             format!(
                 "Processing was interrupted {} times; the edit was given up.",
                 ctx.max_attempts
@@ -173,7 +174,7 @@ async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphoreP
             Err(JobError::internal(false))
         }
         Held::TimedOut => Err(JobError::new(
-            "job_timeout",
+            Code::JobTimeout,
             format!(
                 "Processing took longer than the limit of {} s.",
                 ctx.job_timeout.as_secs()
@@ -265,12 +266,12 @@ async fn record(
         Ok(keys) => ctx.queue.complete(job, &keys).await,
         Err(e) if e.may_retry(claim.failures) && claim.tries < ctx.max_attempts => {
             let delay = ctx.retry_base.saturating_mul(1 << claim.failures.min(16));
-            tracing::warn!(code = e.code, detail = %e.detail, delay_ms = delay.as_millis() as u64, "retrying later");
+            tracing::warn!(code = e.code.as_str(), detail = %e.detail, delay_ms = delay.as_millis() as u64, "retrying later");
             ctx.queue.retry_later(job, delay).await
         }
         Err(e) => {
-            tracing::info!(code = e.code, detail = %e.detail, "edit failed");
-            ctx.queue.fail(job, e.code, &e.detail).await
+            tracing::info!(code = e.code.as_str(), detail = %e.detail, "edit failed");
+            ctx.queue.fail(job, e.code.as_str(), &e.detail).await
         }
     };
     match written {

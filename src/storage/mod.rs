@@ -12,6 +12,9 @@
 #[cfg(test)]
 mod tests;
 
+mod keys;
+pub use keys::{edit_prefix, OutputKey};
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -25,6 +28,7 @@ use tokio::io::AsyncReadExt;
 use url::Url;
 
 use crate::db::Db;
+use crate::error_code::Code;
 
 /// Files up to this size are uploaded with one `put`; larger ones in parts of this size,
 /// so memory stays bounded by a few parts whatever the file size.
@@ -72,11 +76,11 @@ impl From<object_store::Error> for StorageError {
 }
 
 impl StorageError {
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         match self {
-            StorageError::NotFound => "not_found",
-            StorageError::InvalidKey(_) | StorageError::InvalidUrl(_) => "invalid_storage_key",
-            StorageError::Store(_) | StorageError::Io(_) => "storage_error",
+            StorageError::NotFound => Code::NotFound,
+            StorageError::InvalidKey(_) | StorageError::InvalidUrl(_) => Code::InvalidStorageKey,
+            StorageError::Store(_) | StorageError::Io(_) => Code::StorageError,
         }
     }
 

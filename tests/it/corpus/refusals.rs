@@ -72,7 +72,7 @@ async fn files_the_reference_decoders_refuse_fail_with_a_code_and_a_clean_senten
             )),
             Err(error) => {
                 let job = JobError::from(error);
-                if !REFUSAL_CODES.contains(&job.code) {
+                if !REFUSAL_CODES.contains(&job.code.as_str()) {
                     failures.push(format!(
                         "{}: ended {}: {}",
                         entry.path, job.code, job.detail

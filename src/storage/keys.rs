@@ -1,0 +1,56 @@
+//! Typed object keys: the one place their layout is written. Outputs live under
+//! `edits/<edit id>/<attempt>/<asset>-<index>.<extension>`; the attempt in the key
+//! means a stale attempt can never overwrite the outputs of the current one.
+
+use std::fmt;
+
+use crate::media::MediaFormat;
+
+/// Where one output file of one attempt at an edit is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputKey<'a> {
+    pub edit_id: &'a str,
+    pub attempt: u32,
+    /// The asset it came from, in request order.
+    pub asset: usize,
+    /// Its place among that asset's outputs.
+    pub index: usize,
+    pub format: MediaFormat,
+}
+
+impl fmt::Display for OutputKey<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "edits/{}/{}/{}-{}.{}",
+            self.edit_id,
+            self.attempt,
+            self.asset,
+            self.index,
+            self.format.extension()
+        )
+    }
+}
+
+/// The prefix of every output of every attempt at `edit_id` (for sweeping them).
+pub fn edit_prefix(edit_id: &str) -> String {
+    format!("edits/{edit_id}/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_key_names_the_edit_the_attempt_the_asset_and_the_index() {
+        let key = OutputKey {
+            edit_id: "ed_1",
+            attempt: 3,
+            asset: 0,
+            index: 12,
+            format: MediaFormat::Webp,
+        };
+        assert_eq!(key.to_string(), "edits/ed_1/3/0-12.webp");
+        assert!(key.to_string().starts_with(&edit_prefix("ed_1")));
+    }
+}
