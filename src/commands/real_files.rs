@@ -1,29 +1,13 @@
 //! Commands run on real files through the real ffmpeg: what a command's unit tests
 //! beside it cannot show.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use image::DynamicImage;
 
 use super::{Command, Options};
 use crate::media::testutil::*;
 use crate::media::{Media, MediaConfig, MediaError, MediaFile, MediaFormat, Probe};
-
-fn tempdir() -> tempfile::TempDir {
-    tempfile::tempdir().expect("temp dir")
-}
-
-fn png(dir: &Path, name: &str, image: DynamicImage) -> MediaFile {
-    let bytes = encode(image, image::ImageFormat::Png);
-    write_file(dir, name, &bytes, MediaFormat::Png)
-}
-
-fn files_in(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect()
-}
 
 /// `image-to-video` of `input` at `fps` for `duration`.
 async fn image_to_video(

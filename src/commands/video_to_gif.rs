@@ -39,9 +39,8 @@ pub async fn run(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
-    let info = transcode::inspect(media, input, INPUTS).await?;
-    let tail = video_to_gif_args(&info);
-    transcode::run_to_file(media, input, tail, OUTPUT, info.duration, out_dir, progress).await
+    let args = video_to_gif_args;
+    transcode::convert(media, input, INPUTS, args, OUTPUT, out_dir, progress).await
 }
 
 /// `video-to-gif` arguments after the input.

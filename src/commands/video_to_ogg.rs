@@ -16,9 +16,7 @@ pub async fn run(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
-    let info = transcode::inspect(media, input, INPUTS).await?;
-    let tail = args(&info);
-    transcode::run_to_file(media, input, tail, OUTPUT, info.duration, out_dir, progress).await
+    transcode::convert(media, input, INPUTS, args, OUTPUT, out_dir, progress).await
 }
 
 /// ffmpeg arguments after the input.
@@ -37,20 +35,13 @@ fn args(info: &VideoInfo) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::media::transcode::tests::info;
+    use crate::media::transcode::tests::{assert_audio_only_when_present, info};
 
     #[test]
     fn audio_is_encoded_only_when_present_and_pixels_made_square() {
-        let with = args(&info(Some(25.0), true)).join(" ");
-        assert!(
-            with.contains("-map 0:a:0") && with.contains("libvorbis"),
-            "{with}"
-        );
-        assert!(with.contains(SQUARE_PIXELS), "{with}");
-        let without = args(&info(Some(25.0), false)).join(" ");
-        assert!(
-            !without.contains("0:a") && !without.contains("libvorbis"),
-            "{without}"
-        );
+        assert_audio_only_when_present(args, "libvorbis");
+        assert!(args(&info(None, false))
+            .join(" ")
+            .contains("-c:v libtheora -q:v 6"));
     }
 }

@@ -196,3 +196,22 @@ pub(crate) fn top_level_boxes(mp4: &[u8]) -> Vec<String> {
     }
     names
 }
+
+/// A temp dir removed when dropped.
+pub(crate) fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temp dir")
+}
+
+/// `image` written as a PNG file `dir/name`.
+pub(crate) fn png(dir: &Path, name: &str, image: DynamicImage) -> MediaFile {
+    let bytes = encode(image, image::ImageFormat::Png);
+    write_file(dir, name, &bytes, MediaFormat::Png)
+}
+
+/// The entries of `dir`.
+pub(crate) fn files_in(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect()
+}

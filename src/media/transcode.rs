@@ -224,6 +224,23 @@ pub(crate) async fn run_ffmpeg(
         .await
 }
 
+/// The shape of most video commands: probe `input` (which must be one of `accepted`)
+/// and check its limits, then run the recipe `args` makes of what the probe found
+/// into one file of `format`, reporting progress against the input's length.
+pub(crate) async fn convert(
+    media: &Media,
+    input: &MediaFile,
+    accepted: &[MediaFormat],
+    args: impl FnOnce(&VideoInfo) -> Vec<String>,
+    format: MediaFormat,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<MediaFile, MediaError> {
+    let info = inspect(media, input, accepted).await?;
+    let tail = args(&info);
+    run_to_file(media, input, tail, format, info.duration, out_dir, progress).await
+}
+
 /// Runs a one-output recipe into a fresh file of `format` in `out_dir`; a partial
 /// output is removed on failure.
 pub(crate) async fn run_to_file(
@@ -259,6 +276,22 @@ pub(crate) async fn run_to_file(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// Checks that a recipe maps and encodes audio (with `codec`) only for a source
+    /// that has some, and starts with square pixels.
+    pub(crate) fn assert_audio_only_when_present(args: fn(&VideoInfo) -> Vec<String>, codec: &str) {
+        let with = args(&info(Some(25.0), true)).join(" ");
+        assert!(
+            with.contains("-map 0:a:0") && with.contains(codec),
+            "{with}"
+        );
+        assert!(with.contains(SQUARE_PIXELS), "{with}");
+        let without = args(&info(Some(25.0), false)).join(" ");
+        assert!(
+            !without.contains("0:a") && !without.contains(codec),
+            "{without}"
+        );
+    }
 
     /// A 160x120, 2 s, 50-frame source at `frame_rate`.
     pub(crate) fn info(frame_rate: Option<f64>, has_audio: bool) -> VideoInfo {

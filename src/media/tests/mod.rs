@@ -7,22 +7,6 @@ use super::*;
 
 mod images;
 
-fn tempdir() -> tempfile::TempDir {
-    tempfile::tempdir().expect("temp dir")
-}
-
-fn png(dir: &Path, name: &str, image: DynamicImage) -> MediaFile {
-    let bytes = encode(image, image::ImageFormat::Png);
-    write_file(dir, name, &bytes, MediaFormat::Png)
-}
-
-fn files_in(dir: &Path) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect()
-}
-
 fn assert_close(a: [u8; 3], b: [u8; 3], tolerance: u8) {
     let close = a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= tolerance);
     assert!(close, "{a:?} is not within {tolerance} of {b:?}");
