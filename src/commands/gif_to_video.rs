@@ -75,9 +75,7 @@ fn check(scan: &GifScan, limits: &VideoLimits) -> Result<(), MediaError> {
         height: scan.extent.1,
         duration: Some(scan.seconds()),
         frames: Some(scan.frames),
-        frame_rate: None,
-        base_rate: None,
-        has_audio: false,
+        ..VideoInfo::default()
     };
     info.check(limits)
 }

@@ -1,12 +1,19 @@
 //! `modify-video-speed`: an H.264 + AAC MP4 lasting the source's duration / `speed`.
 //! Video and audio are both retimed; audio keeps its pitch (`atempo`). Output frame
 //! rates above 60 are lowered to 60.
+//!
+//! A source whose video stream the output can keep — H.264 in 8-bit `yuv420p`, shown
+//! as stored (square pixels, no rotation), even sides, and a retimed rate of 60 fps at
+//! most — is not re-encoded: its packets are copied with their times scaled
+//! (`-itsscale`), the last one's duration too (`setts`), so every frame is kept and
+//! the length is exact. Only the audio is encoded again. Any other source is
+//! re-encoded, as the output must be square-pixelled, upright H.264.
 
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{Prediction, Shape, VIDEOS};
-use crate::media::transcode::{self, map_args, VideoInfo, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::transcode::{self, map_args, Recipe, VideoInfo, EVEN_SIZE, SQUARE_PIXELS, X264};
 use crate::media::video::FrameRate;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -57,9 +64,55 @@ pub async fn run(
         });
     }
     let info = transcode::inspect(media, input, INPUTS).await?;
-    let tail = modify_speed_args(speed, &info);
+    let recipe = if can_copy_video(speed, &info) {
+        copy_recipe(speed, &info)
+    } else {
+        modify_speed_args(speed, &info).into()
+    };
     let expected = info.duration.map(|d| d / speed);
-    transcode::run_to_file(media, input, tail, OUTPUT, expected, out_dir, progress).await
+    transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress).await
+}
+
+/// Whether the output can keep the source's video stream (see the module docs). The
+/// rate checked is the base rate, which no frame interval of a variable-rate stream is
+/// shorter than.
+fn can_copy_video(speed: f64, info: &VideoInfo) -> bool {
+    let rate = info.base_rate.or(info.frame_rate);
+    info.codec.as_deref() == Some("h264")
+        && info.pix_fmt.as_deref() == Some("yuv420p")
+        && info.shown_as_stored
+        && info.width % 2 == 0
+        && info.height % 2 == 0
+        && rate.is_some_and(|rate| rate * speed <= SPEED_MAX_FPS)
+}
+
+/// The video packets copied with every time scaled by 1 / `speed` (the last packet's
+/// duration included, which `-itsscale` leaves alone), the audio retimed and encoded.
+fn copy_recipe(speed: f64, info: &VideoInfo) -> Recipe {
+    let scale = 1.0 / speed;
+    let mut output = map_args(info.has_audio);
+    output.extend(["-c:v", "copy", "-bsf:v"].map(String::from));
+    output.push(format!("setts=pts=PTS:dts=DTS:duration=DURATION*{scale}"));
+    output.extend(audio_args(speed, info));
+    output.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
+    Recipe {
+        input_options: vec!["-itsscale:v:0".to_string(), scale.to_string()],
+        output_options: output,
+    }
+}
+
+/// The audio, when there is some: retimed with pitch kept, as AAC.
+fn audio_args(speed: f64, info: &VideoInfo) -> Vec<String> {
+    let mut args = Vec::new();
+    if info.has_audio {
+        let chain = atempo_chain(speed);
+        if !chain.is_empty() {
+            let filters: Vec<String> = chain.iter().map(|f| format!("atempo={f}")).collect();
+            args.extend(["-af".to_string(), filters.join(",")]);
+        }
+        args.extend(["-c:a", "aac", "-b:a", "128k"].map(String::from));
+    }
+    args
 }
 
 /// The `atempo` factors whose product is `speed`, each within the filter's 0.5–2.0.
@@ -115,14 +168,7 @@ pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
         args.extend(["-enc_time_base", "-1"].map(String::from));
     }
     args.extend(X264.map(String::from));
-    if info.has_audio {
-        let chain = atempo_chain(speed);
-        if !chain.is_empty() {
-            let filters: Vec<String> = chain.iter().map(|f| format!("atempo={f}")).collect();
-            args.extend(["-af".to_string(), filters.join(",")]);
-        }
-        args.extend(["-c:a", "aac", "-b:a", "128k"].map(String::from));
-    }
+    args.extend(audio_args(speed, info));
     args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
     args
 }
@@ -131,6 +177,53 @@ pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::media::transcode::tests::info;
+
+    /// An H.264 source at `rate` that can be shown as stored.
+    fn h264(rate: f64) -> VideoInfo {
+        VideoInfo {
+            codec: Some("h264".into()),
+            pix_fmt: Some("yuv420p".into()),
+            shown_as_stored: true,
+            ..info(Some(rate), true)
+        }
+    }
+
+    #[test]
+    fn only_a_stream_the_output_can_keep_is_copied() {
+        assert!(can_copy_video(2.0, &h264(25.0)));
+        assert!(can_copy_video(0.1, &h264(25.0)));
+        assert!(!can_copy_video(4.0, &h264(25.0)), "100 fps is past 60");
+        let mut other = h264(25.0);
+        other.codec = Some("hevc".into());
+        assert!(!can_copy_video(2.0, &other));
+        let mut ten_bit = h264(25.0);
+        ten_bit.pix_fmt = Some("yuv420p10le".into());
+        assert!(!can_copy_video(2.0, &ten_bit));
+        let mut turned = h264(25.0);
+        turned.shown_as_stored = false;
+        assert!(!can_copy_video(2.0, &turned));
+        let mut odd = h264(25.0);
+        odd.height = 61;
+        assert!(!can_copy_video(2.0, &odd));
+        let mut unknown = h264(25.0);
+        (unknown.frame_rate, unknown.base_rate) = (None, None);
+        assert!(!can_copy_video(2.0, &unknown));
+    }
+
+    #[test]
+    fn a_copy_scales_every_time_and_the_last_duration_and_encodes_only_the_audio() {
+        let recipe = copy_recipe(2.0, &h264(25.0));
+        assert_eq!(recipe.input_options, ["-itsscale:v:0", "0.5"]);
+        let args = recipe.output_options.join(" ");
+        assert!(args.contains("-map 0:v:0 -map 0:a:0 -c:v copy"), "{args}");
+        assert!(
+            args.contains("setts=pts=PTS:dts=DTS:duration=DURATION*0.5"),
+            "{args}"
+        );
+        assert!(args.contains("-af atempo=2 -c:a aac"), "{args}");
+        assert!(!args.contains("libx264"), "{args}");
+        assert!(args.ends_with("-movflags +faststart -f mp4"), "{args}");
+    }
 
     #[test]
     fn atempo_chain_keeps_each_factor_within_half_and_double() {

@@ -41,6 +41,30 @@ pub struct ProbeStream {
     /// Packets counted by demuxing (`-count_packets`); for video, one per frame.
     #[serde(default, deserialize_with = "number_or_string")]
     pub nb_read_packets: Option<u64>,
+    /// `"1:1"` for square pixels; `"0:1"` or absent when the file does not say.
+    #[serde(default)]
+    pub sample_aspect_ratio: Option<String>,
+    /// Display matrices and the like; a rotation shows here.
+    #[serde(default)]
+    pub side_data_list: Vec<SideData>,
+    #[serde(default)]
+    pub tags: StreamTags,
+}
+
+/// One item of a stream's side data.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SideData {
+    /// Degrees of a display matrix's rotation.
+    #[serde(default, deserialize_with = "number_or_string")]
+    pub rotation: Option<f64>,
+}
+
+/// The stream tags the service reads.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct StreamTags {
+    /// The legacy rotation tag of MOV/MP4 (degrees).
+    #[serde(default, deserialize_with = "number_or_string")]
+    pub rotate: Option<f64>,
 }
 
 /// The kind of a stream.
@@ -86,6 +110,20 @@ impl ProbeStream {
     /// `r_frame_rate` as a number; `None` when absent or `0/0`.
     pub fn frame_rate(&self) -> Option<f64> {
         self.r_frame_rate.as_deref().and_then(parse_rate)
+    }
+
+    /// Whether frames are shown turned (a display matrix or a `rotate` tag).
+    pub fn is_rotated(&self) -> bool {
+        let turned = |degrees: Option<f64>| degrees.is_some_and(|d| d.rem_euclid(360.0) != 0.0);
+        turned(self.tags.rotate) || self.side_data_list.iter().any(|s| turned(s.rotation))
+    }
+
+    /// Whether pixels are square: a 1:1 sample aspect ratio, or none stated.
+    pub fn has_square_pixels(&self) -> bool {
+        match self.sample_aspect_ratio.as_deref() {
+            None | Some("0:1") | Some("1:1") | Some("N/A") => true,
+            Some(ratio) => parse_rate(&ratio.replace(':', "/")).map_or(true, |r| r == 1.0),
+        }
     }
 }
 

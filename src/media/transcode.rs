@@ -37,7 +37,7 @@ pub(crate) struct VideoLimits {
 }
 
 /// What the probe says about a video source, as the recipes need it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct VideoInfo {
     /// Coded size (before rotation).
     pub width: u32,
@@ -51,6 +51,11 @@ pub(crate) struct VideoInfo {
     /// The base rate every frame time is a multiple of (`r_frame_rate`), when known.
     pub base_rate: Option<f64>,
     pub has_audio: bool,
+    /// The video codec (`h264`, …) and pixel format (`yuv420p`, …), when known.
+    pub codec: Option<String>,
+    pub pix_fmt: Option<String>,
+    /// Square pixels (or none stated), and no display rotation: frames show as stored.
+    pub shown_as_stored: bool,
 }
 
 impl VideoInfo {
@@ -88,6 +93,9 @@ impl VideoInfo {
             frame_rate,
             base_rate: positive(video.frame_rate()),
             has_audio: probe.audio().is_some(),
+            codec: video.codec_name.clone(),
+            pix_fmt: video.pix_fmt.clone(),
+            shown_as_stored: video.has_square_pixels() && !video.is_rotated(),
         })
     }
 
@@ -162,6 +170,15 @@ pub(crate) async fn inspect(
 /// before, so this only bites on a file whose every length field lies, which is then
 /// cut at the limit rather than run for as long as it goes on.
 pub(crate) fn input_args(input: &MediaFile, max_seconds: f64) -> Vec<OsString> {
+    input_args_with(input, max_seconds, &[])
+}
+
+/// [`input_args`] with `options` for the input (such as `-itsscale`) before it.
+pub(crate) fn input_args_with(
+    input: &MediaFile,
+    max_seconds: f64,
+    options: &[String],
+) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "-nostdin",
         "-hide_banner",
@@ -185,6 +202,7 @@ pub(crate) fn input_args(input: &MediaFile, max_seconds: f64) -> Vec<OsString> {
         args.extend(["-ignore_loop", "1"].map(OsString::from));
     }
     args.extend(["-t".into(), max_seconds.to_string().into()]);
+    args.extend(options.iter().map(OsString::from));
     args.extend(["-f", demuxer(input.format), "-i"].map(OsString::from));
     args.push(file_url(&input.path));
     args.extend(["-map_metadata", "-1"].map(OsString::from));
@@ -241,22 +259,40 @@ pub(crate) async fn convert(
     run_to_file(media, input, tail, format, info.duration, out_dir, progress).await
 }
 
+/// An ffmpeg recipe: options for the input (before `-i`), and everything after it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Recipe {
+    pub input_options: Vec<String>,
+    pub output_options: Vec<String>,
+}
+
+impl From<Vec<String>> for Recipe {
+    fn from(output_options: Vec<String>) -> Recipe {
+        Recipe {
+            input_options: Vec::new(),
+            output_options,
+        }
+    }
+}
+
 /// Runs a one-output recipe into a fresh file of `format` in `out_dir`; a partial
 /// output is removed on failure.
 pub(crate) async fn run_to_file(
     media: &Media,
     input: &MediaFile,
-    tail: Vec<String>,
+    recipe: impl Into<Recipe>,
     format: MediaFormat,
     expected: Option<f64>,
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
+    let recipe = recipe.into();
     let output = output_path(out_dir, format);
+    let max_seconds = media.config().max_video_seconds;
     let result = run_ffmpeg(
         media,
-        input_args(input, media.config().max_video_seconds),
-        tail,
+        input_args_with(input, max_seconds, &recipe.input_options),
+        recipe.output_options,
         file_url(&output),
         expected,
         progress,
@@ -303,6 +339,7 @@ pub(crate) mod tests {
             frame_rate,
             base_rate: frame_rate,
             has_audio,
+            ..VideoInfo::default()
         }
     }
 
