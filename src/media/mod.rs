@@ -211,6 +211,8 @@ struct Inner {
     config: MediaConfig,
     /// Shared by every clone so that `max_processes` bounds the whole service.
     runner: ProcessRunner,
+    /// The last video probes, so that one file is probed once (see `transcode`).
+    info_cache: transcode::InfoCache,
 }
 
 impl Media {
@@ -219,7 +221,11 @@ impl Media {
         let runner = ProcessRunner::new(config.max_processes, config.process_timeout)
             .with_memory_limit(config.process_memory_limit);
         Media {
-            inner: Arc::new(Inner { config, runner }),
+            inner: Arc::new(Inner {
+                config,
+                runner,
+                info_cache: transcode::InfoCache::default(),
+            }),
         }
     }
 
@@ -230,6 +236,10 @@ impl Media {
 
     pub(crate) fn runner(&self) -> &ProcessRunner {
         &self.inner.runner
+    }
+
+    pub(crate) fn info_cache(&self) -> &transcode::InfoCache {
+        &self.inner.info_cache
     }
 
     pub(crate) fn limits(&self) -> transcode::VideoLimits {

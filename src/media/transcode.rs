@@ -147,20 +147,65 @@ pub(crate) async fn inspect(
         )),
         other => other,
     };
-    let probe = probe::run(media, &input.path, input.format, false)
-        .await
-        .map_err(unreadable)?;
-    let mut info = VideoInfo::from_probe(&probe)?;
-    if info.frames.is_none() {
-        // GIF (and some MOV) headers carry no frame count: count packets, which only
-        // demuxes, decoding nothing.
-        let counted = probe::run(media, &input.path, input.format, true)
-            .await
-            .map_err(unreadable)?;
-        info.frames = counted.video().and_then(|v| v.nb_read_packets);
-    }
+    let key = InfoCache::key(&input.path).await;
+    let cached = key.as_ref().and_then(|key| media.info_cache().get(key));
+    let info = match cached {
+        Some(info) => info,
+        None => {
+            let probe = probe::run(media, &input.path, input.format, false)
+                .await
+                .map_err(unreadable)?;
+            let mut info = VideoInfo::from_probe(&probe)?;
+            if info.frames.is_none() {
+                // GIF (and some MOV) headers carry no frame count: count packets, which
+                // only demuxes, decoding nothing.
+                let counted = probe::run(media, &input.path, input.format, true)
+                    .await
+                    .map_err(unreadable)?;
+                info.frames = counted.video().and_then(|v| v.nb_read_packets);
+            }
+            if let Some(key) = key {
+                media.info_cache().put(key, info.clone());
+            }
+            info
+        }
+    };
     info.check(&media.limits())?;
     Ok(info)
+}
+
+/// What the probes found for the last files inspected, so that the engine's cost
+/// estimate and the command that runs next probe a file once between them. Keyed by
+/// path, length and modification time: a file written again is probed again.
+#[derive(Default)]
+pub(crate) struct InfoCache {
+    entries: std::sync::Mutex<std::collections::HashMap<InfoKey, VideoInfo>>,
+}
+
+type InfoKey = (std::path::PathBuf, u64, std::time::SystemTime);
+
+/// Entries kept at most; past it the cache starts again empty (files are probed once
+/// or twice in a row, so recency matters more than a perfect eviction order).
+const INFO_CACHE_ENTRIES: usize = 256;
+
+impl InfoCache {
+    async fn key(path: &Path) -> Option<InfoKey> {
+        let meta = tokio::fs::metadata(path).await.ok()?;
+        Some((path.to_path_buf(), meta.len(), meta.modified().ok()?))
+    }
+
+    fn get(&self, key: &InfoKey) -> Option<VideoInfo> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries.get(key).cloned()
+    }
+
+    fn put(&self, key: InfoKey, info: VideoInfo) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.len() >= INFO_CACHE_ENTRIES {
+            entries.clear();
+        }
+        entries.insert(key, info);
+    }
 }
 
 /// The head of every ffmpeg command line: quiet, no stdin, progress on stdout, no
@@ -341,6 +386,37 @@ pub(crate) mod tests {
             has_audio,
             ..VideoInfo::default()
         }
+    }
+
+    #[tokio::test]
+    async fn a_file_is_probed_once_however_often_it_is_inspected() {
+        use std::os::unix::fs::PermissionsExt;
+
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("runs.log");
+        let wrapper = dir.path().join("ffprobe");
+        let script = format!(
+            "#!/bin/sh\necho run >> '{}'\nexec ffprobe \"$@\"\n",
+            log.display()
+        );
+        std::fs::write(&wrapper, script).unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let media = Media::new(super::super::MediaConfig {
+            ffprobe: wrapper,
+            ..crate::media::testutil::media().config().clone()
+        });
+        let path =
+            crate::media::testutil::ffmpeg_clip(dir.path(), "a.mp4", &["-pix_fmt", "yuv420p"]);
+        let clip = MediaFile {
+            path,
+            format: MediaFormat::Mp4,
+        };
+        let first = inspect(&media, &clip, &[MediaFormat::Mp4]).await.unwrap();
+        let again = inspect(&media, &clip, &[MediaFormat::Mp4]).await.unwrap();
+        assert_eq!(first, again);
+        assert_eq!((first.width, first.frames), (32, Some(2)));
+        let runs = std::fs::read_to_string(&log).unwrap().lines().count();
+        assert_eq!(runs, 1, "probed once");
     }
 
     #[test]

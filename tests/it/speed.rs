@@ -188,5 +188,8 @@ async fn a_variable_rate_h264_stream_is_copied_with_every_frame_time_scaled() {
     assert_eq!(frames(video_stream(probe)), 10);
     let found = video_seconds(probe);
     let expected = source_seconds / 2.0;
-    assert!((found - expected).abs() < 1e-3, "{found} s, not {expected} s");
+    assert!(
+        (found - expected).abs() < 1e-3,
+        "{found} s, not {expected} s"
+    );
 }
