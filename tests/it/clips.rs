@@ -131,3 +131,29 @@ pub async fn run_and_probe(
         })
         .collect()
 }
+
+/// A 96x64 H.264 MP4 whose frames come at uneven intervals: 5 at 25 fps, then 5 at
+/// 10 fps.
+pub fn vfr_mp4() -> Vec<u8> {
+    ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=96x64:rate=25:duration=0.4",
+            "-vf",
+            "setpts='if(lt(N,5),N*0.04,0.2+(N-5)*0.1)/TB'",
+            "-fps_mode",
+            "vfr",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "mp4",
+        ],
+        "vfr.mp4",
+    )
+}

@@ -153,26 +153,7 @@ async fn an_h264_stream_with_b_frames_is_copied_and_retimed_exactly() {
 #[tokio::test]
 async fn a_variable_rate_h264_stream_is_copied_with_every_frame_time_scaled() {
     let app = spawn_app().await;
-    // 5 frames at 25 fps, then 5 at 10 fps.
-    let vfr = ffmpeg(
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=96x64:rate=25:duration=0.4",
-            "-vf",
-            "setpts='if(lt(N,5),N*0.04,0.2+(N-5)*0.1)/TB'",
-            "-fps_mode",
-            "vfr",
-            "-c:v",
-            "libx264",
-            "-pix_fmt",
-            "yuv420p",
-            "-f",
-            "mp4",
-        ],
-        "vfr.mp4",
-    );
+    let vfr = vfr_mp4();
     let (source_packets, source_seconds) =
         with_file(&vfr, |p| (packet_sizes(p), video_seconds(&probe(p))));
     let src = app.fixtures.add("vfr.mp4", vfr);

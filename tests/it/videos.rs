@@ -165,28 +165,7 @@ async fn rotation_odd_sizes_and_variable_frame_rates_are_handled() {
     assert_eq!(dims(video), (98, 60));
     assert_eq!(video["pix_fmt"], "yuv420p");
 
-    // Frames at uneven intervals: 5 at 25 fps, then 5 at 10 fps (0.7 s in all).
-    let vfr = ffmpeg(
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=96x64:rate=25:duration=0.4",
-            "-vf",
-            "setpts='if(lt(N,5),N*0.04,0.2+(N-5)*0.1)/TB'",
-            "-fps_mode",
-            "vfr",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-f",
-            "mp4",
-        ],
-        "vfr.mp4",
-    );
+    let vfr = vfr_mp4();
     let source_frames = with_file(&vfr, |p| frames(video_stream(&probe(p))));
     assert_eq!(source_frames, 10);
     let src = app.fixtures.add("vfr.mp4", vfr);
