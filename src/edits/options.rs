@@ -115,22 +115,20 @@ fn set(
 
 /// Checks that hold between options: a video of `duration` at `fps` has at least one frame.
 fn check_combination(options: &Options, sent: &Map<String, Value>) -> Result<(), ValidationError> {
-    {
-        if (options.fps * options.duration).round() < 1.0 {
-            let pointer = if sent.contains_key("duration") {
-                "/options/duration"
-            } else {
-                "/options/fps"
-            };
-            return Err(ValidationError::new(
-                Code::OptionOutOfRange,
-                pointer,
-                format!(
-                    "A video of {} s at {} fps has no frame; duration × fps must be at least 0.5.",
-                    options.duration, options.fps
-                ),
-            ));
-        }
+    if (options.fps * options.duration).round() < 1.0 {
+        let pointer = if sent.contains_key("duration") {
+            "/options/duration"
+        } else {
+            "/options/fps"
+        };
+        return Err(ValidationError::new(
+            Code::OptionOutOfRange,
+            pointer,
+            format!(
+                "A video of {} s at {} fps has no frame; duration × fps must be at least 0.5.",
+                options.duration, options.fps
+            ),
+        ));
     }
     Ok(())
 }

@@ -32,11 +32,6 @@ impl fmt::Display for OutputKey<'_> {
     }
 }
 
-/// The prefix of every output of every attempt at `edit_id` (for sweeping them).
-pub fn edit_prefix(edit_id: &str) -> String {
-    format!("edits/{edit_id}/")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -51,6 +46,5 @@ mod tests {
             format: MediaFormat::Webp,
         };
         assert_eq!(key.to_string(), "edits/ed_1/3/0-12.webp");
-        assert!(key.to_string().starts_with(&edit_prefix("ed_1")));
     }
 }

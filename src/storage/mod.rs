@@ -13,7 +13,7 @@
 mod tests;
 
 mod keys;
-pub use keys::{edit_prefix, OutputKey};
+pub use keys::OutputKey;
 
 use std::path::Path;
 use std::sync::Arc;
