@@ -1,12 +1,13 @@
 //! `extract-frames`: every frame of a video as a WebP (lossy q80), in order; at most
 //! `--max-extract-frames` of them (`TooManyFrames`, checked from the probe before
-//! extracting, and again on what was written).
+//! extracting, and again on what was written). ffmpeg decodes; the frames are encoded
+//! on every core in this process (`media::frames`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{Prediction, Shape, VIDEOS};
-use crate::media::probe::file_url;
-use crate::media::transcode::{self, input_args, SQUARE_PIXELS};
+use crate::media::frames::{self, FrameOutput};
+use crate::media::transcode::{self, quiet_input_args, SQUARE_PIXELS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const NAME: &str = "extract-frames";
@@ -35,6 +36,18 @@ pub async fn run(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<Vec<MediaFile>, MediaError> {
+    run_into(media, input, FrameOutput::WebpStill, out_dir, progress).await
+}
+
+/// Every frame of `input`, each made into `output`: a WebP still for this command on
+/// its own, the resized picture when `resize-image` follows (see `media::frames`).
+pub(crate) async fn run_into(
+    media: &Media,
+    input: &MediaFile,
+    output: FrameOutput,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<Vec<MediaFile>, MediaError> {
     let info = transcode::inspect(media, input, INPUTS).await?;
     let limit = media.config().max_extract_frames;
     let too_many = |frames| MediaError::TooManyFrames {
@@ -48,33 +61,35 @@ pub async fn run(
     // A directory of its own: the step directory may hold other outputs.
     let dir = out_dir.join(format!("frames-{}", uuid::Uuid::new_v4().simple()));
     tokio::fs::create_dir(&dir).await?;
-    let mut pattern = file_url(&dir);
-    pattern.push("/frame-%06d.webp");
     // One frame past the limit is allowed to be written, so that a container that
     // under-reports its frames is still caught below.
-    let tail = extract_frames_args(limit + 1);
-    let result = transcode::run_ffmpeg(
-        media,
-        input_args(input, media.config().max_video_seconds),
-        tail,
-        pattern,
-        info.duration,
-        progress,
-    )
-    .await;
-    let frames = match result {
-        Ok(()) => list_frames(&dir).await,
-        Err(e) => Err(e),
+    let mut args = quiet_input_args(input, media.config().max_video_seconds);
+    args.extend(decode_args(limit + 1).into_iter().map(Into::into));
+    let expected = info.frames.unwrap_or(0) as f64;
+    let on_frame = |n: u64| {
+        if expected > 0.0 {
+            progress((n as f64 / expected).min(1.0));
+        }
     };
-    match frames {
-        Ok(frames) if frames.len() as u64 > limit => {
+    let mut frames = Vec::new();
+    let threads = frames::threads();
+    let result = media
+        .runner()
+        .run_reading(&media.config().ffmpeg, args, |pipe| async {
+            frames =
+                frames::encode_all(pipe, info.matrix, output, &dir, threads, &on_frame).await?;
+            Ok(())
+        })
+        .await;
+    match result {
+        Ok(()) if frames.len() as u64 > limit => {
             let _ = tokio::fs::remove_dir_all(&dir).await;
             Err(too_many(frames.len() as u64))
         }
-        Ok(frames) if frames.is_empty() => Err(MediaError::InvalidMedia(
+        Ok(()) if frames.is_empty() => Err(MediaError::InvalidMedia(
             "no frame of it could be decoded".into(),
         )),
-        Ok(frames) => Ok(frames),
+        Ok(()) => Ok(frames),
         Err(e) => {
             let _ = tokio::fs::remove_dir_all(&dir).await;
             Err(e)
@@ -82,48 +97,25 @@ pub async fn run(
     }
 }
 
-/// `extract-frames` arguments after the input: every decoded frame, none dropped or
-/// repeated, at most `max_frames` of them.
-fn extract_frames_args(max_frames: u64) -> Vec<String> {
+/// ffmpeg arguments after the input: every decoded frame, none dropped or repeated,
+/// at most `max_frames` of them, with square pixels, as raw 8-bit 4:2:0 pictures in
+/// limited range on stdout (a no-op conversion for most sources).
+fn decode_args(max_frames: u64) -> Vec<String> {
     [
         "-map",
         "0:v:0",
         "-vf",
-        SQUARE_PIXELS,
+        &format!("{SQUARE_PIXELS},scale=out_range=tv,format=yuv420p"),
         "-fps_mode",
         "passthrough",
         "-frames:v",
         &max_frames.to_string(),
-        "-c:v",
-        "libwebp",
-        "-quality",
-        "80",
         "-f",
-        "image2",
+        "yuv4mpegpipe",
+        "pipe:1",
     ]
     .map(String::from)
     .to_vec()
-}
-
-/// The frames ffmpeg wrote into `dir`, in frame order (the names are zero-padded).
-async fn list_frames(dir: &Path) -> Result<Vec<MediaFile>, MediaError> {
-    let mut paths: Vec<PathBuf> = Vec::new();
-    let mut entries = tokio::fs::read_dir(dir).await?;
-    while let Some(entry) = entries.next_entry().await? {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        if name.starts_with("frame-") && name.ends_with(".webp") {
-            paths.push(entry.path());
-        }
-    }
-    paths.sort();
-    Ok(paths
-        .into_iter()
-        .map(|path| MediaFile {
-            path,
-            format: MediaFormat::Webp,
-        })
-        .collect())
 }
 
 #[cfg(test)]
@@ -132,13 +124,13 @@ mod tests {
 
     #[test]
     fn every_frame_is_kept_as_it_comes_with_square_pixels() {
-        let args = extract_frames_args(10).join(" ");
+        let args = decode_args(10).join(" ");
         assert!(args.contains(SQUARE_PIXELS), "{args}");
         assert!(
             args.contains("-fps_mode passthrough -frames:v 10"),
             "{args}"
         );
-        assert!(args.ends_with("-quality 80 -f image2"), "{args}");
+        assert!(args.ends_with("-f yuv4mpegpipe pipe:1"), "{args}");
     }
 
     #[test]

@@ -236,6 +236,58 @@ impl Command {
     }
 }
 
+/// Two commands that run as one step when they follow each other in a pipeline, the
+/// files between them never written: `extract-frames` then `resize-image` decode the
+/// video once and resize each raw frame, with no lossy WebP generation in between
+/// (and no encoding and decoding of it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fused {
+    pub first: Command,
+    pub then: Command,
+}
+
+impl Fused {
+    /// The pair `first`, `then` if they fuse.
+    pub fn of(first: Command, then: Command) -> Option<Fused> {
+        matches!(
+            (first, then),
+            (Command::ExtractFrames, Command::ResizeImage)
+        )
+        .then_some(Fused { first, then })
+    }
+
+    /// The work of both commands on an input of `work`: the second runs on each of
+    /// the first's outputs.
+    pub fn cost(self, work: Work, options: &Options) -> u64 {
+        let frame = Work {
+            pixels: work.pixels,
+            frames: 1,
+        };
+        let then = self.then.cost(frame, options);
+        let first = self.first.cost(work, options);
+        first.saturating_add(then.saturating_mul(work.frames.max(1)))
+    }
+
+    /// Runs both commands on `input` as one step; the outputs are the second's.
+    pub async fn run(
+        self,
+        media: &Media,
+        input: &MediaFile,
+        options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        if !self.first.accepts(input.format) {
+            return Err(MediaError::UnsupportedInputFormat {
+                found: input.format.name().to_string(),
+            });
+        }
+        let max_pixels = media.config().max_image_pixels;
+        let frames = resize_image::frame_output(options, max_pixels);
+        extract_frames::run_into(media, input, frames, out_dir, progress).await
+    }
+}
+
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{Prediction, Shape, IMAGES};
+use crate::media::frames::FrameOutput;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, Work};
 
 pub const NAME: &str = "resize-image";
@@ -47,6 +48,17 @@ pub fn predict(input: Shape, options: &Options) -> Prediction {
 pub fn cost(work: Work, options: &Options) -> u64 {
     let enlarged = (work.pixels as f64 * options.scale * options.scale) as u64;
     work.total().max(enlarged)
+}
+
+/// What each decoded frame becomes when this command follows `extract-frames` (the
+/// two run as one step, see `Command::fuses_with`): the frame scaled and encoded in
+/// the `format` option, or WebP, the format `extract-frames` would have handed on.
+pub(crate) fn frame_output(options: &Options, max_pixels: u64) -> FrameOutput {
+    FrameOutput::Resized {
+        scale: options.scale,
+        format: options.format.unwrap_or(ImageFormat::Webp),
+        max_pixels,
+    }
 }
 
 pub async fn run(

@@ -17,7 +17,7 @@ use super::{output_path, ImageFormat, MediaError, MediaFile};
 /// JPEG output quality: the usual web trade-off; artefacts are hard to see at 85.
 const JPEG_QUALITY: i32 = 85;
 /// Lossy WebP quality, libwebp's own default and comparable to JPEG 85 at a smaller size.
-const WEBP_QUALITY: f32 = 80.0;
+pub(crate) const WEBP_QUALITY: f32 = 80.0;
 /// libwebp refuses pictures wider or taller than this.
 const WEBP_MAX_SIDE: u32 = 16383;
 
@@ -247,19 +247,29 @@ pub(crate) fn write_output(
     format: ImageFormat,
     bytes: &[u8],
 ) -> Result<MediaFile, MediaError> {
-    let format = format.media_format();
-    let path = output_path(out_dir, format);
+    write_named(&output_path(out_dir, format.media_format()), format, bytes)
+}
+
+/// Writes `bytes` to the new file `path`; on failure nothing is left behind.
+pub(crate) fn write_named(
+    path: &Path,
+    format: ImageFormat,
+    bytes: &[u8],
+) -> Result<MediaFile, MediaError> {
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(&path)
+        .open(path)
         .and_then(|mut file| file.write_all(bytes));
     if let Err(e) = written {
         // Best effort: the caller's temp dir is removed anyway.
-        let _ = std::fs::remove_file(&path);
+        let _ = std::fs::remove_file(path);
         return Err(e.into());
     }
-    Ok(MediaFile { path, format })
+    Ok(MediaFile {
+        path: path.to_path_buf(),
+        format: format.media_format(),
+    })
 }
 
 /// An encoder's or resizer's refusal: its own message goes to the log (libwebp's is

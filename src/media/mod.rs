@@ -20,6 +20,7 @@ mod cancel;
 mod decode;
 mod exif;
 mod format;
+pub(crate) mod frames;
 pub(crate) mod gif;
 pub(crate) mod image_ops;
 mod jpeg;
@@ -30,6 +31,7 @@ mod sniff;
 pub(crate) mod transcode;
 pub(crate) mod video;
 mod work;
+pub(crate) mod yuv;
 
 #[cfg(test)]
 mod tests;

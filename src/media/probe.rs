@@ -28,6 +28,9 @@ pub struct ProbeStream {
     pub width: Option<u32>,
     pub height: Option<u32>,
     pub pix_fmt: Option<String>,
+    /// The YCbCr matrix (`bt709`, `smpte170m`, …), when the file states it.
+    #[serde(default)]
+    pub color_space: Option<String>,
     /// The stream's base frame rate as ffprobe prints it (`"30000/1001"`; `"0/0"` for
     /// audio).
     pub r_frame_rate: Option<String>,

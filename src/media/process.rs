@@ -4,13 +4,14 @@
 //! name or option can be interpreted as a command.
 
 use std::ffi::OsStr;
+use std::future::Future;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
-use tokio::process::Command;
+use tokio::process::{ChildStdout, Command};
 use tokio::sync::Semaphore;
 
 use super::MediaError;
@@ -108,6 +109,27 @@ impl ProcessRunner {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
+        self.run_reading(program, args, |stdout| async move {
+            Ok(read_lines(stdout, on_line).await?)
+        })
+        .await
+    }
+
+    /// Runs the process with its stdout handed to `consume` (e.g. decoded frames that
+    /// ffmpeg writes to a pipe), and keeps the last [`STDERR_KEEP_BYTES`] of stderr for
+    /// the error. An error of `consume` ends the run at once and kills the process.
+    pub async fn run_reading<I, S, F, Fut>(
+        &self,
+        program: &Path,
+        args: I,
+        consume: F,
+    ) -> Result<(), MediaError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+        F: FnOnce(ChildStdout) -> Fut,
+        Fut: Future<Output = Result<(), MediaError>>,
+    {
         let name = program_name(program);
         // The semaphore is never closed, so acquiring only fails if that changes.
         let _permit = self
@@ -157,11 +179,10 @@ impl ProcessRunner {
         let work = async {
             // Both pipes are drained at once: a process blocked on a full stderr pipe
             // would never finish its stdout.
-            let (out, err) = tokio::join!(read_lines(stdout, on_line), read_tail(stderr));
-            out?;
-            let stderr = err?;
+            let stderr = async { Ok::<_, MediaError>(read_tail(stderr).await?) };
+            let ((), stderr) = tokio::try_join!(consume(stdout), stderr)?;
             let status = child.wait().await?;
-            Ok::<_, std::io::Error>((status, stderr))
+            Ok::<_, MediaError>((status, stderr))
         };
         // On timeout `work` is dropped, then `child` at the end of this function,
         // which kills the process.

@@ -15,6 +15,7 @@ use std::path::Path;
 
 use super::probe::{self, demuxer, file_url, Probe};
 use super::progress::{ProgressFn, ProgressParser};
+use super::yuv::Matrix;
 use super::{output_path, Media, MediaError, MediaFile, MediaFormat};
 
 /// x264 settings shared by the MP4 outputs: `veryfast` at CRF 23 (see docs/API.md).
@@ -56,6 +57,8 @@ pub(crate) struct VideoInfo {
     pub pix_fmt: Option<String>,
     /// Square pixels (or none stated), and no display rotation: frames show as stored.
     pub shown_as_stored: bool,
+    /// The matrix of its YCbCr values.
+    pub matrix: Matrix,
 }
 
 impl VideoInfo {
@@ -96,6 +99,7 @@ impl VideoInfo {
             codec: video.codec_name.clone(),
             pix_fmt: video.pix_fmt.clone(),
             shown_as_stored: video.has_square_pixels() && !video.is_rotated(),
+            matrix: Matrix::from_probe(video.color_space.as_deref()),
         })
     }
 
@@ -213,28 +217,33 @@ impl InfoCache {
 ///
 /// `-t max_seconds` caps what is read: the limit was checked on the honest duration
 /// before, so this only bites on a file whose every length field lies, which is then
-/// cut at the limit rather than run for as long as it goes on.
-pub(crate) fn input_args(input: &MediaFile, max_seconds: f64) -> Vec<OsString> {
-    input_args_with(input, max_seconds, &[])
-}
-
-/// [`input_args`] with `options` for the input (such as `-itsscale`) before it.
+/// cut at the limit rather than run for as long as it goes on. `options` for the
+/// input (such as `-itsscale`) go just before it.
 pub(crate) fn input_args_with(
     input: &MediaFile,
     max_seconds: f64,
     options: &[String],
 ) -> Vec<OsString> {
+    let mut args = head_args(input, max_seconds, options);
+    // Twice ffmpeg's default rate: short jobs still show movement.
+    let progress = ["-progress", "pipe:1", "-stats_period", "0.25"];
+    args.splice(1..1, progress.map(OsString::from));
+    args
+}
+
+/// [`input_args_with`] without the progress reports, for a run whose stdout carries data
+/// (decoded frames): its caller reports progress itself.
+pub(crate) fn quiet_input_args(input: &MediaFile, max_seconds: f64) -> Vec<OsString> {
+    head_args(input, max_seconds, &[])
+}
+
+fn head_args(input: &MediaFile, max_seconds: f64, options: &[String]) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "-nostdin",
         "-hide_banner",
         "-loglevel",
         "error",
         "-nostats",
-        "-progress",
-        "pipe:1",
-        // Twice ffmpeg's default rate: short jobs still show movement.
-        "-stats_period",
-        "0.25",
         "-n",
         "-protocol_whitelist",
         "file",

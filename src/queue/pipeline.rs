@@ -11,8 +11,11 @@ use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 use tokio::sync::watch;
 
+use crate::commands::Fused;
 use crate::edits::{Command, NewEdit};
+use crate::error_code::Code;
 use crate::media::MediaFile;
+use crate::media::Work;
 use crate::storage::OutputKey;
 
 use super::clock::{Turn, WorkClock};
@@ -22,6 +25,9 @@ use super::progress::{report_loop, Tracker};
 use super::slots::{Class, FairSlots, SlotPermit};
 use super::worker::WorkerContext;
 use super::{Claim, JobError};
+
+/// Outputs of one asset uploaded at once at most.
+const PUTS_AT_ONCE: usize = 8;
 
 /// Runs the whole edit; returns the storage keys of its outputs in `downloadUrls`
 /// order (by asset, then output index). `clock` is paused while the edit only waits
@@ -80,12 +86,21 @@ impl EditRun<'_> {
             JobError::internal(true)
         })?;
         let mut files = vec![self.fetch(i, &dir).await.map_err(|e| e.at(&place))?];
-        for (c, command) in self.edit.commands.iter().enumerate() {
-            let place = format!("Asset {i}, command {c} ({command})");
-            files = self
-                .command(i, c, *command, &files, &dir)
-                .await
-                .map_err(|e| e.at(&place))?;
+        let commands = &self.edit.commands;
+        let mut c = 0;
+        while c < commands.len() {
+            let step = match commands
+                .get(c + 1)
+                .and_then(|then| Fused::of(commands[c], *then))
+            {
+                Some(fused) => Step::Fused(fused),
+                None => Step::One(commands[c]),
+            };
+            files = self.command(i, c, step, &files, &dir).await.map_err(|e| {
+                let place = step.place(i, c, e.code);
+                e.at(&place)
+            })?;
+            c += step.commands();
         }
         let keys = self.store(i, &files).await?;
         // This asset's files are stored: free the disk now, not when the edit ends,
@@ -123,12 +138,12 @@ impl EditRun<'_> {
         &self,
         i: usize,
         c: usize,
-        command: Command,
+        command: Step,
         files: &[MediaFile],
         dir: &Path,
     ) -> Result<Vec<MediaFile>, JobError> {
         self.outputs.check(i, files.len(), c)?;
-        let step = json!({ "asset": i, "command": c, "name": command.name() });
+        let step = json!({ "asset": i, "command": c, "name": command.first().name() });
         self.tracker.report(i, 0.0, &step);
         let step_dir = dir.join(format!("step-{c}"));
         tokio::fs::create_dir_all(&step_dir)
@@ -144,8 +159,15 @@ impl EditRun<'_> {
             .buffered(self.ctx.parallel_steps)
             .try_collect()
             .await?;
+        let outputs: Vec<MediaFile> = outputs.into_iter().flatten().collect();
         self.tracker.finish_unit(i, &step);
-        Ok(outputs.into_iter().flatten().collect())
+        if let Step::Fused(fused) = command {
+            // The second command's unit, and its check on what it made.
+            let step = json!({ "asset": i, "command": c + 1, "name": fused.then.name() });
+            self.tracker.finish_unit(i, &step);
+            self.outputs.check(i, outputs.len(), c + 1)?;
+        }
+        Ok(outputs)
     }
 
     /// Command `command` on `file`, the `k`th of `count` (for progress), once its cost
@@ -154,7 +176,7 @@ impl EditRun<'_> {
         &self,
         i: usize,
         (k, count): (usize, usize),
-        command: Command,
+        command: Step,
         file: &MediaFile,
         step_dir: &Path,
         step: &serde_json::Value,
@@ -171,9 +193,11 @@ impl EditRun<'_> {
         };
         let options = &self.edit.options;
         let media = &self.ctx.media;
-        Ok(command
-            .run(media, file, options, step_dir, &progress)
-            .await?)
+        let outputs = match command {
+            Step::One(command) => command.run(media, file, options, step_dir, &progress).await,
+            Step::Fused(fused) => fused.run(media, file, options, step_dir, &progress).await,
+        };
+        Ok(outputs?)
     }
 
     /// The network stage again: asset `i`'s outputs into storage, under keys of this
@@ -183,22 +207,35 @@ impl EditRun<'_> {
         self.tracker.report(i, 0.0, &step);
         let _slot = self.slot(&self.ctx.network, Class::Light, false).await?;
         let job = &self.claim.job;
-        let mut keys = Vec::with_capacity(files.len());
-        for (n, file) in files.iter().enumerate() {
-            let key = OutputKey {
-                edit_id: &job.id,
-                attempt: job.attempt,
-                asset: i,
-                index: n,
-                format: file.format,
-            }
-            .to_string();
-            self.ctx.storage.put_file(&key, &file.path).await?;
-            keys.push(key);
-        }
+        let puts: Vec<_> = files
+            .iter()
+            .enumerate()
+            .map(|(n, file)| {
+                let key = OutputKey {
+                    edit_id: &job.id,
+                    attempt: job.attempt,
+                    asset: i,
+                    index: n,
+                    format: file.format,
+                }
+                .to_string();
+                self.put(key, &file.path)
+            })
+            .collect();
+        // A fan-out's files go up several at once: each put is mostly waiting (on the
+        // disk, or on an object store's round trip).
+        let keys: Vec<String> = futures::stream::iter(puts)
+            .buffered(PUTS_AT_ONCE)
+            .try_collect()
+            .await?;
         self.outputs.stored(i, files.len());
         self.tracker.finish_unit(i, &step);
         Ok(keys)
+    }
+
+    async fn put(&self, key: String, path: &Path) -> Result<String, JobError> {
+        self.ctx.storage.put_file(&key, path).await?;
+        Ok(key)
     }
 
     /// A slot of `slots` for this edit's organization, and the edit's turn on its work
@@ -221,5 +258,49 @@ impl EditRun<'_> {
             acquire.await
         };
         Ok((permit, turn.granted()))
+    }
+}
+
+/// One CPU step of a pipeline: a command, or two that run as one (see [`Fused`]).
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    One(Command),
+    Fused(Fused),
+}
+
+impl Step {
+    fn first(self) -> Command {
+        match self {
+            Step::One(command) => command,
+            Step::Fused(fused) => fused.first,
+        }
+    }
+
+    /// How many of the pipeline's commands this step runs.
+    fn commands(self) -> usize {
+        match self {
+            Step::One(_) => 1,
+            Step::Fused(_) => 2,
+        }
+    }
+
+    fn cost(self, work: Work, options: &crate::edits::Options) -> u64 {
+        match self {
+            Step::One(command) => command.cost(work, options),
+            Step::Fused(fused) => fused.cost(work, options),
+        }
+    }
+
+    /// Where a failure with `code` of this step, starting at command `c` of asset
+    /// `i`, happened: a fused step's output-size errors are the second command's
+    /// (the first, `extract-frames`, never makes them), as they would be unfused.
+    fn place(self, i: usize, c: usize, code: Code) -> String {
+        let second = matches!(code, Code::OutputTooSmall | Code::OutputTooLarge);
+        match self {
+            Step::Fused(fused) if second => {
+                format!("Asset {i}, command {} ({})", c + 1, fused.then)
+            }
+            _ => format!("Asset {i}, command {c} ({})", self.first()),
+        }
     }
 }

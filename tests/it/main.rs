@@ -20,6 +20,7 @@ mod fixtures;
 mod helpers;
 mod hostile;
 mod images;
+mod pipelines;
 mod speed;
 mod stages;
 mod stalled_sources;

@@ -66,7 +66,7 @@ fn input_args_force_the_demuxer_and_the_file_protocol() {
         path: "/tmp/-x|concat:y".into(),
         format: MediaFormat::Mov,
     };
-    let args: Vec<String> = input_args(&input, 600.0)
+    let args: Vec<String> = input_args_with(&input, 600.0, &[])
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
@@ -77,6 +77,16 @@ fn input_args_force_the_demuxer_and_the_file_protocol() {
         "{args}"
     );
     assert!(args.contains("-progress pipe:1"), "{args}");
+    let quiet: Vec<String> = quiet_input_args(&input, 600.0)
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let quiet = quiet.join(" ");
+    assert!(
+        !quiet.contains("-progress"),
+        "stdout carries frames: {quiet}"
+    );
+    assert!(quiet.ends_with("-f mov -i file:/tmp/-x|concat:y -map_metadata -1"));
 }
 
 #[test]

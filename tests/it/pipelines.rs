@@ -1,0 +1,123 @@
+//! Pipelines whose intermediates never leave memory: `extract-frames` followed by
+//! `resize-image` decodes the video once and resizes each decoded frame, so the
+//! outputs carry no generation loss from a lossy WebP in between.
+
+use image::GenericImageView;
+use serde_json::json;
+
+use crate::clips::*;
+use crate::fixtures;
+use crate::helpers::*;
+
+#[tokio::test]
+async fn extract_frames_then_resize_image_resizes_the_decoded_frames_not_a_lossy_copy() {
+    let app = spawn_app().await;
+    let source = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=96x64:rate=10:duration=0.5",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-qp",
+            "0",
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "mp4",
+        ],
+        "detailed.mp4",
+    );
+    // The first frame as ffmpeg itself decodes it, and what one lossy WebP
+    // generation (quality 80, as extract-frames writes) makes of it.
+    let first_frame = |codec: &[&str], name: &str| {
+        with_file(&source, |path| {
+            let mut args = vec!["-i", path.to_str().unwrap(), "-frames:v", "1"];
+            args.extend(codec);
+            args.extend(["-f", "image2"]);
+            image::load_from_memory(&ffmpeg(&args, name))
+                .unwrap()
+                .to_rgb8()
+        })
+    };
+    let reference = first_frame(&["-pix_fmt", "rgb24", "-c:v", "png"], "first.png");
+    let lossy = first_frame(&["-c:v", "libwebp", "-quality", "80"], "first.webp");
+    let src = app.fixtures.add("detailed.mp4", source.clone());
+
+    let doc = app
+        .run_done(edit(
+            &src,
+            &["extract-frames", "resize-image"],
+            Some(json!({ "scale": 1, "format": "png" })),
+        ))
+        .await;
+    let outs = app.download_all(&doc).await;
+    assert_eq!(outs.len(), 5, "one output per frame");
+    let first = fixtures::decode(&outs[0]).to_rgb8();
+    assert_eq!(first.dimensions(), (96, 64));
+    let ours = mean_difference(&first, &reference);
+    let one_generation = mean_difference(&lossy, &reference);
+    assert!(
+        ours * 4.0 < one_generation,
+        "off by {ours:.2} levels on average; a WebP generation costs {one_generation:.2}"
+    );
+}
+
+/// The mean absolute difference of two pictures' samples.
+fn mean_difference(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
+    let sum: u64 = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(x, y)| u64::from(x.abs_diff(*y)))
+        .sum();
+    sum as f64 / a.as_raw().len() as f64
+}
+
+#[tokio::test]
+async fn a_fused_step_reports_the_resize_s_own_errors_at_the_resize_command() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("a.mp4", mp4("96x64", 10, 0.3, false));
+    let error = app
+        .run_failed(edit(
+            &src,
+            &["extract-frames", "resize-image"],
+            Some(json!({ "scale": 0.001 })),
+        ))
+        .await;
+    assert_eq!(error["code"], "output_too_small", "{error}");
+    let detail = error["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("Asset 0, command 1 (resize-image)"),
+        "{detail}"
+    );
+
+    // The video's own faults stay with extract-frames.
+    let text = app.fixtures.add("a.txt", b"not a video".to_vec());
+    let error = app
+        .run_failed(edit(&text, &["extract-frames", "resize-image"], None))
+        .await;
+    assert_eq!(error["code"], "unsupported_input_format", "{error}");
+}
+
+#[tokio::test]
+async fn a_pipeline_goes_on_after_the_fused_pair() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("a.mp4", mp4("96x64", 10, 0.3, false));
+    let doc = app
+        .run_done(edit(
+            &src,
+            &["extract-frames", "resize-image", "image-to-webp"],
+            Some(json!({ "scale": 0.5, "format": "jpeg" })),
+        ))
+        .await;
+    let outs = app.download_all(&doc).await;
+    assert_eq!(outs.len(), 3);
+    for out in &outs {
+        assert_eq!(fixtures::format_of(out), image::ImageFormat::WebP);
+        assert_eq!(fixtures::decode(out).dimensions(), (48, 32));
+    }
+}
