@@ -123,6 +123,7 @@ impl App {
             media,
             fetcher,
             storage,
+            cache: config.result_cache.then(|| db.clone()),
             tmp_root,
             wake,
             poll: Duration::from_millis(config.poll_ms),

@@ -108,6 +108,12 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MAX_BODY_BYTES", default_value_t = 1024 * 1024, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub max_body_bytes: usize,
 
+    /// Reuse the outputs of an earlier done edit of the same organization whose
+    /// sources (by content), commands and options were the same, instead of running
+    /// it again (`cached: true` on the Edit). `--result-cache false` turns it off.
+    #[arg(long, env = "MEDIAEDIT_RESULT_CACHE", default_value_t = true, action = clap::ArgAction::Set)]
+    pub result_cache: bool,
+
     /// Requests per second each organization may make on this node (0 turns limiting off).
     #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_PER_SECOND", default_value_t = 20.0, value_parser = rate)]
     pub rate_limit_per_second: f64,

@@ -71,10 +71,12 @@ pub struct EditRow {
     pub progress: Option<f64>,
     /// The step a processing edit is on (`{"asset","command"?,"name"}`), when known.
     pub step: Option<Value>,
+    /// A done edit whose every output came from the result cache.
+    pub cached: bool,
 }
 
 pub(crate) const EDIT_COLUMNS: &str =
-    "id, org_id, created_at, updated_at, status, request, outputs, error_code, error_detail, progress, step";
+    "id, org_id, created_at, updated_at, status, request, outputs, error_code, error_detail, progress, step, cached";
 
 /// The stored columns of an edit, as either database returns them.
 #[derive(sqlx::FromRow)]
@@ -90,6 +92,7 @@ pub(crate) struct StoredEdit {
     error_detail: Option<String>,
     progress: Option<f64>,
     step: Option<String>,
+    cached: i64,
 }
 
 impl TryFrom<StoredEdit> for EditRow {
@@ -117,6 +120,7 @@ impl TryFrom<StoredEdit> for EditRow {
                 .map(|s| serde_json::from_str(&s))
                 .transpose()
                 .map_err(corrupt)?,
+            cached: row.cached != 0,
         })
     }
 }
@@ -181,6 +185,7 @@ impl Db {
             error: None,
             progress: None,
             step: None,
+            cached: false,
         })
     }
 

@@ -5,10 +5,12 @@
 //! unix ms, so everything above renders rows the same way. The edit row doubles as the
 //! job row, so creating an edit and enqueueing its job is one insert.
 
+mod cache;
 mod edits;
 mod orgs;
 mod settings;
 
+pub use cache::SourceValidators;
 pub use edits::{EditRow, EditStatus, Lane};
 pub use orgs::{hash_token, valid_org_id};
 

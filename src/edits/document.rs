@@ -27,6 +27,7 @@ pub fn render_edit(row: &EditRow, download_urls: Vec<String>) -> Value {
     match row.status {
         EditStatus::Done => {
             attributes.insert("downloadUrls".into(), json!(download_urls));
+            attributes.insert("cached".into(), json!(row.cached));
         }
         EditStatus::Failed => {
             if let Some((code, detail)) = &row.error {

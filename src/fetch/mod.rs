@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use reqwest::{header, StatusCode};
+use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 use url::Url;
 
@@ -32,6 +33,7 @@ pub use pace::{Stall, StallLimits};
 
 use pace::Pace;
 
+use crate::db::SourceValidators;
 use crate::error_code::Code;
 
 /// Sent with every source request.
@@ -136,6 +138,23 @@ impl FetchError {
     }
 }
 
+/// What a fetch got.
+#[derive(Debug)]
+pub enum Fetch {
+    /// The source answered `304 Not Modified` to a conditional request: the body the
+    /// validators stand for is still current.
+    NotModified,
+    Body(Fetched),
+}
+
+/// A source written to disk.
+#[derive(Debug)]
+pub struct Fetched {
+    pub bytes: u64,
+    /// The body's SHA-256 and the validators it came with.
+    pub validators: SourceValidators,
+}
+
 /// Downloads sources; one per process, cheap to clone.
 #[derive(Clone)]
 pub struct Fetcher {
@@ -183,7 +202,24 @@ impl Fetcher {
     /// On error, `dest` is removed (best effort) so that no partial download looks
     /// complete. See [`FetchError`] for what each outcome means.
     pub async fn fetch_to_file(&self, url: &Url, dest: &Path) -> Result<u64, FetchError> {
-        let outcome = tokio::time::timeout(self.config.total_timeout, self.fetch(url, dest)).await;
+        match self.fetch_to_file_if(url, dest, None).await? {
+            Fetch::Body(fetched) => Ok(fetched.bytes),
+            Fetch::NotModified => Err(FetchError::HttpStatus(304)),
+        }
+    }
+
+    /// [`Fetcher::fetch_to_file`], as a conditional request when `known` holds the
+    /// validators (`ETag`, `Last-Modified`) of an earlier answer: `NotModified` when
+    /// the source says that answer still holds (nothing is written), else the body
+    /// with its SHA-256 and new validators.
+    pub async fn fetch_to_file_if(
+        &self,
+        url: &Url,
+        dest: &Path,
+        known: Option<&SourceValidators>,
+    ) -> Result<Fetch, FetchError> {
+        let fetch = self.fetch(url, dest, known);
+        let outcome = tokio::time::timeout(self.config.total_timeout, fetch).await;
         let result = outcome.unwrap_or(Err(FetchError::Timeout));
         if result.is_err() {
             // Ignored on purpose: the file may never have been created, and the caller
@@ -193,7 +229,12 @@ impl Fetcher {
         result
     }
 
-    async fn fetch(&self, url: &Url, dest: &Path) -> Result<u64, FetchError> {
+    async fn fetch(
+        &self,
+        url: &Url,
+        dest: &Path,
+        known: Option<&SourceValidators>,
+    ) -> Result<Fetch, FetchError> {
         let mut current = url.clone();
         let mut redirects = 0;
         loop {
@@ -201,8 +242,16 @@ impl Fetcher {
             tracing::debug!(source = %redacted(&current), "requesting source");
             let requested = Instant::now();
             let first_byte_deadline = requested + self.config.stall.first_byte_timeout;
-            let send = self.client.get(current.clone()).send();
-            let response = tokio::time::timeout_at(first_byte_deadline.into(), send)
+            let mut request = self.client.get(current.clone());
+            if let Some(known) = known {
+                if let Some(etag) = &known.etag {
+                    request = request.header(header::IF_NONE_MATCH, etag);
+                }
+                if let Some(date) = &known.last_modified {
+                    request = request.header(header::IF_MODIFIED_SINCE, date);
+                }
+            }
+            let response = tokio::time::timeout_at(first_byte_deadline.into(), request.send())
                 .await
                 .map_err(|_| Stall::NoFirstByte {
                     secs: self.config.stall.first_byte_timeout.as_secs(),
@@ -217,22 +266,40 @@ impl Fetcher {
                 current = redirect_target(&current, &response)?;
                 continue;
             }
+            if status == StatusCode::NOT_MODIFIED && known.is_some() {
+                return Ok(Fetch::NotModified);
+            }
             if !status.is_success() {
                 return Err(FetchError::HttpStatus(status.as_u16()));
             }
-            return self.stream_body(response, requested, dest).await;
+            let validator = |name| {
+                let value = response.headers().get(name)?.to_str().ok()?;
+                // A validator is echoed back in a header: keep only sane ones.
+                (value.len() <= 256).then(|| value.to_string())
+            };
+            let (etag, last_modified) = (validator(header::ETAG), validator(header::LAST_MODIFIED));
+            let (bytes, sha256) = self.stream_body(response, requested, dest).await?;
+            return Ok(Fetch::Body(Fetched {
+                bytes,
+                validators: SourceValidators {
+                    etag,
+                    last_modified,
+                    sha256,
+                },
+            }));
         }
     }
 
     /// Writes the body to `dest` under the byte cap and the stall rules, timed from
-    /// `requested` (when the request was sent).
+    /// `requested` (when the request was sent); returns its length and SHA-256 (hex).
     async fn stream_body(
         &self,
         response: reqwest::Response,
         requested: Instant,
         dest: &Path,
-    ) -> Result<u64, FetchError> {
+    ) -> Result<(u64, String), FetchError> {
         let max = self.config.max_bytes;
+        let mut hash = Sha256::new();
         if response.content_length().is_some_and(|len| len > max) {
             return Err(FetchError::TooLarge(max));
         }
@@ -269,10 +336,11 @@ impl Fetcher {
             if written > max {
                 return Err(FetchError::TooLarge(max));
             }
+            hash.update(&chunk);
             out.write_all(&chunk).await?;
         }
         out.flush().await?;
-        Ok(written)
+        Ok((written, hex::encode(hash.finalize())))
     }
 }
 

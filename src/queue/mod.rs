@@ -7,6 +7,7 @@
 //! was claimed again can no longer change it. An edit whose lease expired (its worker
 //! crashed) is claimable again.
 
+mod cache;
 mod clock;
 mod cost;
 mod error;
@@ -256,12 +257,19 @@ pub trait JobQueue: Send + Sync + 'static {
         }
     }
 
-    /// Marks the edit `done` with its outputs' storage keys.
-    async fn complete(&self, job: &JobRef, outputs: &[String]) -> Result<bool, DbError> {
+    /// Marks the edit `done` with its outputs' storage keys; `cached` when every one
+    /// of them came from the result cache.
+    async fn complete(
+        &self,
+        job: &JobRef,
+        outputs: &[String],
+        cached: bool,
+    ) -> Result<bool, DbError> {
         let outputs =
             serde_json::to_string(outputs).map_err(|e| DbError::Corrupt(e.to_string()))?;
-        let set = "status = 'done', outputs = $1, progress = 1.0, step = NULL, lease_until = NULL";
-        self.fenced(set, job, vec![Bind::Text(&outputs)]).await
+        let set = "status = 'done', outputs = $1, cached = $2, progress = 1.0, step = NULL, lease_until = NULL";
+        let binds = vec![Bind::Text(&outputs), Bind::Int(i64::from(cached))];
+        self.fenced(set, job, binds).await
     }
 
     /// Marks the edit `failed`.

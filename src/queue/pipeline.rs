@@ -12,12 +12,15 @@ use serde_json::json;
 use tokio::sync::watch;
 
 use crate::commands::Fused;
+use crate::db::SourceValidators;
 use crate::edits::{Command, NewEdit};
 use crate::error_code::Code;
+use crate::fetch::{Fetch, FetchError};
 use crate::media::MediaFile;
 use crate::media::Work;
 use crate::storage::OutputKey;
 
+use super::cache::{self, CacheEntry, ResultCache};
 use super::clock::{Turn, WorkClock};
 use super::cost::{self, WorkBudget};
 use super::limits::{ensure_free_disk, OutputBudget};
@@ -30,7 +33,7 @@ use super::{Claim, JobError};
 const PUTS_AT_ONCE: usize = 8;
 
 /// Runs the whole edit; returns the storage keys of its outputs in `downloadUrls`
-/// order (by asset, then output index). `clock` is paused while the edit only waits
+/// order (by asset, then output index), and what the result cache should learn. `clock` is paused while the edit only waits
 /// for slots: the job timeout counts working time.
 ///
 /// Progress and the current step are sent to a reporter that runs next to the work
@@ -41,7 +44,7 @@ pub async fn run_edit(
     claim: &Claim,
     tmp: &Path,
     clock: &Arc<WorkClock>,
-) -> Result<Vec<String>, JobError> {
+) -> Result<EditOutputs, JobError> {
     let edit = NewEdit::from_stored(claim.request.clone()).map_err(|e| {
         tracing::error!(error = %e, "a stored edit no longer validates");
         JobError::internal(false)
@@ -60,7 +63,7 @@ pub async fn run_edit(
     tokio::select! {
         // The work decides when this ends; the reporter never ends on its own.
         biased;
-        stored = futures::future::try_join_all(assets) => Ok(stored?.into_iter().flatten().collect()),
+        stored = futures::future::try_join_all(assets) => Ok(EditOutputs::of(stored?)),
         never = report_loop(ctx, &claim.job, rx) => match never {},
     }
 }
@@ -78,14 +81,26 @@ struct EditRun<'a> {
 
 impl EditRun<'_> {
     /// Fetches asset `i`, runs it through the pipeline and stores what comes out.
-    async fn asset(&self, i: usize, tmp: &Path) -> Result<Vec<String>, JobError> {
+    async fn asset(&self, i: usize, tmp: &Path) -> Result<AssetOutputs, JobError> {
         let place = format!("Asset {i}");
         let dir = tmp.join(format!("asset-{i}"));
         tokio::fs::create_dir_all(&dir).await.map_err(|e| {
             tracing::error!(error = %e, "creating a job directory failed");
             JobError::internal(true)
         })?;
-        let mut files = vec![self.fetch(i, &dir).await.map_err(|e| e.at(&place))?];
+        let (source, cache_key) = match self.fetch(i, &dir).await.map_err(|e| e.at(&place))? {
+            Sourced::Reused(keys) => {
+                self.outputs.stored(i, keys.len());
+                let _ = tokio::fs::remove_dir_all(&dir).await;
+                return Ok(AssetOutputs {
+                    keys,
+                    cached: true,
+                    cache_key: None,
+                });
+            }
+            Sourced::File(file, key) => (file, key),
+        };
+        let mut files = vec![source];
         let commands = &self.edit.commands;
         let mut c = 0;
         while c < commands.len() {
@@ -108,27 +123,89 @@ impl EditRun<'_> {
         if let Err(e) = tokio::fs::remove_dir_all(&dir).await {
             tracing::warn!(error = %e, "removing an asset's temp files failed");
         }
-        Ok(keys)
+        Ok(AssetOutputs {
+            keys,
+            cached: false,
+            cache_key,
+        })
     }
 
-    /// The network stage of asset `i`: its source, downloaded and sniffed. A node that
-    /// is stopping hands the edit back rather than wait for a slow source.
-    async fn fetch(&self, i: usize, dir: &Path) -> Result<MediaFile, JobError> {
+    /// The network stage of asset `i`: its source, downloaded and sniffed, or the
+    /// outputs an earlier edit left for it in the result cache. A node that is
+    /// stopping hands the edit back rather than wait for a slow source.
+    async fn fetch(&self, i: usize, dir: &Path) -> Result<Sourced, JobError> {
         let step = json!({ "asset": i, "name": "fetch" });
         self.tracker.report(i, 0.0, &step);
         let _slot = self.slot(&self.ctx.network, Class::Light, true).await?;
         ensure_free_disk(dir, self.ctx.min_free_disk_bytes)?;
         let source = dir.join("source");
-        let fetched = tokio::select! {
-            fetched = self.ctx.fetcher.fetch_to_file(&self.edit.assets[i].src, &source) => fetched,
-            _ = self.ctx.stopping.cancelled() => return Err(JobError::handed_back()),
+        let url = &self.edit.assets[i].src;
+        let cache = self.cache();
+        let known = match &cache {
+            Some(cache) => cache.validators(url.as_str()).await,
+            None => None,
         };
-        fetched?;
+        let mut fetched = self.download(i, &source, known.as_ref()).await?;
+        if let (Fetch::NotModified, Some(cache), Some(known)) = (&fetched, &cache, &known) {
+            let key = cache::asset_key(self.edit, i, &known.sha256);
+            if let Some(keys) = cache.reuse(&key, &self.claim.job, i).await {
+                return Ok(self.reused(i, keys));
+            }
+            // The outputs are gone: the body is needed after all.
+            fetched = self.download(i, &source, None).await?;
+        }
+        let Fetch::Body(fetched) = fetched else {
+            return Err(FetchError::HttpStatus(304).into());
+        };
+        let mut cache_key = None;
+        if let Some(cache) = &cache {
+            cache
+                .remember_validators(url.as_str(), &fetched.validators)
+                .await;
+            let key = cache::asset_key(self.edit, i, &fetched.validators.sha256);
+            if let Some(keys) = cache.reuse(&key, &self.claim.job, i).await {
+                return Ok(self.reused(i, keys));
+            }
+            cache_key = Some(key);
+        }
         let format = self.ctx.media.detect(&source).await?;
         self.tracker.finish_unit(i, &step);
-        Ok(MediaFile {
+        let file = MediaFile {
             path: source,
             format,
+        };
+        Ok(Sourced::File(file, cache_key))
+    }
+
+    /// Asset `i`'s source into `dest`, conditionally when `known`.
+    async fn download(
+        &self,
+        i: usize,
+        dest: &Path,
+        known: Option<&SourceValidators>,
+    ) -> Result<Fetch, JobError> {
+        let url = &self.edit.assets[i].src;
+        tokio::select! {
+            fetched = self.ctx.fetcher.fetch_to_file_if(url, dest, known) => Ok(fetched?),
+            _ = self.ctx.stopping.cancelled() => Err(JobError::handed_back()),
+        }
+    }
+
+    /// Asset `i` answered by the result cache with `keys`: all its units are done.
+    fn reused(&self, i: usize, keys: Vec<String>) -> Sourced {
+        let step = json!({ "asset": i, "name": "store" });
+        for _ in 0..self.edit.commands.len() + 2 {
+            self.tracker.finish_unit(i, &step);
+        }
+        Sourced::Reused(keys)
+    }
+
+    /// The organization's result cache, when it is on.
+    fn cache(&self) -> Option<ResultCache<'_>> {
+        Some(ResultCache {
+            db: self.ctx.cache.as_ref()?,
+            storage: &self.ctx.storage,
+            org: &self.claim.org_id,
         })
     }
 
@@ -301,6 +378,54 @@ impl Step {
                 format!("Asset {i}, command {} ({})", c + 1, fused.then)
             }
             _ => format!("Asset {i}, command {c} ({})", self.first()),
+        }
+    }
+}
+
+/// What the network stage found for an asset.
+enum Sourced {
+    /// Outputs copied from the result cache: nothing to run.
+    Reused(Vec<String>),
+    /// The source on disk, and its result cache key when the cache is on.
+    File(MediaFile, Option<String>),
+}
+
+/// One asset's stored outputs.
+struct AssetOutputs {
+    keys: Vec<String>,
+    /// Copied from the result cache.
+    cached: bool,
+    /// Where to remember them once the edit is done, if they were made here.
+    cache_key: Option<String>,
+}
+
+/// A finished edit's outputs, and the result cache entries they make.
+#[derive(Debug)]
+pub struct EditOutputs {
+    /// Storage keys in `downloadUrls` order.
+    pub keys: Vec<String>,
+    /// Every asset came from the result cache.
+    pub cached: bool,
+    pub entries: Vec<CacheEntry>,
+}
+
+impl EditOutputs {
+    fn of(assets: Vec<AssetOutputs>) -> EditOutputs {
+        let cached = !assets.is_empty() && assets.iter().all(|a| a.cached);
+        let entries = assets
+            .iter()
+            .filter_map(|a| {
+                let key = a.cache_key.clone()?;
+                Some(CacheEntry {
+                    key,
+                    outputs: a.keys.clone(),
+                })
+            })
+            .collect();
+        EditOutputs {
+            keys: assets.into_iter().flat_map(|a| a.keys).collect(),
+            cached,
+            entries,
         }
     }
 }

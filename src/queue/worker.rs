@@ -18,9 +18,12 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::cache::ResultCache;
 use super::clock::WorkClock;
+use super::pipeline::EditOutputs;
 use super::slots::FairSlots;
 use super::{pipeline, Claim, JobError, JobQueue, JobRef};
+use crate::db::Db;
 use crate::error_code::Code;
 use crate::fetch::Fetcher;
 use crate::media::Media;
@@ -32,6 +35,8 @@ pub struct WorkerContext {
     pub media: Media,
     pub fetcher: Fetcher,
     pub storage: Storage,
+    /// The result cache's database; `None` when the cache is off.
+    pub cache: Option<Db>,
     /// Where per-job temp dirs are made.
     pub tmp_root: PathBuf,
     /// Woken when an edit is created, so the dispatcher need not wait for its next poll.
@@ -260,10 +265,21 @@ async fn record(
     ctx: &WorkerContext,
     job: &JobRef,
     claim: &Claim,
-    outcome: Result<Vec<String>, JobError>,
+    outcome: Result<EditOutputs, JobError>,
 ) {
     let written = match outcome {
-        Ok(keys) => ctx.queue.complete(job, &keys).await,
+        Ok(outputs) => {
+            let done = ctx.queue.complete(job, &outputs.keys, outputs.cached).await;
+            if let (Ok(true), Some(db)) = (&done, &ctx.cache) {
+                let cache = ResultCache {
+                    db,
+                    storage: &ctx.storage,
+                    org: &claim.org_id,
+                };
+                cache.remember(&job.id, &outputs.entries).await;
+            }
+            done
+        }
         Err(e) if e.may_retry(claim.failures) && claim.tries < ctx.max_attempts => {
             let delay = ctx.retry_base.saturating_mul(1 << claim.failures.min(16));
             tracing::warn!(code = e.code.as_str(), detail = %e.detail, delay_ms = delay.as_millis() as u64, "retrying later");

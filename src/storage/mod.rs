@@ -236,6 +236,14 @@ impl Storage {
         }
     }
 
+    /// Copies the object under `from` to `to`, inside the store (a hard link on a local
+    /// disk, `CopyObject` on S3): two independent objects, so removing one never
+    /// touches the other. `Err(NotFound)` when `from` is gone.
+    pub async fn copy(&self, from: &str, to: &str) -> Result<(), StorageError> {
+        let (from, to) = (object_path(from)?, object_path(to)?);
+        Ok(self.store.copy(&from, &to).await?)
+    }
+
     /// The object under `key`. `Err(NotFound)` when there is none.
     pub async fn get(&self, key: &str) -> Result<GetResult, StorageError> {
         let location = object_path(key)?;

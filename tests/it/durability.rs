@@ -9,25 +9,6 @@ use crate::backends::Backend;
 use crate::fixtures;
 use crate::helpers::*;
 
-/// Runs each named behaviour test (an `async fn(Backend)`) once on the embedded
-/// backend (SQLite, local files) and once on the cluster backend (PostgreSQL, S3).
-macro_rules! on_both_backends {
-    ($($name:ident),* $(,)?) => {
-        mod embedded {
-            $(#[tokio::test]
-            async fn $name() {
-                super::$name(crate::backends::Backend::Embedded).await
-            })*
-        }
-        mod cluster {
-            $(#[tokio::test]
-            async fn $name() {
-                super::$name(crate::backends::Backend::Cluster).await
-            })*
-        }
-    };
-}
-
 on_both_backends!(
     an_edit_queued_before_a_restart_is_done_after_it,
     an_edit_whose_worker_died_is_claimed_again_after_its_lease,
@@ -88,7 +69,7 @@ async fn an_edit_whose_worker_died_is_claimed_again_after_its_lease(backend: Bac
         .fail(&claim.job, "internal_error", "late")
         .await
         .unwrap());
-    assert!(!queue.complete(&claim.job, &[]).await.unwrap());
+    assert!(!queue.complete(&claim.job, &[], false).await.unwrap());
     let doc: serde_json::Value = app.get_edit(&id).await.json().await.unwrap();
     assert_eq!(doc["attributes"]["status"], "done");
     assert_eq!(
@@ -126,7 +107,10 @@ async fn claims_are_exclusive_and_fenced_on_the_attempt(backend: Backend) {
         .expect("expired lease is claimable");
     assert_eq!(second.job.attempt, 2);
     assert!(
-        !queue.complete(&first.job, &["x".into()]).await.unwrap(),
+        !queue
+            .complete(&first.job, &["x".into()], false)
+            .await
+            .unwrap(),
         "stale claim cannot complete"
     );
     assert!(queue.set_progress(&second.job, 0.5, None).await.unwrap());
@@ -231,7 +215,7 @@ async fn hand_backs_at_shutdown_spend_no_attempt(backend: Backend) {
             .expect("claimable at once after a hand-back");
         assert_eq!((claim.job.attempt, claim.tries), (attempt, 1));
         if let Some(old) = &handed_back {
-            let stale = queue.complete(old, &[]).await.unwrap();
+            let stale = queue.complete(old, &[], false).await.unwrap();
             assert!(!stale, "an earlier claim is fenced out");
         }
         assert!(queue.release(&claim.job).await.unwrap());

@@ -285,12 +285,14 @@ pub struct FixtureServer {
     pub addr: SocketAddr,
     files: Arc<Mutex<HashMap<String, Bytes>>>,
     hits: Arc<AtomicUsize>,
+    not_modified: Arc<AtomicUsize>,
 }
 
 impl FixtureServer {
     pub async fn start() -> FixtureServer {
         let files: Arc<Mutex<HashMap<String, Bytes>>> = Arc::default();
         let hits = Arc::new(AtomicUsize::new(0));
+        let not_modified = Arc::new(AtomicUsize::new(0));
         let app = axum::Router::new()
             .route("/files/{name}", axum::routing::get(serve_file))
             .route("/status/{code}", axum::routing::get(serve_status))
@@ -298,11 +300,21 @@ impl FixtureServer {
             .route("/drip", axum::routing::get(serve_drip))
             .route("/stall", axum::routing::get(serve_stall))
             .route("/endless", axum::routing::get(serve_endless))
-            .with_state((files.clone(), hits.clone()));
+            .with_state((files.clone(), hits.clone()))
+            .merge(
+                axum::Router::new()
+                    .route("/etag/{name}", axum::routing::get(serve_with_etag))
+                    .with_state((files.clone(), not_modified.clone())),
+            );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-        FixtureServer { addr, files, hits }
+        FixtureServer {
+            addr,
+            files,
+            hits,
+            not_modified,
+        }
     }
 
     /// Serves `bytes` and returns the URL.
@@ -346,6 +358,17 @@ impl FixtureServer {
     pub fn hits(&self) -> usize {
         self.hits.load(Ordering::SeqCst)
     }
+
+    /// A URL that serves `name` with an `ETag` (of its content) and answers a
+    /// matching `If-None-Match` with `304 Not Modified`.
+    pub fn etag_url(&self, name: &str) -> String {
+        format!("http://{}/etag/{name}", self.addr)
+    }
+
+    /// `304 Not Modified` answers the `etag_url`s gave.
+    pub fn not_modified(&self) -> usize {
+        self.not_modified.load(Ordering::SeqCst)
+    }
 }
 
 type FixtureState = (Arc<Mutex<HashMap<String, Bytes>>>, Arc<AtomicUsize>);
@@ -359,6 +382,24 @@ async fn serve_file(
         Some(bytes) => (StatusCode::OK, bytes.clone()),
         None => (StatusCode::NOT_FOUND, Bytes::from_static(b"no such file")),
     }
+}
+
+async fn serve_with_etag(
+    State((files, not_modified)): State<FixtureState>,
+    UrlPath(name): UrlPath<String>,
+    headers: axum::http::HeaderMap,
+) -> axum::response::Response {
+    use sha2::Digest;
+    let Some(bytes) = files.lock().unwrap().get(&name).cloned() else {
+        return (StatusCode::NOT_FOUND, "no such file").into_response();
+    };
+    let etag = format!("\"{}\"", hex::encode(&sha2::Sha256::digest(&bytes)[..8]));
+    let asked = headers.get("if-none-match").and_then(|v| v.to_str().ok());
+    if asked == Some(etag.as_str()) {
+        not_modified.fetch_add(1, Ordering::SeqCst);
+        return (StatusCode::NOT_MODIFIED, [("etag", etag)]).into_response();
+    }
+    (StatusCode::OK, [("etag", etag)], bytes).into_response()
 }
 
 async fn serve_slowly(

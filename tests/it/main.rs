@@ -1,11 +1,31 @@
 //! Integration tests: the real app on loopback, real SQLite, real ffmpeg, a local
 //! fixture server for source media. All compile into this one test binary.
 
+/// Runs each named behaviour test (an `async fn(Backend)`) once on the embedded
+/// backend (SQLite, local files) and once on the cluster backend (PostgreSQL, S3).
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod embedded {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(crate::backends::Backend::Embedded).await
+            })*
+        }
+        mod cluster {
+            $(#[tokio::test]
+            async fn $name() {
+                super::$name(crate::backends::Backend::Cluster).await
+            })*
+        }
+    };
+}
+
 mod api_errors;
 mod auth_flood;
 mod backends;
 mod binary;
 mod budgets;
+mod cache;
 mod cli;
 mod clips;
 mod cluster;
