@@ -121,25 +121,59 @@ fn running_of_org(now_sql: &str, node: &str) -> String {
 /// The claim statement of both databases, with `$1` the lease in milliseconds, `$2`
 /// the per-organization cap and `$3` the node; `lock` is what the inner `SELECT` adds
 /// on PostgreSQL (`FOR UPDATE SKIP LOCKED`). Leases and due times by the database's
-/// clock (`now_sql`, see `crate::db::PG_NOW_MS`). Within an organization, image-only
-/// edits go first: they are short, and the CPU stage classes the work by its measured
-/// cost once the sources are in.
+/// clock (`now_sql`, see `crate::db::PG_NOW_MS`).
 fn claim_sql(now_sql: &str, lock: &str) -> String {
-    let running = running_of_org(now_sql, "$3");
     format!(
-        "UPDATE edits
-            SET status = 'processing', attempt = attempt + 1, lease_until = {now_sql} + $1,
-                updated_at = {now_sql}, claimed_by = $3
-          WHERE id = (SELECT e.id FROM edits e
-                       WHERE ((e.status = 'queued' AND e.run_after <= {now_sql})
-                              OR (e.status = 'processing' AND e.lease_until < {now_sql}))
-                         AND {running} < $2
-                       ORDER BY {running}, CASE WHEN e.lane = 'fast' THEN 0 ELSE 1 END,
-                                e.run_after, e.created_at
-                       LIMIT 1 {lock})
-      RETURNING id, org_id, attempt, failures, handbacks, request"
+        "UPDATE edits {} WHERE id = ({}) {CLAIM_RETURNING}",
+        claim_set(now_sql),
+        candidate_sql(now_sql, lock)
     )
 }
+
+/// The id of the edit a claim takes (same placeholders as [`claim_sql`]): claimable
+/// (queued and due, or processing under an expired lease), of an organization under
+/// its cap on this node, the organization holding fewest first. Within an
+/// organization, image-only edits go first: they are short, and the CPU stage classes
+/// the work by its measured cost once the sources are in.
+fn candidate_sql(now_sql: &str, lock: &str) -> String {
+    let running = running_of_org(now_sql, "$3");
+    format!(
+        "SELECT e.id FROM edits e
+          WHERE {} AND {running} < $2
+          ORDER BY {running}, CASE WHEN e.lane = 'fast' THEN 0 ELSE 1 END,
+                   e.run_after, e.created_at
+          LIMIT 1 {lock}",
+        claimable("e", now_sql)
+    )
+}
+
+/// The claim of the one edit `$4` if it is still claimable (same placeholders as
+/// [`claim_sql`] otherwise): SQLite picks the candidate with a read, which never
+/// waits for nor holds up its single writer, then takes it with this cheap write.
+fn claim_by_id_sql(now_sql: &str) -> String {
+    format!(
+        "UPDATE edits {} WHERE id = $4 AND {} {CLAIM_RETURNING}",
+        claim_set(now_sql),
+        claimable("edits", now_sql)
+    )
+}
+
+/// Queued and due, or processing under an expired lease.
+fn claimable(table: &str, now_sql: &str) -> String {
+    format!(
+        "(({table}.status = 'queued' AND {table}.run_after <= {now_sql}) \
+          OR ({table}.status = 'processing' AND {table}.lease_until < {now_sql}))"
+    )
+}
+
+fn claim_set(now_sql: &str) -> String {
+    format!(
+        "SET status = 'processing', attempt = attempt + 1, lease_until = {now_sql} + $1, \
+             updated_at = {now_sql}, claimed_by = $3"
+    )
+}
+
+const CLAIM_RETURNING: &str = "RETURNING id, org_id, attempt, failures, handbacks, request";
 
 /// The fenced `UPDATE` of [`JobQueue::fenced`], with `$1, $2, …` placeholders: `set`
 /// uses the first `binds`, then come `id` and `attempt`. `{now}` in `set` and

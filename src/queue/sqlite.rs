@@ -1,14 +1,17 @@
-//! The queue on SQLite: a conditional `UPDATE … RETURNING` claims atomically, since
-//! SQLite runs one writer at a time.
+//! The queue on SQLite: a read picks the claim's candidate, and a conditional
+//! `UPDATE … RETURNING` on its id takes it atomically (SQLite runs one writer at a
+//! time), so the scan never holds up inserts.
 
 use std::time::Duration;
 
 use async_trait::async_trait;
 use sqlx::SqlitePool;
 
-use super::{
-    fenced_sql, run_claim, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim,
-};
+use super::{fenced_sql, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim};
+
+/// Candidates a claim tries before it gives up until the next wake-up (each lost only
+/// to a concurrent claimer, which is rare: one dispatcher per node).
+const CLAIM_TRIES: usize = 4;
 use crate::db::{DbError, SQLITE_NOW_MS};
 
 pub struct SqliteQueue {
@@ -28,8 +31,33 @@ impl JobQueue for SqliteQueue {
         lease: Duration,
         fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError> {
-        let sql = super::claim_sql(SQLITE_NOW_MS, "").replace('$', "?");
-        run_claim!(&self.pool, &sql, lease, fairness)
+        // A read picks the candidate and a conditional write takes it: the scan (which
+        // grows with the queue) never holds the single writer that inserts wait for.
+        // Another claimer may take the candidate in between; then look again.
+        let pick = super::candidate_sql(SQLITE_NOW_MS, "").replace('$', "?");
+        let take = super::claim_by_id_sql(SQLITE_NOW_MS).replace('$', "?");
+        for _ in 0..CLAIM_TRIES {
+            let candidate: Option<String> = sqlx::query_scalar(&pick)
+                .bind(lease.as_millis() as i64)
+                .bind(i64::from(fairness.per_org_cap))
+                .bind(fairness.node)
+                .fetch_optional(&self.pool)
+                .await?;
+            let Some(id) = candidate else {
+                return Ok(None);
+            };
+            let row: Option<StoredClaim> = sqlx::query_as(&take)
+                .bind(lease.as_millis() as i64)
+                .bind(i64::from(fairness.per_org_cap))
+                .bind(fairness.node)
+                .bind(&id)
+                .fetch_optional(&self.pool)
+                .await?;
+            if let Some(row) = row {
+                return Claim::try_from(row).map(Some);
+            }
+        }
+        Ok(None)
     }
 
     async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {

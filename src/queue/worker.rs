@@ -85,6 +85,10 @@ impl WorkerContext {
     }
 }
 
+/// The least time between two claim attempts that follow a fruitless one (see
+/// `dispatch`); an idle node still claims a new edit at once.
+const CLAIM_DEBOUNCE: Duration = Duration::from_millis(20);
+
 /// Starts the dispatcher, which claims edits until `ctx.stopping` is cancelled and
 /// then waits for the claims it holds: each finishes, or is handed back.
 pub fn run_workers(ctx: Arc<WorkerContext>) -> JoinSet<()> {
@@ -123,8 +127,17 @@ async fn dispatch(ctx: Arc<WorkerContext>) {
             Err(e) => tracing::error!(error = %e, "claiming an edit failed"),
         }
         drop(permit);
+        let looked = Instant::now();
         tokio::select! {
-            _ = &mut notified => {}
+            _ = &mut notified => {
+                // A burst of new edits wakes the dispatcher once per edit; when the last
+                // look found nothing it may take (every organization at its cap), look
+                // again at most every CLAIM_DEBOUNCE rather than once per insert.
+                tokio::select! {
+                    _ = tokio::time::sleep_until(looked + CLAIM_DEBOUNCE) => {}
+                    _ = stopping.cancelled() => {}
+                }
+            }
             _ = tokio::time::sleep(ctx.poll) => {}
             _ = stopping.cancelled() => {}
         }
