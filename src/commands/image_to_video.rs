@@ -141,9 +141,12 @@ fn ffmpeg_args(
 ) -> Vec<OsString> {
     let rate = rate.to_ffmpeg();
     // Converting before `tpad` converts once; after it, every clone is converted again
-    // (measured: 4.7 s instead of 2.6 s for 125 frames at 2880x2160).
+    // (measured: 4.7 s instead of 2.6 s for 125 frames at 2880x2160). The clones share
+    // one buffer, which the encoder then copies into a fresh allocation per frame (a
+    // mapping of 9 MB each at 2880x2160, 1.3 s of system time for 125 frames); `copy`
+    // puts each into a pooled buffer instead (2.8 s → 2.0 s, the same bytes).
     let filters = format!(
-        "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p,tpad=stop={}:stop_mode=clone",
+        "scale=out_color_matrix=bt709:out_range=tv,format=yuv420p,tpad=stop={}:stop_mode=clone,copy",
         frames - 1
     );
     let mut args: Vec<OsString> = [
