@@ -35,9 +35,11 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# video-to-gif's recipe for a clip of 3 s or more (see docs/API.md).
 GIF_FILTER = (
     "fps=15,scale='if(gte(iw,ih),min(480,iw),-1)':'if(gte(iw,ih),-1,min(480,ih))':flags=lanczos,"
-    "split[a][b];[a]palettegen=stats_mode=diff[p];[b][p]paletteuse=dither=sierra2_4a:diff_mode=rectangle"
+    "split[a][b];[a]fps=3,palettegen=stats_mode=diff:max_colors=96[p];"
+    "[b][p]paletteuse=dither=none:diff_mode=rectangle"
 )
 
 
