@@ -69,9 +69,10 @@ impl FrameOutput {
     }
 }
 
-/// Pictures encoded at once: one per core.
+/// Pictures encoded at once: one per core, and one more, so that no core waits while
+/// the next picture is read (2.86 s → 2.69 s for 125 frames at 720p on 2 cores).
 pub(crate) fn threads() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
+    std::thread::available_parallelism().map_or(2, |n| n.get()) + 1
 }
 
 /// Reads the pictures of the `yuv4mpegpipe` stream on `pipe` (made with `matrix`)
