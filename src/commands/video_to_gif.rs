@@ -110,14 +110,23 @@ mod tests {
     fn video_to_gif_lowers_the_frame_rate_only_when_above_the_cap() {
         let args = video_to_gif_args(&info(Some(30.0), true)).join(" ");
         assert!(args.contains("setsar=1,fps=15,scale="), "{args}");
-        assert!(args.contains("[a]palettegen=stats_mode=diff:max_colors=96"), "{args}");
-        assert!(args.contains("paletteuse=dither=none:diff_mode=rectangle"), "{args}");
+        assert!(
+            args.contains("[a]palettegen=stats_mode=diff:max_colors=96"),
+            "{args}"
+        );
+        assert!(
+            args.contains("paletteuse=dither=none:diff_mode=rectangle"),
+            "{args}"
+        );
         assert!(args.ends_with("-loop 0 -f gif"), "{args}");
         // 10 s at 15 fps: the palette counts 3 frames a second.
         let mut longer = info(Some(30.0), true);
         longer.duration = Some(10.0);
         let args = video_to_gif_args(&longer).join(" ");
-        assert!(args.contains("[a]fps=3,palettegen=stats_mode=diff"), "{args}");
+        assert!(
+            args.contains("[a]fps=3,palettegen=stats_mode=diff"),
+            "{args}"
+        );
         let args = video_to_gif_args(&info(Some(10.0), true)).join(" ");
         assert!(args.contains("setsar=1,scale="), "{args}");
         assert!(args.contains("palettegen=stats_mode=diff"), "{args}");
@@ -135,7 +144,10 @@ mod tests {
         let args = video_to_gif_args(&long).join(" ");
         assert!(args.contains("palettegen=stats_mode=single"), "{args}");
         assert!(args.contains("paletteuse=new=1:"), "{args}");
-        assert!(!args.contains("fps=3,"), "every frame has its own palette: {args}");
+        assert!(
+            !args.contains("fps=3,"),
+            "every frame has its own palette: {args}"
+        );
     }
 
     #[test]
