@@ -201,6 +201,16 @@ impl Command {
         }
     }
 
+    /// `UnsupportedInputFormat` for an input this command does not take.
+    fn check_input(self, input: &MediaFile) -> Result<(), MediaError> {
+        if self.accepts(input.format) {
+            return Ok(());
+        }
+        Err(MediaError::UnsupportedInputFormat {
+            found: input.format.name().to_string(),
+        })
+    }
+
     /// Runs the command on `input`, writing into `out_dir`; `extract-frames` gives one
     /// file per frame, every other command one file. `UnsupportedInputFormat` for an
     /// input it does not take.
@@ -212,11 +222,7 @@ impl Command {
         out_dir: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
-        if !self.accepts(input.format) {
-            return Err(MediaError::UnsupportedInputFormat {
-                found: input.format.name().to_string(),
-            });
-        }
+        self.check_input(input)?;
         let one = match self {
             Command::ImageToVideo => image_to_video::run(media, input, options, out_dir).await,
             Command::GifToVideo => gif_to_video::run(media, input, out_dir, progress).await,
@@ -277,11 +283,7 @@ impl Fused {
         out_dir: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
-        if !self.first.accepts(input.format) {
-            return Err(MediaError::UnsupportedInputFormat {
-                found: input.format.name().to_string(),
-            });
-        }
+        self.first.check_input(input)?;
         let max_pixels = media.config().max_image_pixels;
         let frames = resize_image::frame_output(options, max_pixels);
         extract_frames::run_into(media, input, frames, out_dir, progress).await

@@ -266,20 +266,9 @@ mod tests {
 
     #[test]
     fn limited_range_black_white_and_a_red_come_out_as_rgb() {
-        assert_eq!(
-            flat(3, 3, (16, 128, 128))
-                .to_rgb(Matrix::Bt601)
-                .get_pixel(2, 2)
-                .0,
-            [0, 0, 0]
-        );
-        assert_eq!(
-            flat(3, 3, (235, 128, 128))
-                .to_rgb(Matrix::Bt709)
-                .get_pixel(0, 0)
-                .0,
-            [255, 255, 255]
-        );
+        let rgb = |yuv, matrix| flat(3, 3, yuv).to_rgb(matrix).get_pixel(2, 2).0;
+        assert_eq!(rgb((16, 128, 128), Matrix::Bt601), [0, 0, 0]);
+        assert_eq!(rgb((235, 128, 128), Matrix::Bt709), [255, 255, 255]);
         // BT.601 red (255, 0, 0) is Y 81, Cb 90, Cr 240.
         let red = flat(2, 2, (81, 90, 240))
             .to_rgb(Matrix::Bt601)
