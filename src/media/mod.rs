@@ -24,6 +24,7 @@ pub(crate) mod frames;
 pub(crate) mod gif;
 pub(crate) mod image_ops;
 mod jpeg;
+mod mp4;
 pub(crate) mod probe;
 mod process;
 mod progress;

@@ -156,18 +156,17 @@ pub(crate) async fn inspect(
     let info = match cached {
         Some(info) => info,
         None => {
-            let probe = probe::run(media, &input.path, input.format, false)
-                .await
-                .map_err(unreadable)?;
-            let mut info = VideoInfo::from_probe(&probe)?;
-            if info.frames.is_none() {
-                // GIF (and some MOV) headers carry no frame count: count packets, which
-                // only demuxes, decoding nothing.
-                let counted = probe::run(media, &input.path, input.format, true)
-                    .await
-                    .map_err(unreadable)?;
-                info.frames = counted.video().and_then(|v| v.nb_read_packets);
-            }
+            let info = match input.format {
+                MediaFormat::Mp4 | MediaFormat::Mov => {
+                    let path = input.path.clone();
+                    super::blocking(move || Ok(super::mp4::read_info(&path))).await?
+                }
+                _ => None,
+            };
+            let info = match info {
+                Some(info) => info,
+                None => ffprobe_info(media, input, unreadable).await?,
+            };
             if let Some(key) = key {
                 media.info_cache().put(key, info.clone());
             }
@@ -175,6 +174,28 @@ pub(crate) async fn inspect(
         }
     };
     info.check(&media.limits())?;
+    Ok(info)
+}
+
+/// What ffprobe says of `input`: the authority on every file the in-process MP4
+/// reader leaves alone.
+async fn ffprobe_info(
+    media: &Media,
+    input: &MediaFile,
+    unreadable: impl Fn(MediaError) -> MediaError,
+) -> Result<VideoInfo, MediaError> {
+    let probe = probe::run(media, &input.path, input.format, false)
+        .await
+        .map_err(&unreadable)?;
+    let mut info = VideoInfo::from_probe(&probe)?;
+    if info.frames.is_none() {
+        // GIF (and some MOV) headers carry no frame count: count packets, which
+        // only demuxes, decoding nothing.
+        let counted = probe::run(media, &input.path, input.format, true)
+            .await
+            .map_err(unreadable)?;
+        info.frames = counted.video().and_then(|v| v.nb_read_packets);
+    }
     Ok(info)
 }
 

@@ -31,7 +31,7 @@ pub(crate) fn info(frame_rate: Option<f64>, has_audio: bool) -> VideoInfo {
 }
 
 #[tokio::test]
-async fn a_file_is_probed_once_however_often_it_is_inspected() {
+async fn a_plain_mp4_is_read_in_process_and_any_other_file_probed_once() {
     use std::os::unix::fs::PermissionsExt;
 
     let dir = tempfile::tempdir().unwrap();
@@ -47,17 +47,28 @@ async fn a_file_is_probed_once_however_often_it_is_inspected() {
         ffprobe: wrapper,
         ..crate::media::testutil::media().config().clone()
     });
-    let path = crate::media::testutil::ffmpeg_clip(dir.path(), "a.mp4", &["-pix_fmt", "yuv420p"]);
-    let clip = MediaFile {
-        path,
-        format: MediaFormat::Mp4,
+    let runs = || std::fs::read_to_string(&log).map_or(0, |l| l.lines().count());
+    let inspect_twice = |name: &str, args: &[&str]| {
+        let path = crate::media::testutil::ffmpeg_clip(dir.path(), name, args);
+        let clip = MediaFile {
+            path,
+            format: MediaFormat::Mp4,
+        };
+        let media = &media;
+        async move {
+            let first = inspect(media, &clip, &[MediaFormat::Mp4]).await.unwrap();
+            let again = inspect(media, &clip, &[MediaFormat::Mp4]).await.unwrap();
+            assert_eq!(first, again);
+            first
+        }
     };
-    let first = inspect(&media, &clip, &[MediaFormat::Mp4]).await.unwrap();
-    let again = inspect(&media, &clip, &[MediaFormat::Mp4]).await.unwrap();
-    assert_eq!(first, again);
-    assert_eq!((first.width, first.frames), (32, Some(2)));
-    let runs = std::fs::read_to_string(&log).unwrap().lines().count();
-    assert_eq!(runs, 1, "probed once");
+    let plain = inspect_twice("plain.mp4", &["-pix_fmt", "yuv420p"]).await;
+    assert_eq!((plain.width, plain.frames), (32, Some(2)));
+    assert_eq!(runs(), 0, "read in process");
+    // Non-square pixels are left to ffprobe, once for both looks.
+    let wide = inspect_twice("wide.mp4", &["-pix_fmt", "yuv420p", "-vf", "setsar=2"]).await;
+    assert!(!wide.shown_as_stored);
+    assert_eq!(runs(), 1, "probed once");
 }
 
 #[test]

@@ -1,0 +1,467 @@
+//! What an MP4 or MOV file's headers say, read in this process: the common case of a
+//! video edit without an `ffprobe` run, whose start (loading ffmpeg's libraries) costs
+//! 60–100 ms — most of a short job's fixed cost.
+//!
+//! Only the plain case is answered: one H.264 video track at a constant frame rate
+//! (one `stts` duration, the last sample aside), square pixels, no rotation, no
+//! container colour box, not fragmented. Anything else, and anything malformed, gives
+//! `None` and the caller asks ffprobe, which stays the authority on odd files and on
+//! what is wrong with a broken one. Nothing here panics on hostile bytes: every read
+//! is bounds-checked.
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use super::transcode::VideoInfo;
+use super::yuv::Matrix;
+
+/// The largest `moov` read; a bigger index is left to ffprobe.
+const MAX_MOOV_BYTES: u64 = 16 << 20;
+/// Top-level boxes looked at before giving up on finding `moov`.
+const MAX_TOP_LEVEL_BOXES: usize = 64;
+
+/// The video facts of `path`, if it is a plain MP4/MOV with an H.264 track.
+pub(crate) fn read_info(path: &Path) -> Option<VideoInfo> {
+    let moov = read_moov(path)?;
+    parse_moov(&moov)
+}
+
+/// The payload of the top-level `moov` box.
+fn read_moov(path: &Path) -> Option<Vec<u8>> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut at = 0u64;
+    for _ in 0..MAX_TOP_LEVEL_BOXES {
+        if at + 8 > len {
+            return None;
+        }
+        file.seek(SeekFrom::Start(at)).ok()?;
+        let mut head = [0u8; 16];
+        file.read_exact(&mut head[..8]).ok()?;
+        let mut size = u64::from(u32::from_be_bytes(head[..4].try_into().ok()?));
+        let kind: [u8; 4] = head[4..8].try_into().ok()?;
+        let mut header = 8;
+        if size == 1 {
+            file.read_exact(&mut head[8..16]).ok()?;
+            size = u64::from_be_bytes(head[8..16].try_into().ok()?);
+            header = 16;
+        } else if size == 0 {
+            size = len - at;
+        }
+        if size < header || at + size > len {
+            return None;
+        }
+        if &kind == b"moov" {
+            let body = size - header;
+            if body > MAX_MOOV_BYTES {
+                return None;
+            }
+            let mut moov = vec![0u8; body as usize];
+            file.read_exact(&mut moov).ok()?;
+            return Some(moov);
+        }
+        at += size;
+    }
+    None
+}
+
+/// A bounds-checked reader over a box's bytes.
+#[derive(Clone, Copy)]
+struct Bytes<'a>(&'a [u8]);
+
+impl<'a> Bytes<'a> {
+    fn slice(self, at: usize, len: usize) -> Option<&'a [u8]> {
+        self.0.get(at..at.checked_add(len)?)
+    }
+    fn u8(self, at: usize) -> Option<u8> {
+        self.0.get(at).copied()
+    }
+    fn u16(self, at: usize) -> Option<u16> {
+        Some(u16::from_be_bytes(self.slice(at, 2)?.try_into().ok()?))
+    }
+    fn u32(self, at: usize) -> Option<u32> {
+        Some(u32::from_be_bytes(self.slice(at, 4)?.try_into().ok()?))
+    }
+    fn u64(self, at: usize) -> Option<u64> {
+        Some(u64::from_be_bytes(self.slice(at, 8)?.try_into().ok()?))
+    }
+
+    /// The child boxes: `(type, payload)`; `None` if they do not tile the bytes.
+    fn children(self) -> Option<Vec<([u8; 4], Bytes<'a>)>> {
+        let mut out = Vec::new();
+        let mut at = 0usize;
+        while at < self.0.len() {
+            let mut size = self.u32(at)? as usize;
+            let kind: [u8; 4] = self.slice(at + 4, 4)?.try_into().ok()?;
+            let mut header = 8;
+            if size == 1 {
+                size = usize::try_from(self.u64(at + 8)?).ok()?;
+                header = 16;
+            } else if size == 0 {
+                size = self.0.len() - at;
+            }
+            if size < header {
+                return None;
+            }
+            out.push((kind, Bytes(self.slice(at + header, size - header)?)));
+            at += size;
+        }
+        Some(out)
+    }
+
+    fn child(self, kind: &[u8; 4]) -> Option<Bytes<'a>> {
+        self.children()?
+            .into_iter()
+            .find(|(k, _)| k == kind)
+            .map(|(_, b)| b)
+    }
+}
+
+/// `(timescale, duration)` of an `mvhd` or `mdhd` payload.
+fn time_header(b: Bytes) -> Option<(u32, u64)> {
+    match b.u8(0)? {
+        0 => Some((b.u32(12)?, u64::from(b.u32(16)?))),
+        1 => Some((b.u32(20)?, b.u64(24)?)),
+        _ => None,
+    }
+}
+
+fn seconds((timescale, duration): (u32, u64)) -> Option<f64> {
+    (timescale > 0).then(|| duration as f64 / f64::from(timescale))
+}
+
+/// One track: its handler, time header and sample table.
+struct Track<'a> {
+    handler: [u8; 4],
+    media_time: (u32, u64),
+    stbl: Bytes<'a>,
+    tkhd: Bytes<'a>,
+}
+
+fn track(trak: Bytes<'_>) -> Option<Track<'_>> {
+    let mdia = trak.child(b"mdia")?;
+    let handler: [u8; 4] = mdia.child(b"hdlr")?.slice(8, 4)?.try_into().ok()?;
+    Some(Track {
+        handler,
+        media_time: time_header(mdia.child(b"mdhd")?)?,
+        stbl: mdia.child(b"minf")?.child(b"stbl")?,
+        tkhd: trak.child(b"tkhd")?,
+    })
+}
+
+fn parse_moov(moov: &[u8]) -> Option<VideoInfo> {
+    let moov = Bytes(moov);
+    let boxes = moov.children()?;
+    if boxes.iter().any(|(k, _)| k == b"mvex") {
+        return None; // fragmented: the samples are in the fragments
+    }
+    let movie = time_header(moov.child(b"mvhd")?)?;
+    let tracks: Vec<Track> = boxes
+        .iter()
+        .filter(|(k, _)| k == b"trak")
+        .map(|(_, t)| track(*t))
+        .collect::<Option<_>>()?;
+    let mut videos = tracks.iter().filter(|t| &t.handler == b"vide");
+    let video = videos.next()?;
+    if videos.next().is_some() || !identity_matrix(video.tkhd)? {
+        return None;
+    }
+    let entry = sample_entry(video.stbl)?;
+    let frames = u64::from(video.stbl.child(b"stsz")?.u32(8)?);
+    let base_rate = constant_rate(video.stbl.child(b"stts")?, video.media_time.0)?;
+    let video_seconds = seconds(video.media_time)?;
+    if frames == 0 || video_seconds <= 0.0 {
+        return None;
+    }
+    // As ffmpeg's mov demuxer does for a constant rate.
+    let frame_rate = base_rate;
+    let duration = tracks
+        .iter()
+        .filter_map(|t| seconds(t.media_time))
+        .chain(seconds(movie))
+        .chain(std::iter::once(frames as f64 / frame_rate))
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .reduce(f64::max);
+    Some(VideoInfo {
+        width: entry.width,
+        height: entry.height,
+        duration,
+        frames: Some(frames),
+        frame_rate: Some(frame_rate),
+        base_rate: Some(base_rate),
+        has_audio: tracks.iter().any(|t| &t.handler == b"soun"),
+        codec: Some("h264".into()),
+        pix_fmt: Some(entry.sps.pix_fmt()?.into()),
+        shown_as_stored: true,
+        matrix: entry.sps.matrix,
+    })
+}
+
+/// A `tkhd` whose display matrix shows frames as stored.
+fn identity_matrix(tkhd: Bytes) -> Option<bool> {
+    let at = match tkhd.u8(0)? {
+        0 => 40,
+        1 => 52,
+        _ => return None,
+    };
+    let m: Vec<u32> = (0..9)
+        .map(|i| tkhd.u32(at + 4 * i))
+        .collect::<Option<_>>()?;
+    Some(m == [0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x4000_0000])
+}
+
+/// The frame rate every sample time is a multiple of, when every sample but the last
+/// lasts the same.
+fn constant_rate(stts: Bytes, timescale: u32) -> Option<f64> {
+    let count = stts.u32(4)? as usize;
+    let delta = match count {
+        1 => stts.u32(12)?,
+        // The last sample often lasts otherwise (an edit's end).
+        2 if stts.u32(16)? == 1 => stts.u32(12)?,
+        _ => return None,
+    };
+    (delta > 0 && timescale > 0).then(|| f64::from(timescale) / f64::from(delta))
+}
+
+struct Entry {
+    width: u32,
+    height: u32,
+    sps: Sps,
+}
+
+/// The first sample description: an `avc1`/`avc3` entry with square pixels and no
+/// colour box, whose SPS agrees on the size.
+fn sample_entry(stbl: Bytes) -> Option<Entry> {
+    let stsd = stbl.child(b"stsd")?;
+    if stsd.u32(4)? != 1 {
+        return None;
+    }
+    let entries = Bytes(stsd.0.get(8..)?).children()?;
+    let (kind, entry) = entries.first()?;
+    if kind != b"avc1" && kind != b"avc3" {
+        return None;
+    }
+    let (width, height) = (u32::from(entry.u16(24)?), u32::from(entry.u16(26)?));
+    let children = Bytes(entry.0.get(78..)?).children()?;
+    let mut sps = None;
+    for (kind, body) in &children {
+        match kind {
+            b"avcC" => sps = avcc_sps(*body),
+            b"pasp" if body.u32(0)? != body.u32(4)? => return None,
+            b"colr" => return None,
+            _ => {}
+        }
+    }
+    let sps = sps?;
+    if (sps.width, sps.height) != (width, height) || !sps.square_pixels || width == 0 {
+        return None;
+    }
+    Some(Entry { width, height, sps })
+}
+
+/// The first SPS of an `avcC` payload.
+fn avcc_sps(avcc: Bytes) -> Option<Sps> {
+    if avcc.u8(5)? & 0x1f == 0 {
+        return None;
+    }
+    let len = avcc.u16(6)? as usize;
+    Sps::parse(avcc.slice(8, len)?)
+}
+
+/// What the service needs from an H.264 sequence parameter set.
+struct Sps {
+    chroma_format: u32,
+    bit_depth: u32,
+    full_range: bool,
+    width: u32,
+    height: u32,
+    square_pixels: bool,
+    matrix: Matrix,
+}
+
+impl Sps {
+    /// ffmpeg's name for the decoded pixel format; `None` for one this reader does not
+    /// name (ffprobe then does).
+    fn pix_fmt(&self) -> Option<&'static str> {
+        Some(
+            match (self.chroma_format, self.bit_depth, self.full_range) {
+                (1, 8, false) => "yuv420p",
+                (1, 8, true) => "yuvj420p",
+                (2, 8, false) => "yuv422p",
+                (2, 8, true) => "yuvj422p",
+                (3, 8, false) => "yuv444p",
+                (3, 8, true) => "yuvj444p",
+                (1, 10, false) => "yuv420p10le",
+                (2, 10, false) => "yuv422p10le",
+                (3, 10, false) => "yuv444p10le",
+                _ => return None,
+            },
+        )
+    }
+
+    fn parse(nal: &[u8]) -> Option<Sps> {
+        // The NAL header, then the payload without emulation prevention bytes.
+        if nal.first()? & 0x1f != 7 {
+            return None;
+        }
+        let mut rbsp = Vec::with_capacity(nal.len());
+        let mut zeros = 0;
+        for &b in &nal[1..] {
+            if zeros >= 2 && b == 3 {
+                zeros = 0;
+                continue;
+            }
+            zeros = if b == 0 { zeros + 1 } else { 0 };
+            rbsp.push(b);
+        }
+        let mut r = Bits::new(&rbsp);
+        let profile = r.bits(8)?;
+        r.bits(16)?; // constraint flags, level
+        r.ue()?; // seq_parameter_set_id
+        let (mut chroma_format, mut bit_depth) = (1, 8);
+        if matches!(
+            profile,
+            100 | 110 | 122 | 244 | 44 | 83 | 86 | 118 | 128 | 138 | 139 | 134 | 135
+        ) {
+            chroma_format = r.ue()?;
+            if chroma_format == 3 {
+                r.bits(1)?;
+            }
+            bit_depth = r.ue()? + 8;
+            r.ue()?; // chroma bit depth
+            r.bits(1)?; // qpprime_y_zero_transform_bypass
+            if r.bits(1)? == 1 {
+                for i in 0..if chroma_format == 3 { 12 } else { 8 } {
+                    if r.bits(1)? == 1 {
+                        r.skip_scaling_list(if i < 6 { 16 } else { 64 })?;
+                    }
+                }
+            }
+        }
+        r.ue()?; // log2_max_frame_num_minus4
+        match r.ue()? {
+            0 => {
+                r.ue()?;
+            }
+            1 => {
+                r.bits(1)?;
+                r.se()?;
+                r.se()?;
+                for _ in 0..r.ue()?.min(255) {
+                    r.se()?;
+                }
+            }
+            _ => {}
+        }
+        r.ue()?; // max_num_ref_frames
+        r.bits(1)?; // gaps_in_frame_num_value_allowed
+        let width_mbs = r.ue()? + 1;
+        let height_units = r.ue()? + 1;
+        let frame_mbs_only = r.bits(1)?;
+        if frame_mbs_only == 0 {
+            r.bits(1)?;
+        }
+        r.bits(1)?; // direct_8x8_inference
+        let mut crop = [0u32; 4];
+        if r.bits(1)? == 1 {
+            for c in &mut crop {
+                *c = r.ue()?;
+            }
+        }
+        let (sub_w, sub_h) = match chroma_format {
+            1 => (2, 2),
+            2 => (2, 1),
+            _ => (1, 1),
+        };
+        let crop_unit_y = sub_h * (2 - frame_mbs_only);
+        let width = (width_mbs * 16).checked_sub(sub_w * (crop[0] + crop[1]))?;
+        let height = (height_units * 16 * (2 - frame_mbs_only))
+            .checked_sub(crop_unit_y * (crop[2] + crop[3]))?;
+        let (mut square_pixels, mut full_range, mut matrix) = (true, false, Matrix::Bt601);
+        if r.bits(1)? == 1 {
+            if r.bits(1)? == 1 {
+                let idc = r.bits(8)?;
+                if idc == 255 {
+                    let (w, h) = (r.bits(16)?, r.bits(16)?);
+                    square_pixels = w == h || w == 0 || h == 0;
+                } else {
+                    square_pixels = idc <= 1;
+                }
+            }
+            if r.bits(1)? == 1 {
+                r.bits(1)?;
+            }
+            if r.bits(1)? == 1 {
+                r.bits(3)?;
+                full_range = r.bits(1)? == 1;
+                if r.bits(1)? == 1 {
+                    r.bits(16)?; // primaries, transfer
+                    if r.bits(8)? == 1 {
+                        matrix = Matrix::Bt709;
+                    }
+                }
+            }
+        }
+        Some(Sps {
+            chroma_format,
+            bit_depth,
+            full_range,
+            width,
+            height,
+            square_pixels,
+            matrix,
+        })
+    }
+}
+
+/// A bit reader with Exp-Golomb codes, as H.264 headers are written.
+struct Bits<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Bits<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Bits { bytes, at: 0 }
+    }
+
+    fn bits(&mut self, n: u32) -> Option<u32> {
+        let mut v = 0u32;
+        for _ in 0..n {
+            let byte = *self.bytes.get(self.at / 8)?;
+            v = (v << 1) | u32::from((byte >> (7 - self.at % 8)) & 1);
+            self.at += 1;
+        }
+        Some(v)
+    }
+
+    fn ue(&mut self) -> Option<u32> {
+        let mut zeros = 0;
+        while self.bits(1)? == 0 {
+            zeros += 1;
+            if zeros > 31 {
+                return None;
+            }
+        }
+        Some((1u32 << zeros) - 1 + self.bits(zeros)?)
+    }
+
+    fn se(&mut self) -> Option<i64> {
+        let v = i64::from(self.ue()?);
+        Some(if v % 2 == 1 { (v + 1) / 2 } else { -(v / 2) })
+    }
+
+    fn skip_scaling_list(&mut self, size: usize) -> Option<()> {
+        let (mut last, mut next) = (8i64, 8i64);
+        for _ in 0..size {
+            if next != 0 {
+                next = (last + self.se()? + 256) % 256;
+            }
+            last = if next == 0 { last } else { next };
+        }
+        Some(())
+    }
+}
+
+#[cfg(test)]
+mod tests;
