@@ -48,7 +48,7 @@ fn read_moov(path: &Path) -> Option<Vec<u8>> {
         } else if size == 0 {
             size = len - at;
         }
-        if size < header || at + size > len {
+        if size < header || at.checked_add(size)? > len {
             return None;
         }
         if &kind == b"moov" {
@@ -327,7 +327,7 @@ impl Sps {
             if chroma_format == 3 {
                 r.bits(1)?;
             }
-            bit_depth = r.ue()? + 8;
+            bit_depth = r.ue()?.checked_add(8)?;
             r.ue()?; // chroma bit depth
             r.bits(1)?; // qpprime_y_zero_transform_bypass
             if r.bits(1)? == 1 {
@@ -355,8 +355,8 @@ impl Sps {
         }
         r.ue()?; // max_num_ref_frames
         r.bits(1)?; // gaps_in_frame_num_value_allowed
-        let width_mbs = r.ue()? + 1;
-        let height_units = r.ue()? + 1;
+        let width_mbs = r.ue()?.checked_add(1)?;
+        let height_units = r.ue()?.checked_add(1)?;
         let frame_mbs_only = r.bits(1)?;
         if frame_mbs_only == 0 {
             r.bits(1)?;
@@ -373,10 +373,14 @@ impl Sps {
             2 => (2, 1),
             _ => (1, 1),
         };
+        // Checked: a hostile header must not overflow (it is then left to ffprobe).
         let crop_unit_y = sub_h * (2 - frame_mbs_only);
-        let width = (width_mbs * 16).checked_sub(sub_w * (crop[0] + crop[1]))?;
-        let height = (height_units * 16 * (2 - frame_mbs_only))
-            .checked_sub(crop_unit_y * (crop[2] + crop[3]))?;
+        let crop_w = crop[0].checked_add(crop[1])?.checked_mul(sub_w)?;
+        let crop_h = crop[2].checked_add(crop[3])?.checked_mul(crop_unit_y)?;
+        let width = width_mbs.checked_mul(16)?.checked_sub(crop_w)?;
+        let height = height_units
+            .checked_mul(16 * (2 - frame_mbs_only))?
+            .checked_sub(crop_h)?;
         let (mut square_pixels, mut full_range, mut matrix) = (true, false, Matrix::Bt601);
         if r.bits(1)? == 1 {
             if r.bits(1)? == 1 {
