@@ -3,6 +3,16 @@ use crate::media::probe;
 use crate::media::testutil;
 use crate::media::MediaFormat;
 
+/// H.264 in 8-bit 4:2:0, fast.
+const X264_420: [&str; 6] = [
+    "-c:v",
+    "libx264",
+    "-preset",
+    "ultrafast",
+    "-pix_fmt",
+    "yuv420p",
+];
+
 /// A clip made by ffmpeg with `args` (after a 0.4 s 160x120 test pattern input).
 fn clip(dir: &Path, name: &str, args: &[&str]) -> std::path::PathBuf {
     let path = dir.join(name);
@@ -116,14 +126,7 @@ async fn plain_h264_files_read_as_ffprobe_reads_them() {
 #[test]
 fn anything_unusual_is_left_to_ffprobe() {
     let dir = tempfile::tempdir().unwrap();
-    let x264 = [
-        "-c:v",
-        "libx264",
-        "-preset",
-        "ultrafast",
-        "-pix_fmt",
-        "yuv420p",
-    ];
+    let x264 = X264_420;
     let plain = clip(dir.path(), "plain.mov", &x264);
     let rotated = dir.path().join("rotated.mov");
     let remux = std::process::Command::new("ffmpeg")
@@ -184,16 +187,7 @@ fn cut_or_damaged_headers_never_panic() {
     let path = clip(
         dir.path(),
         "whole.mp4",
-        &[
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-movflags",
-            "+faststart",
-        ],
+        &[&X264_420[..], &["-movflags", "+faststart"]].concat(),
     );
     let whole = std::fs::read(&path).unwrap();
     let damaged = dir.path().join("damaged.mp4");
