@@ -17,6 +17,7 @@ mod postgres;
 mod progress;
 pub mod slots;
 mod sqlite;
+mod step;
 mod worker;
 
 pub use error::JobError;

@@ -13,11 +13,9 @@ use tokio::sync::watch;
 
 use crate::commands::Fused;
 use crate::db::SourceValidators;
-use crate::edits::{Command, NewEdit};
-use crate::error_code::Code;
+use crate::edits::NewEdit;
 use crate::fetch::{Fetch, FetchError};
 use crate::media::MediaFile;
-use crate::media::Work;
 use crate::storage::OutputKey;
 
 use super::cache::{self, CacheEntry, ResultCache};
@@ -26,6 +24,7 @@ use super::cost::{self, WorkBudget};
 use super::limits::{ensure_free_disk, OutputBudget};
 use super::progress::{report_loop, Tracker};
 use super::slots::{Class, FairSlots, SlotPermit};
+use super::step::Step;
 use super::worker::WorkerContext;
 use super::{Claim, JobError};
 
@@ -335,50 +334,6 @@ impl EditRun<'_> {
             acquire.await
         };
         Ok((permit, turn.granted()))
-    }
-}
-
-/// One CPU step of a pipeline: a command, or two that run as one (see [`Fused`]).
-#[derive(Debug, Clone, Copy)]
-enum Step {
-    One(Command),
-    Fused(Fused),
-}
-
-impl Step {
-    fn first(self) -> Command {
-        match self {
-            Step::One(command) => command,
-            Step::Fused(fused) => fused.first,
-        }
-    }
-
-    /// How many of the pipeline's commands this step runs.
-    fn commands(self) -> usize {
-        match self {
-            Step::One(_) => 1,
-            Step::Fused(_) => 2,
-        }
-    }
-
-    fn cost(self, work: Work, options: &crate::edits::Options) -> u64 {
-        match self {
-            Step::One(command) => command.cost(work, options),
-            Step::Fused(fused) => fused.cost(work, options),
-        }
-    }
-
-    /// Where a failure with `code` of this step, starting at command `c` of asset
-    /// `i`, happened: a fused step's output-size errors are the second command's
-    /// (the first, `extract-frames`, never makes them), as they would be unfused.
-    fn place(self, i: usize, c: usize, code: Code) -> String {
-        let second = matches!(code, Code::OutputTooSmall | Code::OutputTooLarge);
-        match self {
-            Step::Fused(fused) if second => {
-                format!("Asset {i}, command {} ({})", c + 1, fused.then)
-            }
-            _ => format!("Asset {i}, command {c} ({})", self.first()),
-        }
     }
 }
 

@@ -1,6 +1,7 @@
 use super::*;
 use crate::media::probe;
 use crate::media::testutil;
+use crate::media::yuv::Matrix;
 use crate::media::MediaFormat;
 
 /// H.264 in 8-bit 4:2:0, fast.
