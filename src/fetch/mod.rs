@@ -8,6 +8,7 @@
 //! - IP-literal hosts are checked by [`check_url`] on the initial URL and on every
 //!   redirect hop, which this module follows itself instead of letting reqwest do it.
 
+mod conditional;
 mod guard;
 mod ip;
 mod pace;
@@ -25,6 +26,7 @@ use sha2::{Digest, Sha256};
 use tokio::io::AsyncWriteExt;
 use url::Url;
 
+pub use conditional::{Fetch, Fetched};
 pub use guard::check_url;
 pub use ip::is_public_ip;
 
@@ -138,23 +140,6 @@ impl FetchError {
     }
 }
 
-/// What a fetch got.
-#[derive(Debug)]
-pub enum Fetch {
-    /// The source answered `304 Not Modified` to a conditional request: the body the
-    /// validators stand for is still current.
-    NotModified,
-    Body(Fetched),
-}
-
-/// A source written to disk.
-#[derive(Debug)]
-pub struct Fetched {
-    pub bytes: u64,
-    /// The body's SHA-256 and the validators it came with.
-    pub validators: SourceValidators,
-}
-
 /// Downloads sources; one per process, cheap to clone.
 #[derive(Clone)]
 pub struct Fetcher {
@@ -242,15 +227,7 @@ impl Fetcher {
             tracing::debug!(source = %redacted(&current), "requesting source");
             let requested = Instant::now();
             let first_byte_deadline = requested + self.config.stall.first_byte_timeout;
-            let mut request = self.client.get(current.clone());
-            if let Some(known) = known {
-                if let Some(etag) = &known.etag {
-                    request = request.header(header::IF_NONE_MATCH, etag);
-                }
-                if let Some(date) = &known.last_modified {
-                    request = request.header(header::IF_MODIFIED_SINCE, date);
-                }
-            }
+            let request = conditional::ask(self.client.get(current.clone()), known);
             let response = tokio::time::timeout_at(first_byte_deadline.into(), request.send())
                 .await
                 .map_err(|_| Stall::NoFirstByte {
@@ -272,12 +249,7 @@ impl Fetcher {
             if !status.is_success() {
                 return Err(FetchError::HttpStatus(status.as_u16()));
             }
-            let validator = |name| {
-                let value = response.headers().get(name)?.to_str().ok()?;
-                // A validator is echoed back in a header: keep only sane ones.
-                (value.len() <= 256).then(|| value.to_string())
-            };
-            let (etag, last_modified) = (validator(header::ETAG), validator(header::LAST_MODIFIED));
+            let (etag, last_modified) = conditional::validators(&response);
             let (bytes, sha256) = self.stream_body(response, requested, dest).await?;
             return Ok(Fetch::Body(Fetched {
                 bytes,

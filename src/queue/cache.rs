@@ -21,6 +21,7 @@ use crate::edits::NewEdit;
 use crate::media::MediaFormat;
 use crate::storage::{OutputKey, Storage};
 
+use super::worker::WorkerContext;
 use super::JobRef;
 
 /// What outputs depend on besides the request and the source: the recipes, which may
@@ -54,12 +55,35 @@ pub struct CacheEntry {
 
 /// The cache of one organization, on one database and store.
 pub(super) struct ResultCache<'a> {
-    pub db: &'a Db,
-    pub storage: &'a Storage,
-    pub org: &'a str,
+    db: &'a Db,
+    storage: &'a Storage,
+    org: &'a str,
 }
 
-impl ResultCache<'_> {
+impl<'a> ResultCache<'a> {
+    /// The cache of organization `org` on this node, when the cache is on.
+    pub fn of(ctx: &'a WorkerContext, org: &'a str) -> Option<ResultCache<'a>> {
+        Some(ResultCache {
+            db: ctx.cache.as_ref()?,
+            storage: &ctx.storage,
+            org,
+        })
+    }
+
+    /// Asset `asset` of `edit` whose source hashes to `source_sha256`, answered from
+    /// the cache for `job`: `Ok` with the copied outputs on a hit, `Err` with the key
+    /// to remember its outputs under on a miss.
+    pub async fn answer(
+        &self,
+        edit: &NewEdit,
+        asset: usize,
+        source_sha256: &str,
+        job: &JobRef,
+    ) -> Result<Vec<String>, String> {
+        let key = asset_key(edit, asset, source_sha256);
+        self.reuse(&key, job, asset).await.ok_or(key)
+    }
+
     /// What `url` answered last, for a conditional request (none if unknown or the
     /// database does not answer: the fetch is then simply unconditional).
     pub async fn validators(&self, url: &str) -> Option<SourceValidators> {
@@ -84,7 +108,7 @@ impl ResultCache<'_> {
 
     /// The outputs cached under `key`, copied to asset `asset` of `job`; `None` when
     /// there are none, or they are gone (then the entry is forgotten).
-    pub async fn reuse(&self, key: &str, job: &JobRef, asset: usize) -> Option<Vec<String>> {
+    async fn reuse(&self, key: &str, job: &JobRef, asset: usize) -> Option<Vec<String>> {
         let cached = match self.db.cached_outputs(self.org, key).await {
             Ok(cached) => cached?,
             Err(e) => {

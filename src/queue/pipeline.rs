@@ -18,7 +18,7 @@ use crate::fetch::{Fetch, FetchError};
 use crate::media::MediaFile;
 use crate::storage::OutputKey;
 
-use super::cache::{self, CacheEntry, ResultCache};
+use super::cache::{CacheEntry, ResultCache};
 use super::clock::{Turn, WorkClock};
 use super::cost::{self, WorkBudget};
 use super::limits::{ensure_free_disk, OutputBudget};
@@ -32,8 +32,9 @@ use super::{Claim, JobError};
 const PUTS_AT_ONCE: usize = 8;
 
 /// Runs the whole edit; returns the storage keys of its outputs in `downloadUrls`
-/// order (by asset, then output index), and what the result cache should learn. `clock` is paused while the edit only waits
-/// for slots: the job timeout counts working time.
+/// order (by asset, then output index), and what the result cache should learn.
+/// `clock` is paused while the edit only waits for slots: the job timeout counts
+/// working time.
 ///
 /// Progress and the current step are sent to a reporter that runs next to the work
 /// and writes the latest report at most every `PROGRESS_EVERY`, so a slow database
@@ -139,15 +140,15 @@ impl EditRun<'_> {
         ensure_free_disk(dir, self.ctx.min_free_disk_bytes)?;
         let source = dir.join("source");
         let url = &self.edit.assets[i].src;
-        let cache = self.cache();
+        let cache = ResultCache::of(self.ctx, &self.claim.org_id);
         let known = match &cache {
             Some(cache) => cache.validators(url.as_str()).await,
             None => None,
         };
+        let job = &self.claim.job;
         let mut fetched = self.download(i, &source, known.as_ref()).await?;
         if let (Fetch::NotModified, Some(cache), Some(known)) = (&fetched, &cache, &known) {
-            let key = cache::asset_key(self.edit, i, &known.sha256);
-            if let Some(keys) = cache.reuse(&key, &self.claim.job, i).await {
+            if let Ok(keys) = cache.answer(self.edit, i, &known.sha256, job).await {
                 return Ok(self.reused(i, keys));
             }
             // The outputs are gone: the body is needed after all.
@@ -158,14 +159,12 @@ impl EditRun<'_> {
         };
         let mut cache_key = None;
         if let Some(cache) = &cache {
-            cache
-                .remember_validators(url.as_str(), &fetched.validators)
-                .await;
-            let key = cache::asset_key(self.edit, i, &fetched.validators.sha256);
-            if let Some(keys) = cache.reuse(&key, &self.claim.job, i).await {
-                return Ok(self.reused(i, keys));
+            let validators = &fetched.validators;
+            cache.remember_validators(url.as_str(), validators).await;
+            match cache.answer(self.edit, i, &validators.sha256, job).await {
+                Ok(keys) => return Ok(self.reused(i, keys)),
+                Err(key) => cache_key = Some(key),
             }
-            cache_key = Some(key);
         }
         let format = self.ctx.media.detect(&source).await?;
         self.tracker.finish_unit(i, &step);
@@ -197,15 +196,6 @@ impl EditRun<'_> {
             self.tracker.finish_unit(i, &step);
         }
         Sourced::Reused(keys)
-    }
-
-    /// The organization's result cache, when it is on.
-    fn cache(&self) -> Option<ResultCache<'_>> {
-        Some(ResultCache {
-            db: self.ctx.cache.as_ref()?,
-            storage: &self.ctx.storage,
-            org: &self.claim.org_id,
-        })
     }
 
     /// The CPU stage of command `c` for asset `i`: every file in hand, at once as far

@@ -283,12 +283,7 @@ async fn record(
     let written = match outcome {
         Ok(outputs) => {
             let done = ctx.queue.complete(job, &outputs.keys, outputs.cached).await;
-            if let (Ok(true), Some(db)) = (&done, &ctx.cache) {
-                let cache = ResultCache {
-                    db,
-                    storage: &ctx.storage,
-                    org: &claim.org_id,
-                };
+            if let (Ok(true), Some(cache)) = (&done, ResultCache::of(ctx, &claim.org_id)) {
                 cache.remember(&job.id, &outputs.entries).await;
             }
             done
