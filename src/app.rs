@@ -93,6 +93,13 @@ impl App {
             process_memory_limit: config.process_memory_limit,
         });
         let wake = Arc::new(Notify::new());
+        let running = queue::RunningEdits::new();
+        // No CPU slots (possible only when embedded, as in tests) runs no workers either.
+        let runs_workers = config.role != Role::Api && config.workers > 0;
+        let readiness = api::Readiness {
+            db: db.clone(),
+            tmp_root: runs_workers.then(|| tmp_root.clone()),
+        };
         let shutdown = CancellationToken::new();
         let stop_now = CancellationToken::new();
         let grace = Duration::from_secs(config.shutdown_grace_secs);
@@ -117,7 +124,16 @@ impl App {
                 f64::from(config.auth_failures_per_minute) / 60.0,
                 config.auth_failures_per_minute,
             )),
+            running: running.clone(),
+            default_retention_secs: config.retention.retention_secs,
+            readiness: readiness.clone(),
         };
+        let sweeper = queue::run_sweeper(
+            db.clone(),
+            storage.clone(),
+            Duration::from_secs(config.retention.sweep_interval_secs),
+            shutdown.clone(),
+        );
         let workers = Arc::new(WorkerContext {
             queue: queue::for_db(&db),
             media,
@@ -126,6 +142,7 @@ impl App {
             cache: config.result_cache.then(|| db.clone()),
             tmp_root,
             wake,
+            running: running.clone(),
             poll: Duration::from_millis(config.poll_ms),
             lease: config.lease(),
             max_attempts: config.max_attempts,
@@ -147,17 +164,18 @@ impl App {
             stop_now: stop_now.clone(),
         });
 
-        // No CPU slots (possible only when embedded, as in tests) runs no workers either.
-        let runs_workers = config.role != Role::Api && config.workers > 0;
         let mut worker_set = JoinSet::new();
         if runs_workers {
             if let Db::Postgres(pool) = &db {
-                queue::listen_for_new_edits(pool.clone(), workers.wake.clone(), shutdown.clone());
+                let wake = workers.wake.clone();
+                queue::listen(pool.clone(), wake, running, shutdown.clone());
             }
             worker_set = queue::run_workers(workers);
         }
         let router = match config.role {
-            Role::Worker => api::health_router(),
+            Role::Worker => api::health_router(readiness).fallback(|| async {
+                api::ApiError::for_status(axum::http::StatusCode::NOT_FOUND)
+            }),
             Role::All | Role::Api => api::router(state),
         };
         let limits = api::server::ServerLimits {
@@ -189,7 +207,7 @@ impl App {
                     while worker_set.join_next().await.is_some() {}
                 }
             };
-            let (_, served) = tokio::join!(workers, http);
+            let (_, served, _) = tokio::join!(workers, http, sweeper);
             served.context("serving HTTP")?;
             Ok(())
         });

@@ -9,6 +9,9 @@ use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use url::Url;
 
+mod retention;
+pub use retention::RetentionConfig;
+
 /// mediaedit: converts and modifies images and videos referenced by URL.
 #[derive(Debug, Parser)]
 #[command(name = "mediaedit", version, about)]
@@ -288,6 +291,9 @@ pub struct ServeConfig {
     /// Milliseconds between queue polls when no wake-up arrives.
     #[arg(long, env = "MEDIAEDIT_POLL_MS", default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
     pub poll_ms: u64,
+
+    #[command(flatten)]
+    pub retention: RetentionConfig,
 }
 
 /// What a node of `serve` runs, so API and worker nodes can be scaled apart.

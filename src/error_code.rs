@@ -77,6 +77,10 @@ codes! {
     UnusedOption = "unused_option", "Unused option", Some(422), false;
     OptionOutOfRange = "option_out_of_range", "Option out of range", Some(422), false;
     InvalidOptionValue = "invalid_option_value", "Invalid option value", Some(422), false;
+    ValueOutOfRange = "value_out_of_range", "Value out of range", Some(422), false;
+    InvalidQuery = "invalid_query", "Invalid query parameter", Some(422), false;
+    EditFinished = "edit_finished", "Edit already finished", Some(409), false;
+    EditNotRetryable = "edit_not_retryable", "Edit not retryable", Some(409), false;
     RateLimited = "rate_limited", "Too many requests", Some(429), false;
     TooManyAuthFailures = "too_many_auth_failures", "Too many failed authentications", Some(429), false;
     InternalError = "internal_error", "Internal error", Some(500), false;

@@ -18,6 +18,8 @@ pub struct ApiError {
     pub title: &'static str,
     pub detail: String,
     pub pointer: Option<String>,
+    /// The query parameter at fault (`source.parameter`), for errors of the query.
+    pub parameter: Option<&'static str>,
     /// Seconds for the `Retry-After` header of a `429`.
     pub retry_after: Option<u64>,
 }
@@ -31,8 +33,21 @@ impl ApiError {
             title: code.title(),
             detail: detail.into(),
             pointer: None,
+            parameter: None,
             retry_after: None,
         }
+    }
+
+    /// A query parameter that is not valid: `422` naming it in `source.parameter`.
+    pub fn invalid_query(parameter: &'static str, detail: impl Into<String>) -> Self {
+        let mut error = Self::new(StatusCode::UNPROCESSABLE_ENTITY, Code::InvalidQuery, detail);
+        error.parameter = Some(parameter);
+        error
+    }
+
+    /// A request the resource's current state does not allow: `409`.
+    pub fn conflict(code: Code, detail: impl Into<String>) -> Self {
+        Self::new(StatusCode::CONFLICT, code, detail)
     }
 
     pub fn malformed_json(detail: impl Into<String>) -> Self {
@@ -139,6 +154,7 @@ impl From<ValidationError> for ApiError {
             title: e.title,
             detail: e.detail,
             pointer: Some(e.pointer),
+            parameter: None,
             retry_after: None,
         }
     }
@@ -160,6 +176,9 @@ impl IntoResponse for ApiError {
         });
         if let Some(pointer) = self.pointer {
             error["source"] = json!({ "pointer": pointer });
+        }
+        if let Some(parameter) = self.parameter {
+            error["source"] = json!({ "parameter": parameter });
         }
         let mut response = (self.status, axum::Json(json!({ "errors": [error] }))).into_response();
         if let Some(secs) = self.retry_after {

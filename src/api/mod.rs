@@ -4,12 +4,15 @@ mod auth;
 mod edits;
 mod error;
 mod files;
+mod health;
 mod json;
+mod lifecycle;
 mod rate_limit;
 pub mod server;
 mod token_cache;
 
 pub use error::ApiError;
+pub use health::Readiness;
 pub use rate_limit::RateLimiter;
 pub use token_cache::TokenCache;
 
@@ -19,13 +22,13 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::{header, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
-use serde_json::json;
+use axum::Router;
 use tokio::sync::Notify;
 use tower_http::trace::TraceLayer;
 
 use crate::db::Db;
 use crate::edits::ValidationRules;
+use crate::queue::RunningEdits;
 use crate::storage::Storage;
 
 /// What every handler shares.
@@ -42,16 +45,24 @@ pub struct AppState {
     pub token_cache: Arc<TokenCache>,
     /// Failed authentications, keyed by client address.
     pub auth_failures: Arc<RateLimiter>,
+    /// The edits this node runs, so a cancel stops one at once.
+    pub running: Arc<RunningEdits>,
+    /// Seconds an edit is kept when its request names no `retention`.
+    pub default_retention_secs: u64,
+    pub readiness: Readiness,
 }
 
 /// The service's routes.
 pub fn router(state: AppState) -> Router {
     let body_limit = state.max_body_bytes;
     Router::new()
-        .route("/v1/edits", post(edits::create))
-        .route("/v1/edits/{id}", get(edits::read))
+        .route("/v1/edits", post(edits::create).get(lifecycle::list))
+        .route("/v1/edits/{id}", get(edits::read).delete(lifecycle::delete))
+        .route("/v1/edits/{id}/cancel", post(lifecycle::cancel))
+        .route("/v1/edits/{id}/retry", post(lifecycle::retry))
+        .route("/v1/organizations/{id}", get(edits::organization))
         .route("/v1/files/{*key}", get(files::download))
-        .route("/healthz", get(healthz))
+        .merge(health_router(state.readiness.clone()))
         .fallback(|| async { ApiError::for_status(StatusCode::NOT_FOUND) })
         .layer(axum::middleware::map_response(envelope_bare_errors))
         .layer(DefaultBodyLimit::max(body_limit))
@@ -64,17 +75,14 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// The routes of a worker-only node: `/healthz`, and 404 for everything else.
-pub fn health_router() -> Router {
+/// `/healthz` and `/readyz`: the only routes of a worker-only node (with 404 for
+/// everything else there).
+pub fn health_router<S: Clone + Send + Sync + 'static>(readiness: Readiness) -> Router<S> {
     Router::new()
-        .route("/healthz", get(healthz))
-        .fallback(|| async { ApiError::for_status(StatusCode::NOT_FOUND) })
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .with_state(readiness)
 }
-
-async fn healthz() -> Json<serde_json::Value> {
-    Json(json!({ "status": "ok" }))
-}
-
 /// Gives error responses made outside our handlers (wrong method, body limits) our
 /// JSON envelope.
 async fn envelope_bare_errors(response: Response) -> Response {

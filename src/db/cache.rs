@@ -3,7 +3,7 @@
 
 use std::time::SystemTime;
 
-use super::{unix_ms, with_pool, Db, DbError};
+use super::{unix_ms, with_pool, Db, DbError, StoredOutput};
 
 /// What a source answered last: the validators for a conditional request, and the
 /// SHA-256 (hex) of the body they stand for.
@@ -15,12 +15,12 @@ pub struct SourceValidators {
 }
 
 impl Db {
-    /// The storage keys a done edit of `org` left under `key`, if any.
+    /// The outputs a done edit of `org` left under `key`, if any.
     pub async fn cached_outputs(
         &self,
         org: &str,
         key: &str,
-    ) -> Result<Option<Vec<String>>, DbError> {
+    ) -> Result<Option<Vec<StoredOutput>>, DbError> {
         let outputs: Option<String> = with_pool!(self, |pool, sql| {
             sqlx::query_scalar(&sql(
                 "SELECT outputs FROM result_cache WHERE org_id = $1 AND cache_key = $2",
@@ -42,7 +42,7 @@ impl Db {
         org: &str,
         key: &str,
         edit_id: &str,
-        outputs: &[String],
+        outputs: &[StoredOutput],
     ) -> Result<(), DbError> {
         let outputs =
             serde_json::to_string(outputs).map_err(|e| DbError::Corrupt(e.to_string()))?;

@@ -1,6 +1,6 @@
 //! Edit rows: inserted by the API, read by the API, advanced by the queue.
 
-use super::{with_pool, Db, DbError, PG_NOW_MS, SQLITE_NOW_MS};
+use super::{with_pool, Db, DbError, StoredOutput, PG_NOW_MS, SQLITE_NOW_MS};
 use serde_json::Value;
 
 /// Processing status of an edit (decisions.md §3).
@@ -10,6 +10,7 @@ pub enum EditStatus {
     Processing,
     Done,
     Failed,
+    Canceled,
 }
 
 impl EditStatus {
@@ -19,17 +20,33 @@ impl EditStatus {
             EditStatus::Processing => "processing",
             EditStatus::Done => "done",
             EditStatus::Failed => "failed",
+            EditStatus::Canceled => "canceled",
         }
     }
 
+    /// Every status, in the order of an edit's life.
+    pub const ALL: [EditStatus; 5] = [
+        EditStatus::Queued,
+        EditStatus::Processing,
+        EditStatus::Done,
+        EditStatus::Failed,
+        EditStatus::Canceled,
+    ];
+
+    /// `done`, `failed` or `canceled`: nothing more happens to the edit unless it is
+    /// retried.
+    pub fn is_finished(self) -> bool {
+        matches!(
+            self,
+            EditStatus::Done | EditStatus::Failed | EditStatus::Canceled
+        )
+    }
+
     pub fn parse(s: &str) -> Result<EditStatus, DbError> {
-        Ok(match s {
-            "queued" => EditStatus::Queued,
-            "processing" => EditStatus::Processing,
-            "done" => EditStatus::Done,
-            "failed" => EditStatus::Failed,
-            other => return Err(DbError::Corrupt(format!("unknown edit status {other:?}"))),
-        })
+        EditStatus::ALL
+            .into_iter()
+            .find(|status| status.as_str() == s)
+            .ok_or_else(|| DbError::Corrupt(format!("unknown edit status {s:?}")))
     }
 }
 
@@ -64,10 +81,14 @@ pub struct EditRow {
     pub status: EditStatus,
     /// The request as sent: `{"assets", "commands", "options"?}`.
     pub request: Value,
-    /// Storage keys of the outputs, in `downloadUrls` order, when done.
-    pub outputs: Vec<String>,
-    /// `(code, detail)` when failed.
+    /// The outputs, in `downloadUrls` order, when done.
+    pub outputs: Vec<StoredOutput>,
+    /// `(code, detail)` when failed, and the last error while a retry waits.
     pub error: Option<(String, String)>,
+    /// Attempts that counted so far (claims, less those handed back at shutdown).
+    pub attempts: u32,
+    /// Unix ms after which the edit is gone.
+    pub expires_at: i64,
     pub progress: Option<f64>,
     /// The step a processing edit is on (`{"asset","command"?,"name"}`), when known.
     pub step: Option<Value>,
@@ -76,7 +97,8 @@ pub struct EditRow {
 }
 
 pub(crate) const EDIT_COLUMNS: &str =
-    "id, org_id, created_at, updated_at, status, request, outputs, error_code, error_detail, progress, step, cached";
+    "id, org_id, created_at, updated_at, status, request, outputs, error_code, error_detail, \
+     progress, step, cached, attempt, handbacks, expires_at";
 
 /// The stored columns of an edit, as either database returns them.
 #[derive(sqlx::FromRow)]
@@ -93,6 +115,9 @@ pub(crate) struct StoredEdit {
     progress: Option<f64>,
     step: Option<String>,
     cached: i64,
+    attempt: i64,
+    handbacks: i64,
+    expires_at: i64,
 }
 
 impl TryFrom<StoredEdit> for EditRow {
@@ -121,6 +146,8 @@ impl TryFrom<StoredEdit> for EditRow {
                 .transpose()
                 .map_err(corrupt)?,
             cached: row.cached != 0,
+            attempts: (row.attempt - row.handbacks).max(0) as u32,
+            expires_at: row.expires_at,
         })
     }
 }
@@ -136,14 +163,15 @@ impl Db {
         request: &Value,
         lane: Lane,
         now_ms: i64,
+        expires_at: i64,
     ) -> Result<EditRow, DbError> {
         let request_text = request.to_string();
         match self {
             Db::Sqlite(pool) => {
                 // Due at once by the database's clock, which claims compare against.
                 sqlx::query(&format!(
-                    "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane)
-                     VALUES (?, ?, ?, ?, 'queued', ?, {SQLITE_NOW_MS}, ?)"
+                    "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane, expires_at)
+                     VALUES (?, ?, ?, ?, 'queued', ?, {SQLITE_NOW_MS}, ?, ?)"
                 ))
                 .bind(id)
                 .bind(org_id)
@@ -151,6 +179,7 @@ impl Db {
                 .bind(now_ms)
                 .bind(request_text)
                 .bind(lane.as_str())
+                .bind(expires_at)
                 .execute(pool)
                 .await?;
             }
@@ -160,8 +189,8 @@ impl Db {
                 // (`queue::listen_for_new_edits`).
                 sqlx::query(&format!(
                     "WITH inserted AS (
-                         INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane)
-                         VALUES ($1, $2, $3, $3, 'queued', $4, {PG_NOW_MS}, $5)
+                         INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane, expires_at)
+                         VALUES ($1, $2, $3, $3, 'queued', $4, {PG_NOW_MS}, $5, $6)
                          RETURNING lane)
                      SELECT pg_notify('mediaedit_edits', lane) FROM inserted"
                 ))
@@ -170,6 +199,7 @@ impl Db {
                 .bind(now_ms)
                 .bind(request_text)
                 .bind(lane.as_str())
+                .bind(expires_at)
                 .execute(pool)
                 .await?;
             }
@@ -186,17 +216,26 @@ impl Db {
             progress: None,
             step: None,
             cached: false,
+            attempts: 0,
+            expires_at,
         })
     }
 
-    /// The edit `id` if it belongs to `org_id`; another organization's edit is `None`.
-    pub async fn get_edit(&self, org_id: &str, id: &str) -> Result<Option<EditRow>, DbError> {
+    /// The edit `id` if it belongs to `org_id` and has not expired (or been deleted) by
+    /// `now_ms`; another organization's edit is `None`.
+    pub async fn get_edit(
+        &self,
+        org_id: &str,
+        id: &str,
+        now_ms: i64,
+    ) -> Result<Option<EditRow>, DbError> {
         let row: Option<StoredEdit> = with_pool!(self, |pool, sql| {
             sqlx::query_as(&sql(&format!(
-                "SELECT {EDIT_COLUMNS} FROM edits WHERE id = $1 AND org_id = $2"
+                "SELECT {EDIT_COLUMNS} FROM edits WHERE id = $1 AND org_id = $2 AND expires_at > $3"
             )))
             .bind(id)
             .bind(org_id)
+            .bind(now_ms)
             .fetch_optional(pool)
             .await?
         });

@@ -7,12 +7,16 @@
 
 mod cache;
 mod edits;
+mod lifecycle;
 mod orgs;
+mod outputs;
 mod settings;
 
 pub use cache::SourceValidators;
 pub use edits::{EditRow, EditStatus, Lane};
+pub use lifecycle::{Cancel, EditPage, PageCursor, Retry};
 pub use orgs::{hash_token, valid_org_id};
+pub use outputs::StoredOutput;
 
 use std::path::Path;
 use std::str::FromStr;
@@ -124,6 +128,14 @@ impl Db {
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;
         Ok(Db::Sqlite(pool))
+    }
+
+    /// Runs a trivial query: whether the database answers.
+    pub async fn ping(&self) -> Result<(), DbError> {
+        with_pool!(self, |pool, _sql| {
+            sqlx::query("SELECT 1").execute(pool).await?;
+        });
+        Ok(())
     }
 
     /// `"sqlite"` or `"postgres"`, for logs.

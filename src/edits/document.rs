@@ -3,7 +3,7 @@
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{json, Map, Value};
 
-use crate::db::{EditRow, EditStatus};
+use crate::db::{EditRow, EditStatus, StoredOutput};
 
 /// Formats unix milliseconds as `2026-11-21T10:00:00.123Z`.
 pub fn timestamp(ms: i64) -> String {
@@ -12,21 +12,29 @@ pub fn timestamp(ms: i64) -> String {
         .to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-/// Renders an edit. `download_urls` are the signed URLs of the outputs, used only
-/// when the edit is `done`.
+/// Renders an edit. `download_urls` are the signed URLs of the outputs (in the order
+/// of `row.outputs`), used only when the edit is `done`.
 pub fn render_edit(row: &EditRow, download_urls: Vec<String>) -> Value {
     let mut attributes = Map::new();
     attributes.insert("createdAt".into(), json!(timestamp(row.created_at)));
     attributes.insert("updatedAt".into(), json!(timestamp(row.updated_at)));
+    attributes.insert("expiresAt".into(), json!(timestamp(row.expires_at)));
     attributes.insert("status".into(), json!(row.status.as_str()));
-    for key in ["commands", "options", "assets"] {
+    for key in ["commands", "options", "assets", "retention", "webhook"] {
         if let Some(v) = row.request.get(key) {
             attributes.insert(key.into(), v.clone());
         }
     }
     match row.status {
         EditStatus::Done => {
+            let outputs: Vec<Value> = row
+                .outputs
+                .iter()
+                .zip(&download_urls)
+                .map(|(output, url)| render_output(output, url))
+                .collect();
             attributes.insert("downloadUrls".into(), json!(download_urls));
+            attributes.insert("outputs".into(), json!(outputs));
             attributes.insert("cached".into(), json!(row.cached));
         }
         EditStatus::Failed => {
@@ -40,7 +48,20 @@ pub fn render_edit(row: &EditRow, download_urls: Vec<String>) -> Value {
                 attributes.insert("step".into(), step.clone());
             }
         }
-        EditStatus::Queued => {}
+        EditStatus::Queued => {
+            // A retry waiting out its backoff: why, and how many attempts so far.
+            if let Some((code, detail)) = &row.error {
+                attributes.insert(
+                    "lastError".into(),
+                    json!({ "code": code, "detail": detail }),
+                );
+                attributes.insert("attempt".into(), json!(row.attempts));
+            }
+        }
+        EditStatus::Canceled => {}
+    }
+    if row.status == EditStatus::Processing {
+        attributes.insert("attempt".into(), json!(row.attempts.max(1)));
     }
     json!({
         "type": "edit",
@@ -53,4 +74,23 @@ pub fn render_edit(row: &EditRow, download_urls: Vec<String>) -> Value {
             }
         }
     })
+}
+
+/// One element of `attributes.outputs`: the stored output's metadata and its URL.
+fn render_output(output: &StoredOutput, url: &str) -> Value {
+    let mut fields = json!({
+        "asset": output.asset,
+        "url": url,
+        "format": output.format,
+        "bytes": output.bytes,
+        "width": output.width,
+        "height": output.height,
+    });
+    if let Some(duration) = output.duration {
+        fields["duration"] = json!(duration);
+    }
+    if let Some(frames) = output.frames {
+        fields["frames"] = json!(frames);
+    }
+    fields
 }

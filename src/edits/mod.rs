@@ -8,6 +8,6 @@ mod options;
 mod request;
 
 pub use crate::commands::{Command, Options};
-pub use document::render_edit;
+pub use document::{render_edit, timestamp};
 pub use error::ValidationError;
 pub use request::{Asset, NewEdit, ValidationRules, MAX_ASSETS, MAX_COMMANDS, MAX_URL_LEN};

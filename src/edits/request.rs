@@ -33,9 +33,18 @@ pub struct NewEdit {
     pub assets: Vec<Asset>,
     pub commands: Vec<Command>,
     pub options: Options,
-    /// `{"assets":…, "commands":…, "options":…}` exactly as sent (options only when sent).
+    /// Seconds the edit and its outputs are kept, when sent (else the server's default).
+    pub retention: Option<u64>,
+    /// `{"assets":…, "commands":…, "options":…, "retention":…}` exactly as sent (the
+    /// optional fields only when sent).
     pub echo: Value,
 }
+
+/// Fields of an edit request besides the required `assets` and `commands`.
+const OPTIONAL_FIELDS: [&str; 2] = ["options", "retention"];
+
+/// Bounds of `retention`, in seconds: a minute to a year.
+pub const RETENTION_SECS: std::ops::RangeInclusive<u64> = 60..=31_536_000;
 
 /// How a request is checked; the server's settings that validation depends on.
 #[derive(Debug, Clone, Copy, Default)]
@@ -55,14 +64,13 @@ impl NewEdit {
                 "The request body must be a JSON object with `assets` and `commands`.",
             ));
         };
-        if let Some(extra) = body
-            .keys()
-            .find(|k| !["assets", "commands", "options"].contains(&k.as_str()))
-        {
+        if let Some(extra) = body.keys().find(|k| {
+            !["assets", "commands"].contains(&k.as_str()) && !OPTIONAL_FIELDS.contains(&k.as_str())
+        }) {
             return Err(ValidationError::new(
                 Code::UnknownField,
                 format!("/{}", escape_pointer(extra)),
-                format!("`{extra}` is not a field of an edit; the fields are assets, commands and options."),
+                format!("`{extra}` is not a field of an edit; the fields are assets, commands, options and retention."),
             ));
         }
         let assets = parse_assets(body.get("assets"), rules)?;
@@ -73,8 +81,10 @@ impl NewEdit {
             check_outputs(&commands, &options, assets.len() as u64, limit)?;
         }
 
+        let retention = parse_retention(body.get("retention"))?;
+
         let mut echo = Map::new();
-        for key in ["assets", "commands", "options"] {
+        for key in ["assets", "commands"].into_iter().chain(OPTIONAL_FIELDS) {
             if let Some(v) = body.remove(key) {
                 echo.insert(key.to_string(), v);
             }
@@ -83,6 +93,7 @@ impl NewEdit {
             assets,
             commands,
             options,
+            retention,
             echo: Value::Object(echo),
         })
     }
@@ -108,6 +119,32 @@ impl NewEdit {
                 max_outputs: None,
             },
         )
+    }
+}
+
+/// `retention`: whole seconds within [`RETENTION_SECS`].
+fn parse_retention(value: Option<&Value>) -> Result<Option<u64>, ValidationError> {
+    let Some(value) = value else {
+        return Ok(None);
+    };
+    let (min, max) = (RETENTION_SECS.start(), RETENTION_SECS.end());
+    match value.as_u64() {
+        Some(secs) if RETENTION_SECS.contains(&secs) => Ok(Some(secs)),
+        Some(_) => Err(ValidationError::new(
+            Code::ValueOutOfRange,
+            "/retention",
+            format!("`retention` must be between {min} and {max} seconds."),
+        )),
+        None if value.is_number() => Err(ValidationError::new(
+            Code::ValueOutOfRange,
+            "/retention",
+            format!("`retention` must be a whole number of seconds between {min} and {max}."),
+        )),
+        None => Err(ValidationError::new(
+            Code::InvalidType,
+            "/retention",
+            "`retention` must be a number of seconds.",
+        )),
     }
 }
 

@@ -18,6 +18,7 @@
 
 mod cancel;
 mod decode;
+mod describe;
 mod exif;
 mod format;
 pub(crate) mod frames;
@@ -40,6 +41,7 @@ mod tests;
 pub(crate) mod testutil;
 
 pub use decode::inspect_image;
+pub use describe::Described;
 pub use format::MediaFormat;
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
 pub use progress::ProgressFn;

@@ -144,6 +144,14 @@ pub(crate) async fn inspect(
             found: input.format.name().to_string(),
         });
     }
+    let info = read_info(media, input).await?;
+    info.check(&media.limits())?;
+    Ok(info)
+}
+
+/// What `input`'s headers say, limits unchecked (our own outputs may exceed the limits
+/// of a source: a slowed-down video lasts longer than its source).
+pub(crate) async fn read_info(media: &Media, input: &MediaFile) -> Result<VideoInfo, MediaError> {
     let unreadable = |e: MediaError| match e {
         MediaError::ProcessFailed { stderr_tail, .. } => MediaError::InvalidMedia(format!(
             "ffprobe could not read it ({})",
@@ -173,7 +181,6 @@ pub(crate) async fn inspect(
             info
         }
     };
-    info.check(&media.limits())?;
     Ok(info)
 }
 

@@ -63,7 +63,7 @@ impl Media {
     }
 }
 
-async fn read_head(file: &MediaFile, max: u64) -> Option<Vec<u8>> {
+pub(super) async fn read_head(file: &MediaFile, max: u64) -> Option<Vec<u8>> {
     let handle = tokio::fs::File::open(&file.path).await.ok()?;
     let mut head = Vec::new();
     handle.take(max).read_to_end(&mut head).await.ok()?;

@@ -16,7 +16,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::db::{Db, SourceValidators};
+use crate::db::{Db, SourceValidators, StoredOutput};
 use crate::edits::NewEdit;
 use crate::media::MediaFormat;
 use crate::storage::{OutputKey, Storage};
@@ -50,7 +50,7 @@ pub(super) fn asset_key(edit: &NewEdit, i: usize, source_sha256: &str) -> String
 #[derive(Debug, Clone, PartialEq)]
 pub struct CacheEntry {
     pub key: String,
-    pub outputs: Vec<String>,
+    pub outputs: Vec<StoredOutput>,
 }
 
 /// The cache of one organization, on one database and store.
@@ -79,7 +79,7 @@ impl<'a> ResultCache<'a> {
         asset: usize,
         source_sha256: &str,
         job: &JobRef,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<Vec<StoredOutput>, String> {
         let key = asset_key(edit, asset, source_sha256);
         self.reuse(&key, job, asset).await.ok_or(key)
     }
@@ -108,7 +108,7 @@ impl<'a> ResultCache<'a> {
 
     /// The outputs cached under `key`, copied to asset `asset` of `job`; `None` when
     /// there are none, or they are gone (then the entry is forgotten).
-    async fn reuse(&self, key: &str, job: &JobRef, asset: usize) -> Option<Vec<String>> {
+    async fn reuse(&self, key: &str, job: &JobRef, asset: usize) -> Option<Vec<StoredOutput>> {
         let cached = match self.db.cached_outputs(self.org, key).await {
             Ok(cached) => cached?,
             Err(e) => {
@@ -116,8 +116,9 @@ impl<'a> ResultCache<'a> {
                 return None;
             }
         };
-        let mut keys = Vec::with_capacity(cached.len());
-        for (index, from) in cached.iter().enumerate() {
+        let mut copies = Vec::with_capacity(cached.len());
+        for (index, output) in cached.into_iter().enumerate() {
+            let from = &output.key;
             let format = from
                 .rsplit_once('.')
                 .and_then(|(_, ext)| MediaFormat::from_extension(ext));
@@ -140,9 +141,13 @@ impl<'a> ResultCache<'a> {
                 }
                 return None;
             }
-            keys.push(to);
+            copies.push(StoredOutput {
+                key: to,
+                asset,
+                ..output
+            });
         }
-        Some(keys)
+        Some(copies)
     }
 
     /// Records `entries` of the done edit `edit_id` (best effort: a miss next time is

@@ -8,6 +8,7 @@
 //! crashed) is claimable again.
 
 mod cache;
+mod cancels;
 mod clock;
 mod cost;
 mod error;
@@ -18,11 +19,14 @@ mod progress;
 pub mod slots;
 mod sqlite;
 mod step;
+mod sweeper;
 mod worker;
 
+pub use cancels::{RunningEdits, CANCELS_CHANNEL};
 pub use error::JobError;
-pub use postgres::{listen_for_new_edits, PgQueue, NEW_EDITS_CHANNEL};
+pub use postgres::{listen, PgQueue, NEW_EDITS_CHANNEL};
 pub use sqlite::SqliteQueue;
+pub use sweeper::{run_sweeper, sweep_expired};
 pub use worker::{run_workers, WorkerContext};
 
 use std::sync::Arc;
@@ -31,7 +35,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use crate::db::{Db, DbError};
+use crate::db::{Db, DbError, StoredOutput};
 
 /// The queue over `db`'s backend.
 pub fn for_db(db: &Db) -> Arc<dyn JobQueue> {
@@ -292,17 +296,18 @@ pub trait JobQueue: Send + Sync + 'static {
         }
     }
 
-    /// Marks the edit `done` with its outputs' storage keys; `cached` when every one
-    /// of them came from the result cache.
+    /// Marks the edit `done` with its outputs; `cached` when every one of them came
+    /// from the result cache.
     async fn complete(
         &self,
         job: &JobRef,
-        outputs: &[String],
+        outputs: &[StoredOutput],
         cached: bool,
     ) -> Result<bool, DbError> {
         let outputs =
             serde_json::to_string(outputs).map_err(|e| DbError::Corrupt(e.to_string()))?;
-        let set = "status = 'done', outputs = $1, cached = $2, progress = 1.0, step = NULL, lease_until = NULL";
+        let set = "status = 'done', outputs = $1, cached = $2, progress = 1.0, step = NULL, \
+                   lease_until = NULL, error_code = NULL, error_detail = NULL";
         let binds = vec![Bind::Text(&outputs), Bind::Int(i64::from(cached))];
         self.fenced(set, job, binds).await
     }
@@ -314,11 +319,20 @@ pub trait JobQueue: Send + Sync + 'static {
             .await
     }
 
-    /// Puts the edit back to `queued`, claimable again after `delay`.
-    async fn retry_later(&self, job: &JobRef, delay: Duration) -> Result<bool, DbError> {
+    /// Puts the edit back to `queued`, claimable again after `delay`, with the error
+    /// that made it wait (shown as `lastError`).
+    async fn retry_later(
+        &self,
+        job: &JobRef,
+        delay: Duration,
+        code: &str,
+        detail: &str,
+    ) -> Result<bool, DbError> {
         let delay = delay.as_millis() as i64;
-        let set = "status = 'queued', failures = failures + 1, run_after = {now} + $1, lease_until = NULL";
-        self.fenced(set, job, vec![Bind::Int(delay)]).await
+        let set = "status = 'queued', failures = failures + 1, run_after = {now} + $1, \
+                   lease_until = NULL, step = NULL, error_code = $2, error_detail = $3";
+        let binds = vec![Bind::Int(delay), Bind::Text(code), Bind::Text(detail)];
+        self.fenced(set, job, binds).await
     }
 
     /// Hands a claim back at once without counting a failure or a try (a node shutting

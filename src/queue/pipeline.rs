@@ -12,7 +12,7 @@ use serde_json::json;
 use tokio::sync::watch;
 
 use crate::commands::Fused;
-use crate::db::SourceValidators;
+use crate::db::{SourceValidators, StoredOutput};
 use crate::edits::NewEdit;
 use crate::fetch::{Fetch, FetchError};
 use crate::media::MediaFile;
@@ -89,11 +89,11 @@ impl EditRun<'_> {
             JobError::internal(true)
         })?;
         let (source, cache_key) = match self.fetch(i, &dir).await.map_err(|e| e.at(&place))? {
-            Sourced::Reused(keys) => {
-                self.outputs.stored(i, keys.len());
+            Sourced::Reused(outputs) => {
+                self.outputs.stored(i, outputs.len());
                 let _ = tokio::fs::remove_dir_all(&dir).await;
                 return Ok(AssetOutputs {
-                    keys,
+                    outputs,
                     cached: true,
                     cache_key: None,
                 });
@@ -117,14 +117,14 @@ impl EditRun<'_> {
             })?;
             c += step.commands();
         }
-        let keys = self.store(i, &files).await?;
+        let outputs = self.store(i, &files).await?;
         // This asset's files are stored: free the disk now, not when the edit ends,
         // so an edit of twenty large videos needs room for one at a time.
         if let Err(e) = tokio::fs::remove_dir_all(&dir).await {
             tracing::warn!(error = %e, "removing an asset's temp files failed");
         }
         Ok(AssetOutputs {
-            keys,
+            outputs,
             cached: false,
             cache_key,
         })
@@ -190,12 +190,12 @@ impl EditRun<'_> {
     }
 
     /// Asset `i` answered by the result cache with `keys`: all its units are done.
-    fn reused(&self, i: usize, keys: Vec<String>) -> Sourced {
+    fn reused(&self, i: usize, outputs: Vec<StoredOutput>) -> Sourced {
         let step = json!({ "asset": i, "name": "store" });
         for _ in 0..self.edit.commands.len() + 2 {
             self.tracker.finish_unit(i, &step);
         }
-        Sourced::Reused(keys)
+        Sourced::Reused(outputs)
     }
 
     /// The CPU stage of command `c` for asset `i`: every file in hand, at once as far
@@ -267,8 +267,9 @@ impl EditRun<'_> {
     }
 
     /// The network stage again: asset `i`'s outputs into storage, under keys of this
-    /// attempt. A stopping node finishes its stores: the work is done.
-    async fn store(&self, i: usize, files: &[MediaFile]) -> Result<Vec<String>, JobError> {
+    /// attempt, each described for `attributes.outputs`. A stopping node finishes its
+    /// stores: the work is done.
+    async fn store(&self, i: usize, files: &[MediaFile]) -> Result<Vec<StoredOutput>, JobError> {
         let step = json!({ "asset": i, "name": "store" });
         self.tracker.report(i, 0.0, &step);
         let _slot = self.slot(&self.ctx.network, Class::Light, false).await?;
@@ -285,23 +286,36 @@ impl EditRun<'_> {
                     format: file.format,
                 }
                 .to_string();
-                self.put(key, &file.path)
+                self.put(i, key, file)
             })
             .collect();
         // A fan-out's files go up several at once: each put is mostly waiting (on the
         // disk, or on an object store's round trip).
-        let keys: Vec<String> = futures::stream::iter(puts)
+        let stored: Vec<StoredOutput> = futures::stream::iter(puts)
             .buffered(PUTS_AT_ONCE)
             .try_collect()
             .await?;
         self.outputs.stored(i, files.len());
         self.tracker.finish_unit(i, &step);
-        Ok(keys)
+        Ok(stored)
     }
 
-    async fn put(&self, key: String, path: &Path) -> Result<String, JobError> {
-        self.ctx.storage.put_file(&key, path).await?;
-        Ok(key)
+    /// Stores `file` (an output of asset `i`) under `key` while reading what it is.
+    async fn put(&self, i: usize, key: String, file: &MediaFile) -> Result<StoredOutput, JobError> {
+        let put = self.ctx.storage.put_file(&key, &file.path);
+        let (put, described) = tokio::join!(put, self.ctx.media.describe(file));
+        put?;
+        let described = described?;
+        Ok(StoredOutput {
+            key,
+            asset: i,
+            format: file.format.extension().to_string(),
+            bytes: described.bytes,
+            width: described.width,
+            height: described.height,
+            duration: described.duration,
+            frames: described.frames,
+        })
     }
 
     /// A slot of `slots` for this edit's organization, and the edit's turn on its work
@@ -330,14 +344,14 @@ impl EditRun<'_> {
 /// What the network stage found for an asset.
 enum Sourced {
     /// Outputs copied from the result cache: nothing to run.
-    Reused(Vec<String>),
+    Reused(Vec<StoredOutput>),
     /// The source on disk, and its result cache key when the cache is on.
     File(MediaFile, Option<String>),
 }
 
 /// One asset's stored outputs.
 struct AssetOutputs {
-    keys: Vec<String>,
+    outputs: Vec<StoredOutput>,
     /// Copied from the result cache.
     cached: bool,
     /// Where to remember them once the edit is done, if they were made here.
@@ -347,8 +361,8 @@ struct AssetOutputs {
 /// A finished edit's outputs, and the result cache entries they make.
 #[derive(Debug)]
 pub struct EditOutputs {
-    /// Storage keys in `downloadUrls` order.
-    pub keys: Vec<String>,
+    /// In `downloadUrls` order.
+    pub outputs: Vec<StoredOutput>,
     /// Every asset came from the result cache.
     pub cached: bool,
     pub entries: Vec<CacheEntry>,
@@ -363,12 +377,12 @@ impl EditOutputs {
                 let key = a.cache_key.clone()?;
                 Some(CacheEntry {
                     key,
-                    outputs: a.keys.clone(),
+                    outputs: a.outputs.clone(),
                 })
             })
             .collect();
         EditOutputs {
-            keys: assets.into_iter().flat_map(|a| a.keys).collect(),
+            outputs: assets.into_iter().flat_map(|a| a.outputs).collect(),
             cached,
             entries,
         }

@@ -13,6 +13,7 @@ use sqlx::PgPool;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use super::cancels::{RunningEdits, CANCELS_CHANNEL};
 use super::{
     fenced_sql, run_claim, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim,
 };
@@ -63,13 +64,16 @@ impl JobQueue for PgQueue {
 }
 
 /// Feeds `wake` from `LISTEN mediaedit_edits` until `shutdown`, so an edit created on
-/// any node wakes idle workers on this one at once. The listener holds one connection
+/// any node wakes idle workers on this one at once, and `running` from `LISTEN
+/// mediaedit_cancels`, so a cancel on any node stops the edit here at once (see
+/// `cancels`). The listener holds one connection
 /// of `pool` and reconnects by itself; notifications sent while it was disconnected are
 /// lost, which is why workers also poll. Every idle worker is woken on purpose: a
 /// fast-lane-only worker cannot take a slow edit, so waking just one could pick it.
-pub fn listen_for_new_edits(
+pub fn listen(
     pool: PgPool,
     wake: Arc<Notify>,
+    running: Arc<RunningEdits>,
     shutdown: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -80,7 +84,7 @@ pub fn listen_for_new_edits(
                 None => {
                     let connected = async {
                         let mut l = PgListener::connect_with(&pool).await?;
-                        l.listen(NEW_EDITS_CHANNEL).await?;
+                        l.listen_all([NEW_EDITS_CHANNEL, CANCELS_CHANNEL]).await?;
                         Ok::<_, sqlx::Error>(l)
                     };
                     match connected.await {
@@ -102,6 +106,10 @@ pub fn listen_for_new_edits(
             };
             let failed = tokio::select! {
                 received = current.recv() => match received {
+                    Ok(notification) if notification.channel() == CANCELS_CHANNEL => {
+                        running.cancel(notification.payload());
+                        false
+                    }
                     Ok(_) => {
                         wake.notify_waiters();
                         false

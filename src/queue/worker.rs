@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::cache::ResultCache;
+use super::cancels::RunningEdits;
 use super::clock::WorkClock;
 use super::pipeline::EditOutputs;
 use super::slots::FairSlots;
@@ -41,6 +42,8 @@ pub struct WorkerContext {
     pub tmp_root: PathBuf,
     /// Woken when an edit is created, so the dispatcher need not wait for its next poll.
     pub wake: Arc<Notify>,
+    /// The edits this node runs, so a cancel stops one at once.
+    pub running: Arc<RunningEdits>,
     pub poll: Duration,
     pub lease: Duration,
     /// Claims an edit gets before it fails for good.
@@ -163,6 +166,7 @@ async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphoreP
     }
     tracing::info!("processing edit");
     let started = std::time::Instant::now();
+    let registered = ctx.running.register(&job.id);
     let clock = WorkClock::start();
 
     let runner = {
@@ -181,7 +185,7 @@ async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphoreP
             pipeline::run_edit(&ctx, &claim, tmp.path(), &clock).await
         })
     };
-    let outcome = match hold_lease(ctx, &job, runner, &clock).await {
+    let outcome = match hold_lease(ctx, &job, runner, &clock, &registered.token).await {
         Held::Finished(Ok(Err(e))) if e.hand_back => {
             hand_back(ctx, &job).await;
             return;
@@ -200,7 +204,13 @@ async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphoreP
             false,
         )),
         Held::LeaseLost => {
-            tracing::warn!("lease lost; another worker owns this edit now");
+            tracing::warn!("lease lost: the edit was canceled, deleted or claimed again");
+            discard_outputs(ctx, &job).await;
+            return;
+        }
+        Held::Canceled => {
+            tracing::info!("edit canceled while running");
+            discard_outputs(ctx, &job).await;
             return;
         }
         Held::Stopped => {
@@ -214,6 +224,16 @@ async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphoreP
         "edit processed"
     );
     record(ctx, &job, &claim, outcome).await;
+}
+
+/// Deletes what this claim stored: its outcome was not recorded (the edit was
+/// canceled, deleted or claimed again), so nothing refers to its objects. They live
+/// under this attempt's own prefix, which no other claim writes to.
+async fn discard_outputs(ctx: &WorkerContext, job: &JobRef) {
+    let prefix = format!("edits/{}/{}/", job.id, job.attempt);
+    if let Err(e) = ctx.storage.delete_prefix(&prefix).await {
+        tracing::warn!(error = %e, "deleting the outputs of a dropped claim failed");
+    }
 }
 
 /// Gives a claim back to the queue because this node is stopping: it costs the edit
@@ -233,6 +253,8 @@ enum Held<T> {
     Finished(Result<T, tokio::task::JoinError>),
     /// The lease was lost; the runner was aborted.
     LeaseLost,
+    /// The edit was canceled (or deleted); the runner was aborted.
+    Canceled,
     /// The job timeout passed; the runner was aborted.
     TimedOut,
     /// The node must stop now; the runner was aborted.
@@ -240,14 +262,15 @@ enum Held<T> {
 }
 
 /// Waits for `runner` while renewing the lease; aborts it when the lease is lost, the
-/// job times out (by `clock`: waiting for a slot is not working) or the node must
-/// stop now. (Aborting drops the job's future: its temp dir
-/// is removed and its ffmpeg children are killed.)
+/// edit is canceled (`canceled`), the job times out (by `clock`: waiting for a slot is
+/// not working) or the node must stop now. (Aborting drops the job's future: its temp
+/// dir is removed and its ffmpeg children are killed.)
 async fn hold_lease<T>(
     ctx: &WorkerContext,
     job: &JobRef,
     mut runner: tokio::task::JoinHandle<T>,
     clock: &WorkClock,
+    canceled: &CancellationToken,
 ) -> Held<T> {
     let mut beat = tokio::time::interval(ctx.lease / 3);
     beat.tick().await;
@@ -261,6 +284,7 @@ async fn hold_lease<T>(
                 _ => break Held::TimedOut,
             },
             _ = ctx.stop_now.cancelled() => break Held::Stopped,
+            _ = canceled.cancelled() => break Held::Canceled,
             _ = beat.tick() => match ctx.queue.heartbeat(job, ctx.lease).await {
                 Ok(true) => {}
                 Ok(false) => break Held::LeaseLost,
@@ -282,7 +306,14 @@ async fn record(
 ) {
     let written = match outcome {
         Ok(outputs) => {
-            let done = ctx.queue.complete(job, &outputs.keys, outputs.cached).await;
+            let done = ctx
+                .queue
+                .complete(job, &outputs.outputs, outputs.cached)
+                .await;
+            if let Ok(false) = done {
+                // Canceled or deleted while its outputs were being stored.
+                discard_outputs(ctx, job).await;
+            }
             if let (Ok(true), Some(cache)) = (&done, ResultCache::of(ctx, &claim.org_id)) {
                 cache.remember(&job.id, &outputs.entries).await;
             }
@@ -291,7 +322,8 @@ async fn record(
         Err(e) if e.may_retry(claim.failures) && claim.tries < ctx.max_attempts => {
             let delay = ctx.retry_base.saturating_mul(1 << claim.failures.min(16));
             tracing::warn!(code = e.code.as_str(), detail = %e.detail, delay_ms = delay.as_millis() as u64, "retrying later");
-            ctx.queue.retry_later(job, delay).await
+            let (code, detail) = (e.code.as_str(), e.detail.as_str());
+            ctx.queue.retry_later(job, delay, code, detail).await
         }
         Err(e) => {
             tracing::info!(code = e.code.as_str(), detail = %e.detail, "edit failed");

@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
+use futures::{StreamExt, TryStreamExt};
 use hmac::{Hmac, Mac};
 use object_store::path::Path as ObjectPath;
 use object_store::{GetResult, ObjectStore, WriteMultipart};
@@ -242,6 +243,29 @@ impl Storage {
     pub async fn copy(&self, from: &str, to: &str) -> Result<(), StorageError> {
         let (from, to) = (object_path(from)?, object_path(to)?);
         Ok(self.store.copy(&from, &to).await?)
+    }
+
+    /// Deletes every object whose key starts with `prefix` (a folder: `edits/<id>/`);
+    /// objects already gone are no error. Returns how many were deleted.
+    pub async fn delete_prefix(&self, prefix: &str) -> Result<usize, StorageError> {
+        let location = object_path(prefix.trim_end_matches('/'))?;
+        let listed = self
+            .store
+            .list(Some(&location))
+            .map_ok(|meta| meta.location)
+            .boxed();
+        let deleted: Vec<ObjectPath> = self
+            .store
+            .delete_stream(listed)
+            .or_else(|e| async move {
+                match e {
+                    object_store::Error::NotFound { .. } => Ok(ObjectPath::default()),
+                    other => Err(other),
+                }
+            })
+            .try_collect()
+            .await?;
+        Ok(deleted.len())
     }
 
     /// The object under `key`. `Err(NotFound)` when there is none.

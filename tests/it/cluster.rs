@@ -202,7 +202,8 @@ async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
     let mut reclaimed = BTreeSet::new();
     for (id, attempt, failures, outputs) in &rows {
         assert_eq!(*failures, 0, "edit {id} hit a retryable failure");
-        let keys: Vec<String> = serde_json::from_str(outputs).unwrap();
+        let outputs: Vec<mediaedit::db::StoredOutput> = serde_json::from_str(outputs).unwrap();
+        let keys: Vec<&str> = outputs.iter().map(|o| o.key.as_str()).collect();
         assert_eq!(keys.len(), expected[id], "edit {id}: {keys:?}");
         for key in &keys {
             assert!(

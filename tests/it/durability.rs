@@ -108,7 +108,11 @@ async fn claims_are_exclusive_and_fenced_on_the_attempt(backend: Backend) {
     assert_eq!(second.job.attempt, 2);
     assert!(
         !queue
-            .complete(&first.job, &["x".into()], false)
+            .complete(
+                &first.job,
+                &[serde_json::from_str("\"x/0-0.png\"").unwrap()],
+                false
+            )
             .await
             .unwrap(),
         "stale claim cannot complete"
@@ -188,7 +192,7 @@ async fn a_stopping_node_hands_running_edits_back_after_its_grace(backend: Backe
     );
 
     // Handed back: queued and claimable at once, not after the lease.
-    let row = app.db().await.get_edit(ORG, &id).await.unwrap().unwrap();
+    let row = app.db().await.get_edit(ORG, &id, 0).await.unwrap().unwrap();
     assert_eq!(row.status, mediaedit::db::EditStatus::Queued);
 
     app.restart_with(|_| {}).await;

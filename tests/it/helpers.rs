@@ -211,13 +211,13 @@ impl TestApp {
         doc["id"].as_str().unwrap().to_string()
     }
 
-    /// Polls until the edit is `done` or `failed`; returns the document.
+    /// Polls until the edit is `done`, `failed` or `canceled`; returns the document.
     pub async fn wait_finished(&self, id: &str) -> Value {
         let deadline = Instant::now() + Duration::from_secs(90);
         loop {
             let doc: Value = self.get_edit(id).await.json().await.unwrap();
             let status = doc["attributes"]["status"].as_str().unwrap().to_string();
-            if status == "done" || status == "failed" {
+            if ["done", "failed", "canceled"].contains(&status.as_str()) {
                 return doc;
             }
             assert!(Instant::now() < deadline, "edit {id} still {status}: {doc}");

@@ -40,6 +40,7 @@ mod fixtures;
 mod helpers;
 mod hostile;
 mod images;
+mod lifecycle;
 mod pipelines;
 mod speed;
 mod stages;

@@ -1,0 +1,16 @@
+//! How long things are kept: edits and their outputs, uploads (decisions.md §6, §7).
+
+use clap::Args;
+
+/// Settings of retention and the sweep that enforces it.
+#[derive(Debug, Clone, Args)]
+pub struct RetentionConfig {
+    /// Seconds an edit and its outputs are kept when its request names no `retention`
+    /// (default 7 days); then the sweep deletes them.
+    #[arg(long, env = "MEDIAEDIT_RETENTION_SECS", default_value_t = 7 * 24 * 3600, value_parser = clap::value_parser!(u64).range(60..=31_536_000))]
+    pub retention_secs: u64,
+
+    /// Seconds between two sweeps for expired edits and uploads.
+    #[arg(long, env = "MEDIAEDIT_SWEEP_INTERVAL_SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+    pub sweep_interval_secs: u64,
+}

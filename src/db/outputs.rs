@@ -1,0 +1,120 @@
+//! What the database keeps of one output file: where it is stored and what it is, so
+//! `attributes.outputs` needs no probe on read.
+
+use serde::{Deserialize, Serialize};
+
+/// One output of a done edit (an element of `edits.outputs` and `result_cache.outputs`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredForm")]
+pub struct StoredOutput {
+    /// Storage key.
+    pub key: String,
+    /// The asset it came from, in request order.
+    pub asset: usize,
+    /// `webp`, `mp4`, … (the stored file's extension).
+    pub format: String,
+    pub bytes: u64,
+    pub width: u32,
+    pub height: u32,
+    /// Seconds, for videos and GIFs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// For videos and GIFs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frames: Option<u64>,
+}
+
+/// The two shapes stored: a full record, or (written before outputs carried their
+/// metadata) a bare storage key, which reads with the format from its extension and
+/// unknown sizes.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StoredForm {
+    Full {
+        key: String,
+        asset: usize,
+        format: String,
+        bytes: u64,
+        width: u32,
+        height: u32,
+        #[serde(default)]
+        duration: Option<f64>,
+        #[serde(default)]
+        frames: Option<u64>,
+    },
+    Key(String),
+}
+
+impl From<StoredForm> for StoredOutput {
+    fn from(form: StoredForm) -> StoredOutput {
+        match form {
+            StoredForm::Full {
+                key,
+                asset,
+                format,
+                bytes,
+                width,
+                height,
+                duration,
+                frames,
+            } => StoredOutput {
+                key,
+                asset,
+                format,
+                bytes,
+                width,
+                height,
+                duration,
+                frames,
+            },
+            StoredForm::Key(key) => {
+                // `edits/<id>/<attempt>/<asset>-<index>.<ext>`
+                let name = key.rsplit('/').next().unwrap_or_default();
+                let (stem, format) = name.rsplit_once('.').unwrap_or((name, ""));
+                let asset = stem
+                    .split_once('-')
+                    .and_then(|(a, _)| a.parse().ok())
+                    .unwrap_or(0);
+                StoredOutput {
+                    format: format.to_string(),
+                    key,
+                    asset,
+                    bytes: 0,
+                    width: 0,
+                    height: 0,
+                    duration: None,
+                    frames: None,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_stored_before_outputs_had_metadata_still_reads() {
+        let outputs: Vec<StoredOutput> =
+            serde_json::from_str(r#"["edits/e1/1/2-0.webp"]"#).unwrap();
+        assert_eq!(outputs[0].key, "edits/e1/1/2-0.webp");
+        assert_eq!((outputs[0].asset, outputs[0].format.as_str()), (2, "webp"));
+    }
+
+    #[test]
+    fn a_full_record_round_trips() {
+        let output = StoredOutput {
+            key: "edits/e1/1/0-0.mp4".into(),
+            asset: 0,
+            format: "mp4".into(),
+            bytes: 1234,
+            width: 640,
+            height: 360,
+            duration: Some(5.0),
+            frames: Some(125),
+        };
+        let text = serde_json::to_string(&output).unwrap();
+        assert_eq!(serde_json::from_str::<StoredOutput>(&text).unwrap(), output);
+    }
+}

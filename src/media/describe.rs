@@ -1,0 +1,66 @@
+//! What an output file is, for `attributes.outputs`: its size and, for videos and
+//! GIFs, its length and frame count. Read from headers (in process for images, GIFs
+//! and plain MP4s; ffprobe for the rest) when the file is stored, so reading an edit
+//! never probes anything.
+
+use super::{
+    decode, gif, probe, transcode, ImageFormat, Media, MediaError, MediaFile, MediaFormat,
+};
+
+/// Bytes of an image read to find its size (our outputs carry no metadata before it).
+const IMAGE_HEAD_BYTES: u64 = 1 << 16;
+
+/// The metadata of one output file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Described {
+    pub bytes: u64,
+    pub width: u32,
+    pub height: u32,
+    /// Seconds, for videos and GIFs.
+    pub duration: Option<f64>,
+    /// For videos and GIFs.
+    pub frames: Option<u64>,
+}
+
+impl Media {
+    /// Describes `file`, an output this service made. `InvalidMedia` when its headers
+    /// cannot be read, which would be a fault of ours.
+    pub async fn describe(&self, file: &MediaFile) -> Result<Described, MediaError> {
+        let bytes = tokio::fs::metadata(&file.path).await?.len();
+        let unreadable = || MediaError::InvalidMedia("an output could not be read back".into());
+        let (width, height, duration, frames) = match file.format {
+            MediaFormat::Jpeg | MediaFormat::Png | MediaFormat::Webp => {
+                let format = ImageFormat::from_media_format(file.format).ok_or_else(unreadable)?;
+                let head = super::work::read_head(file, IMAGE_HEAD_BYTES)
+                    .await
+                    .ok_or_else(unreadable)?;
+                let header = decode::open(&head, format, u64::MAX)?.header();
+                (header.width, header.height, None, None)
+            }
+            MediaFormat::Gif => {
+                let all = tokio::fs::read(&file.path).await?;
+                let scan = gif::scan(&all)?;
+                let (width, height) = scan.screen;
+                (width, height, Some(scan.seconds()), Some(scan.frames))
+            }
+            MediaFormat::Mp4 | MediaFormat::Mov => {
+                let info = transcode::read_info(self, file).await?;
+                (info.width, info.height, info.duration, info.frames)
+            }
+            MediaFormat::Webm | MediaFormat::Ogv => {
+                let probe = probe::run(self, &file.path, file.format, true).await?;
+                let video = probe.video().ok_or_else(unreadable)?;
+                let duration = probe.format.duration.or(video.duration);
+                let (width, height) = (video.width.unwrap_or(0), video.height.unwrap_or(0));
+                (width, height, duration, video.nb_read_packets)
+            }
+        };
+        Ok(Described {
+            bytes,
+            width,
+            height,
+            duration: duration.map(|d| (d * 1000.0).round() / 1000.0),
+            frames,
+        })
+    }
+}

@@ -1,0 +1,59 @@
+//! The sweep: deletes edits whose retention has run out (or that were deleted), with
+//! every object stored for them, outputs of earlier attempts included.
+//!
+//! Durable and safe with several nodes because every step is idempotent and the row
+//! goes last: the objects under `edits/<id>/` are deleted, then the row (with the result
+//! cache entries that point at them). A sweep cut short leaves the row, and the next
+//! sweep, on any node, does it again. Cheap when there is nothing to do: one indexed
+//! query per interval.
+
+use std::time::{Duration, SystemTime};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::db::{unix_ms, Db};
+use crate::storage::Storage;
+
+/// Expired edits deleted per query.
+const BATCH: u32 = 100;
+
+/// Sweeps every `interval` until `shutdown`.
+pub fn run_sweeper(
+    db: Db,
+    storage: Storage,
+    interval: Duration,
+    shutdown: CancellationToken,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            match sweep_expired(&db, &storage).await {
+                Ok(0) => {}
+                Ok(swept) => tracing::info!(swept, "expired edits deleted"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "sweeping expired edits failed; trying again later")
+                }
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(interval) => {}
+                _ = shutdown.cancelled() => return,
+            }
+        }
+    })
+}
+
+/// Deletes every edit expired by now, and its objects. Returns how many.
+pub async fn sweep_expired(db: &Db, storage: &Storage) -> anyhow::Result<usize> {
+    let mut swept = 0;
+    loop {
+        let now = unix_ms(SystemTime::now());
+        let expired = db.expired_edits(now, BATCH).await?;
+        for id in &expired {
+            storage.delete_prefix(&format!("edits/{id}/")).await?;
+            db.delete_expired_edit(id, now).await?;
+        }
+        swept += expired.len();
+        if expired.len() < BATCH as usize {
+            return Ok(swept);
+        }
+    }
+}
