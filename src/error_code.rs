@@ -61,6 +61,7 @@ codes! {
     NotFound = "not_found", "Not found", Some(404), false;
     MethodNotAllowed = "method_not_allowed", "Method not allowed", Some(405), false;
     PayloadTooLarge = "payload_too_large", "Payload too large", Some(413), false;
+    RangeNotSatisfiable = "range_not_satisfiable", "Range not satisfiable", Some(416), false;
     UnsupportedMediaType = "unsupported_media_type", "Unsupported media type", Some(415), false;
     InvalidType = "invalid_type", "Invalid type", Some(422), false;
     MissingField = "missing_field", "Missing field", Some(422), false;

@@ -268,10 +268,25 @@ impl Storage {
         Ok(deleted.len())
     }
 
-    /// The object under `key`. `Err(NotFound)` when there is none.
-    pub async fn get(&self, key: &str) -> Result<GetResult, StorageError> {
+    /// The object under `key`, whole or only `range` (bytes, end exclusive); streamed.
+    /// `Err(NotFound)` when there is none.
+    pub async fn get(
+        &self,
+        key: &str,
+        range: Option<std::ops::Range<u64>>,
+    ) -> Result<GetResult, StorageError> {
         let location = object_path(key)?;
-        Ok(self.store.get(&location).await?)
+        let options = object_store::GetOptions {
+            range: range.map(object_store::GetRange::Bounded),
+            ..Default::default()
+        };
+        Ok(self.store.get_opts(&location, options).await?)
+    }
+
+    /// The size, time and ETag of the object under `key`. `Err(NotFound)` when there is none.
+    pub async fn head(&self, key: &str) -> Result<object_store::ObjectMeta, StorageError> {
+        let location = object_path(key)?;
+        Ok(self.store.head(&location).await?)
     }
 
     /// A URL that downloads `key` without credentials until `now + url_ttl`:

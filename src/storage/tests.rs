@@ -190,7 +190,7 @@ async fn put_file_then_get_returns_the_same_bytes() {
 
     storage.put_file(KEY, &src).await.unwrap();
 
-    let got = storage.get(KEY).await.unwrap().bytes().await.unwrap();
+    let got = storage.get(KEY, None).await.unwrap().bytes().await.unwrap();
     assert_eq!(got.as_ref(), bytes.as_slice());
     assert!(dir.path().join("files").join(KEY).is_file());
 }
@@ -207,7 +207,7 @@ async fn a_file_larger_than_one_part_goes_up_in_parts_intact() {
     storage.put_file("edits/x/0/big.mp4", &src).await.unwrap();
 
     let got = storage
-        .get("edits/x/0/big.mp4")
+        .get("edits/x/0/big.mp4", None)
         .await
         .unwrap()
         .bytes()
@@ -226,7 +226,7 @@ async fn getting_a_missing_key_is_not_found() {
         Url::parse("http://localhost:8080").unwrap(),
         Duration::from_secs(60),
     );
-    let err = storage.get("edits/nope/0/0.webp").await.unwrap_err();
+    let err = storage.get("edits/nope/0/0.webp", None).await.unwrap_err();
     assert!(matches!(err, StorageError::NotFound), "{err:?}");
     assert_eq!(err.code(), "not_found");
     assert!(!err.is_retryable());
@@ -236,7 +236,7 @@ async fn getting_a_missing_key_is_not_found() {
 async fn non_canonical_keys_are_refused() {
     let storage = storage();
     for key in ["", "/a", "a/", "a//b", "a/../b", "a/./b", ".."] {
-        let err = storage.get(key).await.unwrap_err();
+        let err = storage.get(key, None).await.unwrap_err();
         assert!(
             matches!(err, StorageError::InvalidKey(_)),
             "{key:?}: {err:?}"

@@ -103,3 +103,89 @@ async fn download_urls_use_the_public_url() {
         "{url}"
     );
 }
+
+on_both_backends!(downloads_serve_head_ranges_etags_and_a_file_name);
+
+/// decisions.md §9, on files and S3 alike.
+async fn downloads_serve_head_ranges_etags_and_a_file_name(backend: crate::backends::Backend) {
+    let app = spawn_app_on(backend, |_| {}).await;
+    let src = app.fixtures.add("a.png", fixtures::png(64, 48));
+    let doc = app.run_done(edit(&src, &["image-to-webp"], None)).await;
+    let id = doc["id"].as_str().unwrap();
+    let url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
+    let client = reqwest::Client::new();
+    let whole = client.get(url).send().await.unwrap();
+    assert_eq!(whole.status(), 200);
+    let headers = whole.headers().clone();
+    let bytes = whole.bytes().await.unwrap();
+    let size = bytes.len();
+    assert_eq!(headers["content-type"], "image/webp");
+    assert_eq!(headers["content-length"], size.to_string().as_str());
+    assert_eq!(headers["accept-ranges"], "bytes");
+    assert_eq!(headers["x-content-type-options"], "nosniff");
+    assert_eq!(
+        headers["content-disposition"],
+        format!("attachment; filename=\"{id}-0-0.webp\"").as_str()
+    );
+    let max_age: u64 = headers["cache-control"]
+        .to_str()
+        .unwrap()
+        .strip_prefix("private, max-age=")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(max_age > 3500 && max_age <= 3600, "{max_age}");
+    let etag = headers["etag"].to_str().unwrap().to_string();
+    assert!(etag.starts_with('"') && etag.ends_with('"'), "{etag}");
+
+    let head = client.head(url).send().await.unwrap();
+    assert_eq!(head.status(), 200);
+    assert_eq!(head.headers()["content-length"], size.to_string().as_str());
+    assert_eq!(head.headers()["etag"], etag.as_str());
+    assert!(head.bytes().await.unwrap().is_empty());
+
+    let part = client
+        .get(url)
+        .header("Range", "bytes=4-11")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(part.status(), 206);
+    assert_eq!(
+        part.headers()["content-range"],
+        format!("bytes 4-11/{size}").as_str()
+    );
+    assert_eq!(part.bytes().await.unwrap(), bytes.slice(4..12));
+    let tail = client
+        .get(url)
+        .header("Range", "bytes=-4")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(tail.status(), 206);
+    assert_eq!(tail.bytes().await.unwrap(), bytes.slice(size - 4..));
+    let beyond = client
+        .get(url)
+        .header("Range", format!("bytes={size}-"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(beyond.status(), 416);
+    assert_eq!(
+        beyond.headers()["content-range"],
+        format!("bytes */{size}").as_str()
+    );
+
+    let unchanged = client
+        .get(url)
+        .header("If-None-Match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unchanged.status(), 304);
+    let inline = client.get(format!("{url}&inline=1")).send().await.unwrap();
+    assert!(inline.headers()["content-disposition"]
+        .to_str()
+        .unwrap()
+        .starts_with("inline; filename="));
+}
