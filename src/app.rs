@@ -110,6 +110,7 @@ impl App {
             rules: ValidationRules {
                 allow_private_sources: config.allow_private_sources,
                 max_outputs: Some(config.max_outputs_per_edit),
+                uploads_prefix: Some(crate::uploads::uploads_prefix(&public_url).into()),
             },
             max_body_bytes: config.max_body_bytes,
             rate_limiter: Arc::new(RateLimiter::new(
@@ -126,6 +127,11 @@ impl App {
             )),
             running: running.clone(),
             default_retention_secs: config.retention.retention_secs,
+            uploads: api::UploadLimits {
+                max_bytes: config.retention.max_upload_bytes,
+                retention_secs: config.retention.upload_retention_secs,
+            },
+            public_url: public_url.clone(),
             readiness: readiness.clone(),
         };
         let sweeper = queue::run_sweeper(
@@ -139,7 +145,9 @@ impl App {
             media,
             fetcher,
             storage,
+            db: db.clone(),
             cache: config.result_cache.then(|| db.clone()),
+            uploads_prefix: crate::uploads::uploads_prefix(&public_url),
             tmp_root,
             wake,
             running: running.clone(),

@@ -80,6 +80,11 @@ codes! {
     InvalidOptionValue = "invalid_option_value", "Invalid option value", Some(422), false;
     ValueOutOfRange = "value_out_of_range", "Value out of range", Some(422), false;
     InvalidQuery = "invalid_query", "Invalid query parameter", Some(422), false;
+    InvalidUploadHeader = "invalid_upload_header", "Invalid upload header", Some(400), false;
+    UploadTooLarge = "upload_too_large", "Upload too large", Some(413), false;
+    UploadOffsetMismatch = "upload_offset_mismatch", "Upload offset mismatch", Some(409), false;
+    UploadNotFound = "upload_not_found", "Upload not found", Some(422), false;
+    TusVersionUnsupported = "tus_version_unsupported", "Tus version unsupported", Some(412), false;
     EditFinished = "edit_finished", "Edit already finished", Some(409), false;
     EditNotRetryable = "edit_not_retryable", "Edit not retryable", Some(409), false;
     RateLimited = "rate_limited", "Too many requests", Some(429), false;

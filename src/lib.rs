@@ -28,3 +28,4 @@ pub mod fetch;
 pub mod media;
 pub mod queue;
 pub mod storage;
+pub mod uploads;

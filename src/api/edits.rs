@@ -13,6 +13,7 @@ use super::json::JsonBody;
 use super::AppState;
 use crate::db::{unix_ms, EditRow};
 use crate::edits::{render_edit, NewEdit};
+use crate::error_code::Code;
 
 /// Validates the request, stores the edit (which enqueues it) and wakes a worker.
 pub async fn create(
@@ -20,9 +21,10 @@ pub async fn create(
     org: Organization,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    let edit = NewEdit::parse(body, state.rules)?;
+    let edit = NewEdit::parse(body, &state.rules)?;
     let id = uuid::Uuid::new_v4().to_string();
     let now = unix_ms(SystemTime::now());
+    check_uploads(&state, &org, &edit, now).await?;
     let retention = edit.retention.unwrap_or(state.default_retention_secs);
     let expires_at = now.saturating_add((retention as i64).saturating_mul(1000));
     let row = state
@@ -39,6 +41,42 @@ pub async fn create(
         Json(render(&state, &row)),
     )
         .into_response())
+}
+
+/// Every asset `src` that names an upload must name a complete, unexpired upload of
+/// the caller's organization: `422 upload_not_found` otherwise.
+async fn check_uploads(
+    state: &AppState,
+    org: &Organization,
+    edit: &NewEdit,
+    now: i64,
+) -> Result<(), ApiError> {
+    let prefix = crate::uploads::uploads_prefix(&state.public_url);
+    for (i, asset) in edit.assets.iter().enumerate() {
+        let Some(upload) = crate::uploads::upload_id_in(asset.src.as_str(), &prefix) else {
+            continue;
+        };
+        let row = match state.db.get_upload(&org.id, &upload, now).await? {
+            Some(row) => crate::uploads::finish(&state.db, &state.storage, row)
+                .await
+                .map_err(|e| ApiError::internal(&e))?,
+            None => return Err(upload_not_found(i, &upload, "there is no such upload")),
+        };
+        if !row.is_complete() {
+            return Err(upload_not_found(i, &upload, "it is not complete yet"));
+        }
+    }
+    Ok(())
+}
+
+fn upload_not_found(asset: usize, upload: &str, why: &str) -> ApiError {
+    let mut error = ApiError::new(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        Code::UploadNotFound,
+        format!("Asset {asset} names upload \"{upload}\", but {why} for this organization."),
+    );
+    error.pointer = Some(format!("/assets/{asset}/src"));
+    error
 }
 
 /// Reads an edit of the caller's organization; any other id is 404.

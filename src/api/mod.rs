@@ -10,6 +10,7 @@ mod lifecycle;
 mod rate_limit;
 pub mod server;
 mod token_cache;
+mod uploads;
 
 pub use error::ApiError;
 pub use health::Readiness;
@@ -49,7 +50,17 @@ pub struct AppState {
     pub running: Arc<RunningEdits>,
     /// Seconds an edit is kept when its request names no `retention`.
     pub default_retention_secs: u64,
+    pub uploads: UploadLimits,
+    /// The base of every URL handed out (an upload's `src`).
+    pub public_url: url::Url,
     pub readiness: Readiness,
+}
+
+/// The limits of uploads (`--max-upload-bytes`, `--upload-retention-secs`).
+#[derive(Debug, Clone, Copy)]
+pub struct UploadLimits {
+    pub max_bytes: u64,
+    pub retention_secs: u64,
 }
 
 /// The service's routes.
@@ -61,6 +72,15 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/edits/{id}/cancel", post(lifecycle::cancel))
         .route("/v1/edits/{id}/retry", post(lifecycle::retry))
         .route("/v1/organizations/{id}", get(edits::organization))
+        .route("/v1/uploads", post(uploads::create).options(uploads::options))
+        .route(
+            "/v1/uploads/{id}",
+            get(uploads::read)
+                .head(uploads::head)
+                .patch(uploads::patch)
+                .delete(uploads::delete),
+        )
+        .route("/v1/uploads/{id}/content", get(uploads::content))
         .route("/v1/files/{*key}", get(files::download))
         .merge(health_router(state.readiness.clone()))
         .fallback(|| async { ApiError::for_status(StatusCode::NOT_FOUND) })

@@ -1,4 +1,5 @@
-//! How long things are kept: edits and their outputs, uploads (decisions.md §6, §7).
+//! How long things are kept, and how large an upload may be: edits and their
+//! outputs, uploads (decisions.md §6, §7).
 
 use clap::Args;
 
@@ -9,6 +10,15 @@ pub struct RetentionConfig {
     /// (default 7 days); then the sweep deletes them.
     #[arg(long, env = "MEDIAEDIT_RETENTION_SECS", default_value_t = 7 * 24 * 3600, value_parser = clap::value_parser!(u64).range(60..=31_536_000))]
     pub retention_secs: u64,
+
+    /// Seconds an upload is kept (complete or not) before the sweep deletes it.
+    #[arg(long, env = "MEDIAEDIT_UPLOAD_RETENTION_SECS", default_value_t = 24 * 3600, value_parser = clap::value_parser!(u64).range(60..))]
+    pub upload_retention_secs: u64,
+
+    /// Largest upload accepted, in bytes (`413 upload_too_large` past it, as soon as
+    /// the size is known).
+    #[arg(long, env = "MEDIAEDIT_MAX_UPLOAD_BYTES", default_value_t = 2 << 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_upload_bytes: u64,
 
     /// Seconds between two sweeps for expired edits and uploads.
     #[arg(long, env = "MEDIAEDIT_SWEEP_INTERVAL_SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]

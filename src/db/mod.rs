@@ -11,12 +11,14 @@ mod lifecycle;
 mod orgs;
 mod outputs;
 mod settings;
+mod uploads;
 
 pub use cache::SourceValidators;
 pub use edits::{EditRow, EditStatus, Lane};
 pub use lifecycle::{Cancel, EditPage, PageCursor, Retry};
 pub use orgs::{hash_token, valid_org_id};
 pub use outputs::StoredOutput;
+pub use uploads::{UploadPart, UploadRow};
 
 use std::path::Path;
 use std::str::FromStr;

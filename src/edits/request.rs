@@ -47,16 +47,19 @@ const OPTIONAL_FIELDS: [&str; 2] = ["options", "retention"];
 pub const RETENTION_SECS: std::ops::RangeInclusive<u64> = 60..=31_536_000;
 
 /// How a request is checked; the server's settings that validation depends on.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct ValidationRules {
     pub allow_private_sources: bool,
     /// Most files one edit may produce (`--max-outputs-per-edit`); `None` checks nothing.
     pub max_outputs: Option<u64>,
+    /// `<public url>/v1/uploads/`: a `src` under it names an upload of this service,
+    /// read from storage, so the rules for fetched addresses do not apply to it.
+    pub uploads_prefix: Option<std::sync::Arc<str>>,
 }
 
 impl NewEdit {
     /// Validates a parsed JSON body.
-    pub fn parse(body: Value, rules: ValidationRules) -> Result<NewEdit, ValidationError> {
+    pub fn parse(body: Value, rules: &ValidationRules) -> Result<NewEdit, ValidationError> {
         let Value::Object(mut body) = body else {
             return Err(ValidationError::new(
                 Code::InvalidType,
@@ -112,13 +115,11 @@ impl NewEdit {
     /// accepted, so private-address rules are not applied again here (the fetcher
     /// enforces them at connect time).
     pub fn from_stored(echo: Value) -> Result<NewEdit, ValidationError> {
-        NewEdit::parse(
-            echo,
-            ValidationRules {
-                allow_private_sources: true,
-                max_outputs: None,
-            },
-        )
+        let rules = ValidationRules {
+            allow_private_sources: true,
+            ..ValidationRules::default()
+        };
+        NewEdit::parse(echo, &rules)
     }
 }
 
@@ -185,7 +186,7 @@ fn array<'a>(
 
 fn parse_assets(
     value: Option<&Value>,
-    rules: ValidationRules,
+    rules: &ValidationRules,
 ) -> Result<Vec<Asset>, ValidationError> {
     array(value, "assets", MAX_ASSETS)?
         .iter()
@@ -194,7 +195,7 @@ fn parse_assets(
         .collect()
 }
 
-fn parse_asset(i: usize, item: &Value, rules: ValidationRules) -> Result<Asset, ValidationError> {
+fn parse_asset(i: usize, item: &Value, rules: &ValidationRules) -> Result<Asset, ValidationError> {
     let at = |field: &str| format!("/assets/{i}{field}");
     let Value::Object(asset) = item else {
         return Err(ValidationError::new(
@@ -264,18 +265,23 @@ fn parse_asset(i: usize, item: &Value, rules: ValidationRules) -> Result<Asset, 
             ))
         }
     };
-    let src = fetch::check_url(src, rules.allow_private_sources).map_err(|e| match e {
-        FetchError::ForbiddenAddress(addr) => ValidationError::new(
-            Code::SourceAddressForbidden,
-            at("/src"),
-            format!("`src` points at {addr}, which is not a public address."),
-        ),
-        _ => ValidationError::new(
-            Code::InvalidUrl,
-            at("/src"),
-            "`src` must be an absolute http or https URL.",
-        ),
-    })?;
+    let own_upload = rules
+        .uploads_prefix
+        .as_deref()
+        .is_some_and(|prefix| crate::uploads::upload_id_in(src, prefix).is_some());
+    let src =
+        fetch::check_url(src, rules.allow_private_sources || own_upload).map_err(|e| match e {
+            FetchError::ForbiddenAddress(addr) => ValidationError::new(
+                Code::SourceAddressForbidden,
+                at("/src"),
+                format!("`src` points at {addr}, which is not a public address."),
+            ),
+            _ => ValidationError::new(
+                Code::InvalidUrl,
+                at("/src"),
+                "`src` must be an absolute http or https URL.",
+            ),
+        })?;
     Ok(Asset { kind, src })
 }
 

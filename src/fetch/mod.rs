@@ -154,6 +154,11 @@ impl Fetcher {
     /// Builds the HTTP client: no environment proxies, no automatic redirects, the
     /// guarded resolver unless `allow_private`. `Err(Client)` only if the TLS backend
     /// cannot be initialised.
+    /// The largest source accepted (`--max-source-bytes`), uploads included.
+    pub fn max_bytes(&self) -> u64 {
+        self.config.max_bytes
+    }
+
     pub fn new(config: FetchConfig) -> Result<Self, FetchError> {
         let mut builder = reqwest::Client::builder()
             .user_agent(USER_AGENT)

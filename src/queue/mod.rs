@@ -20,6 +20,7 @@ pub mod slots;
 mod sqlite;
 mod step;
 mod sweeper;
+mod upload_source;
 mod worker;
 
 pub use cancels::{RunningEdits, CANCELS_CHANNEL};

@@ -25,8 +25,10 @@ use super::limits::{ensure_free_disk, OutputBudget};
 use super::progress::{report_loop, Tracker};
 use super::slots::{Class, FairSlots, SlotPermit};
 use super::step::Step;
+use super::upload_source::read_upload;
 use super::worker::WorkerContext;
 use super::{Claim, JobError};
+use crate::uploads::upload_id_in;
 
 /// Outputs of one asset uploaded at once at most.
 const PUTS_AT_ONCE: usize = 8;
@@ -175,7 +177,8 @@ impl EditRun<'_> {
         Ok(Sourced::File(file, cache_key))
     }
 
-    /// Asset `i`'s source into `dest`, conditionally when `known`.
+    /// Asset `i`'s source into `dest`, conditionally when `known`; an upload of this
+    /// service is read from storage instead.
     async fn download(
         &self,
         i: usize,
@@ -183,6 +186,9 @@ impl EditRun<'_> {
         known: Option<&SourceValidators>,
     ) -> Result<Fetch, JobError> {
         let url = &self.edit.assets[i].src;
+        if let Some(id) = upload_id_in(url.as_str(), &self.ctx.uploads_prefix) {
+            return read_upload(self.ctx, &self.claim.org_id, &id, dest).await;
+        }
         tokio::select! {
             fetched = self.ctx.fetcher.fetch_to_file_if(url, dest, known) => Ok(fetched?),
             _ = self.ctx.stopping.cancelled() => Err(JobError::handed_back()),

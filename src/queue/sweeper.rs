@@ -1,5 +1,6 @@
 //! The sweep: deletes edits whose retention has run out (or that were deleted), with
-//! every object stored for them, outputs of earlier attempts included.
+//! every object stored for them, outputs of earlier attempts included; and uploads
+//! past their expiry (or terminated), with their parts.
 //!
 //! Durable and safe with several nodes because every step is idempotent and the row
 //! goes last: the objects under `edits/<id>/` are deleted, then the row (with the result
@@ -41,7 +42,7 @@ pub fn run_sweeper(
     })
 }
 
-/// Deletes every edit expired by now, and its objects. Returns how many.
+/// Deletes every edit and upload expired by now, and their objects. Returns how many.
 pub async fn sweep_expired(db: &Db, storage: &Storage) -> anyhow::Result<usize> {
     let mut swept = 0;
     loop {
@@ -51,8 +52,13 @@ pub async fn sweep_expired(db: &Db, storage: &Storage) -> anyhow::Result<usize> 
             storage.delete_prefix(&format!("edits/{id}/")).await?;
             db.delete_expired_edit(id, now).await?;
         }
-        swept += expired.len();
-        if expired.len() < BATCH as usize {
+        let uploads = db.expired_uploads(now, BATCH).await?;
+        for id in &uploads {
+            storage.delete_prefix(&format!("uploads/{id}/")).await?;
+            db.delete_expired_upload(id, now).await?;
+        }
+        swept += expired.len() + uploads.len();
+        if expired.len() < BATCH as usize && uploads.len() < BATCH as usize {
             return Ok(swept);
         }
     }

@@ -36,8 +36,12 @@ pub struct WorkerContext {
     pub media: Media,
     pub fetcher: Fetcher,
     pub storage: Storage,
+    /// The database, for what a claim reads besides its own row (uploads).
+    pub db: Db,
     /// The result cache's database; `None` when the cache is off.
     pub cache: Option<Db>,
+    /// `<public url>/v1/uploads/`: an asset `src` under it is an upload, read from storage.
+    pub uploads_prefix: String,
     /// Where per-job temp dirs are made.
     pub tmp_root: PathBuf,
     /// Woken when an edit is created, so the dispatcher need not wait for its next poll.

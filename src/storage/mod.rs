@@ -13,7 +13,9 @@
 mod tests;
 
 mod keys;
+mod stream;
 pub use keys::OutputKey;
+pub use stream::{PutStreamError, Streamed};
 
 use std::path::Path;
 use std::sync::Arc;

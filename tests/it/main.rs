@@ -45,4 +45,5 @@ mod pipelines;
 mod speed;
 mod stages;
 mod stalled_sources;
+mod uploads;
 mod videos;

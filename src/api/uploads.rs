@@ -1,0 +1,373 @@
+//! `/v1/uploads` (decisions.md §7): direct uploads (`POST` with the file as the body)
+//! and the tus 1.0.0 protocol (core, creation, creation-with-upload, termination,
+//! expiration) on the same resource. Bodies stream to the object store as they
+//! arrive; the offset and the parts live in the database, so an upload resumes on any
+//! node, after any restart.
+
+use std::time::SystemTime;
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+use super::auth::Organization;
+use super::error::ApiError;
+use super::AppState;
+use crate::db::{unix_ms, UploadPart, UploadRow};
+use crate::error_code::Code;
+use crate::storage::PutStreamError;
+use crate::uploads::{self, part_key};
+
+const TUS_VERSION: &str = "1.0.0";
+const TUS_EXTENSIONS: &str = "creation,creation-with-upload,termination,expiration";
+const OFFSET_STREAM: &str = "application/offset+octet-stream";
+const TUS_RESUMABLE: HeaderName = HeaderName::from_static("tus-resumable");
+const UPLOAD_OFFSET: HeaderName = HeaderName::from_static("upload-offset");
+const UPLOAD_LENGTH: HeaderName = HeaderName::from_static("upload-length");
+const UPLOAD_EXPIRES: HeaderName = HeaderName::from_static("upload-expires");
+const UPLOAD_METADATA: HeaderName = HeaderName::from_static("upload-metadata");
+
+/// `OPTIONS /v1/uploads`: what tus this server speaks. No token needed (a browser's
+/// preflight carries none), and it says nothing about anyone's uploads.
+pub async fn options(State(state): State<AppState>) -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let headers = response.headers_mut();
+    headers.insert(TUS_RESUMABLE, HeaderValue::from_static(TUS_VERSION));
+    headers.insert("tus-version", HeaderValue::from_static(TUS_VERSION));
+    headers.insert("tus-extension", HeaderValue::from_static(TUS_EXTENSIONS));
+    headers.insert("tus-max-size", HeaderValue::from(state.uploads.max_bytes));
+    response
+}
+
+/// `POST /v1/uploads`: a tus creation when `Tus-Resumable` is sent, else a direct
+/// upload of the whole body.
+pub async fn create(
+    State(state): State<AppState>,
+    org: Organization,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    check_tus_version(&headers)?;
+    let tus = headers.contains_key(TUS_RESUMABLE);
+    let length = match (tus, headers.get(UPLOAD_LENGTH)) {
+        (true, None) => {
+            return Err(bad_header("`Upload-Length` is required to create a tus upload (deferred lengths are not supported)."))
+        }
+        (true, Some(value)) => Some(number(value, "Upload-Length")?),
+        (false, _) => match headers.get(header::CONTENT_LENGTH) {
+            Some(value) => Some(number(value, "Content-Length")?),
+            None => None,
+        },
+    };
+    if length.is_some_and(|n| n > state.uploads.max_bytes) {
+        return Err(too_large(state.uploads.max_bytes));
+    }
+    let now = unix_ms(SystemTime::now());
+    let metadata = headers.get(UPLOAD_METADATA).and_then(|v| v.to_str().ok());
+    let row = UploadRow {
+        id: uuid::Uuid::new_v4().to_string(),
+        org_id: org.id.clone(),
+        created_at: now,
+        expires_at: now + (state.uploads.retention_secs as i64).saturating_mul(1000),
+        length: length.map(|n| n as i64),
+        received: 0,
+        sha256: None,
+        metadata: metadata.filter(|m| m.len() <= 4096).map(str::to_string),
+    };
+    state.db.insert_upload(&row).await?;
+    let with_body = !tus || content_type(&headers) == Some(OFFSET_STREAM);
+    let row = if with_body {
+        match append(&state, &row, body, !tus).await {
+            Ok(row) => row,
+            Err(e) => {
+                // Nothing of a refused upload stays: the sweep removes what was stored.
+                let _ = state.db.expire_upload(&org.id, &row.id, now + 1).await;
+                return Err(e);
+            }
+        }
+    } else {
+        finish(&state, row).await?
+    };
+    tracing::info!(upload.id = %row.id, org.id = %org.id, bytes = row.received, tus, "upload created");
+    let mut response = (
+        StatusCode::CREATED,
+        [(header::LOCATION, format!("/v1/uploads/{}", row.id))],
+        Json(uploads::render_upload(&row, &state.public_url)),
+    )
+        .into_response();
+    if tus {
+        tus_headers(response.headers_mut(), &row);
+    }
+    Ok(response)
+}
+
+/// `GET /v1/uploads/{id}`: the Upload document.
+pub async fn read(
+    State(state): State<AppState>,
+    org: Organization,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let row = finish(&state, find(&state, &org, &id).await?).await?;
+    Ok(Json(uploads::render_upload(&row, &state.public_url)).into_response())
+}
+
+/// `HEAD /v1/uploads/{id}`: tus's offset, in headers only.
+pub async fn head(
+    State(state): State<AppState>,
+    org: Organization,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let row = finish(&state, find(&state, &org, &id).await?).await?;
+    let mut response = StatusCode::OK.into_response();
+    let headers = response.headers_mut();
+    tus_headers(headers, &row);
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Some(metadata) = row
+        .metadata
+        .as_deref()
+        .and_then(|m| HeaderValue::from_str(m).ok())
+    {
+        headers.insert(UPLOAD_METADATA, metadata);
+    }
+    Ok(response)
+}
+
+/// `PATCH /v1/uploads/{id}`: appends the body at `Upload-Offset`, which must be the
+/// current offset (`409 upload_offset_mismatch` otherwise).
+pub async fn patch(
+    State(state): State<AppState>,
+    org: Organization,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    check_tus_version(&headers)?;
+    if content_type(&headers) != Some(OFFSET_STREAM) {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Code::UnsupportedMediaType,
+            format!("A PATCH must be sent with `Content-Type: {OFFSET_STREAM}`."),
+        ));
+    }
+    let offset = match headers.get(UPLOAD_OFFSET) {
+        Some(value) => number(value, "Upload-Offset")?,
+        None => return Err(bad_header("`Upload-Offset` is required.")),
+    };
+    let row = find(&state, &org, &id).await?;
+    if offset != row.received as u64 {
+        return Err(offset_mismatch(row.received));
+    }
+    let row = append(&state, &row, body, false).await?;
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    tus_headers(response.headers_mut(), &row);
+    Ok(response)
+}
+
+/// `DELETE /v1/uploads/{id}` (tus termination): gone at once; its parts are deleted
+/// now, or by the sweep if this is cut short.
+pub async fn delete(
+    State(state): State<AppState>,
+    org: Organization,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let now = unix_ms(SystemTime::now());
+    if !uploads::valid_id(&id) || !state.db.expire_upload(&org.id, &id, now).await? {
+        return Err(not_found(&id));
+    }
+    let deleted = async {
+        state
+            .storage
+            .delete_prefix(&format!("uploads/{id}/"))
+            .await?;
+        state.db.delete_expired_upload(&id, now).await?;
+        Ok::<_, anyhow::Error>(())
+    };
+    if let Err(e) = deleted.await {
+        tracing::warn!(error = %e, upload.id = %id, "deleting an upload's parts failed; the sweep will finish it");
+    }
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    response
+        .headers_mut()
+        .insert(TUS_RESUMABLE, HeaderValue::from_static(TUS_VERSION));
+    Ok(response)
+}
+
+/// `GET /v1/uploads/{id}/content`: the uploaded bytes, streamed, once complete.
+pub async fn content(
+    State(state): State<AppState>,
+    org: Organization,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let row = finish(&state, find(&state, &org, &id).await?).await?;
+    if !row.is_complete() {
+        return Err(ApiError::not_found(format!(
+            "Upload \"{id}\" is not complete yet."
+        )));
+    }
+    let keys = state
+        .db
+        .upload_parts(&id)
+        .await?
+        .into_iter()
+        .map(|p| p.object_key)
+        .collect();
+    let stream = state.storage.concatenated(keys);
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_string()),
+            (header::CONTENT_LENGTH, row.received.to_string()),
+        ],
+        Body::from_stream(stream),
+    )
+        .into_response())
+}
+
+/// Streams `body` into a new part of `row` at its current offset and records it.
+/// `whole` (a direct upload) makes the body the entire upload, completed with the hash
+/// taken while it streamed.
+async fn append(
+    state: &AppState,
+    row: &UploadRow,
+    body: Body,
+    whole: bool,
+) -> Result<UploadRow, ApiError> {
+    let room = match row.length {
+        Some(length) => (length - row.received).max(0) as u64,
+        None => state.uploads.max_bytes,
+    };
+    let key = part_key(&row.id, row.received);
+    let streamed = state
+        .storage
+        .put_stream(&key, body.into_data_stream(), room)
+        .await
+        .map_err(|e| match e {
+            PutStreamError::TooLarge if row.length.is_some() && !whole => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                Code::UploadTooLarge,
+                "The body carries more bytes than the upload's `Upload-Length` leaves room for.",
+            ),
+            PutStreamError::TooLarge => too_large(state.uploads.max_bytes),
+            PutStreamError::Storage(e) => ApiError::internal(&e),
+        })?;
+    if whole && (streamed.interrupted || row.length.is_some_and(|n| n != streamed.bytes as i64)) {
+        let _ = state
+            .storage
+            .delete_prefix(&format!("uploads/{}/", row.id))
+            .await;
+        return Err(bad_header(
+            "The body ended before `Content-Length` bytes arrived.",
+        ));
+    }
+    let mut row = row.clone();
+    if streamed.bytes > 0 {
+        let part = UploadPart {
+            start: row.received,
+            length: streamed.bytes as i64,
+            object_key: key.clone(),
+        };
+        if !state.db.append_upload_part(&row.id, &part).await? {
+            // Another request took this offset first: this part is not the upload's.
+            let _ = state.storage.delete_prefix(&key).await;
+            let now = unix_ms(SystemTime::now());
+            let current = state.db.get_upload(&row.org_id, &row.id, now).await?;
+            return Err(offset_mismatch(current.map_or(0, |r| r.received)));
+        }
+        row.received += streamed.bytes as i64;
+    }
+    if whole {
+        state
+            .db
+            .complete_upload(&row.id, row.received, &streamed.sha256)
+            .await?;
+        row.length = Some(row.received);
+        row.sha256 = Some(streamed.sha256);
+        return Ok(row);
+    }
+    finish(state, row).await
+}
+
+async fn finish(state: &AppState, row: UploadRow) -> Result<UploadRow, ApiError> {
+    uploads::finish(&state.db, &state.storage, row)
+        .await
+        .map_err(|e| ApiError::internal(&e))
+}
+
+/// Upload `id` of the caller's organization, unexpired; anything else is 404.
+async fn find(state: &AppState, org: &Organization, id: &str) -> Result<UploadRow, ApiError> {
+    if !uploads::valid_id(id) {
+        return Err(not_found(id));
+    }
+    let now = unix_ms(SystemTime::now());
+    state
+        .db
+        .get_upload(&org.id, id, now)
+        .await?
+        .ok_or_else(|| not_found(id))
+}
+
+/// The tus headers of every response about `row`.
+fn tus_headers(headers: &mut HeaderMap, row: &UploadRow) {
+    headers.insert(TUS_RESUMABLE, HeaderValue::from_static(TUS_VERSION));
+    headers.insert(UPLOAD_OFFSET, HeaderValue::from(row.received));
+    if let Some(length) = row.length {
+        headers.insert(UPLOAD_LENGTH, HeaderValue::from(length));
+    }
+    let expires = chrono::DateTime::<chrono::Utc>::from_timestamp_millis(row.expires_at)
+        .unwrap_or_default()
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string();
+    if let Ok(expires) = HeaderValue::from_str(&expires) {
+        headers.insert(UPLOAD_EXPIRES, expires);
+    }
+}
+
+/// A `Tus-Resumable` other than 1.0.0 is `412` with the version this server speaks.
+fn check_tus_version(headers: &HeaderMap) -> Result<(), ApiError> {
+    match headers.get(TUS_RESUMABLE) {
+        Some(version) if version != TUS_VERSION => Err(ApiError::new(
+            StatusCode::PRECONDITION_FAILED,
+            Code::TusVersionUnsupported,
+            format!("This server speaks tus {TUS_VERSION} only."),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn content_type(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    Some(value.split(';').next().unwrap_or_default().trim())
+}
+
+fn number(value: &HeaderValue, name: &str) -> Result<u64, ApiError> {
+    value
+        .to_str()
+        .ok()
+        .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| bad_header(&format!("`{name}` must be a whole number of bytes.")))
+}
+
+fn bad_header(detail: &str) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, Code::InvalidUploadHeader, detail)
+}
+
+fn too_large(max: u64) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        Code::UploadTooLarge,
+        format!("Uploads are limited to {max} bytes."),
+    )
+}
+
+fn offset_mismatch(current: i64) -> ApiError {
+    ApiError::conflict(
+        Code::UploadOffsetMismatch,
+        format!("`Upload-Offset` must be the upload's current offset, {current}; ask with HEAD and resume from there."),
+    )
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::not_found(format!("There is no upload with id \"{id}\"."))
+}

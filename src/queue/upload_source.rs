@@ -1,0 +1,58 @@
+//! An asset whose `src` is one of this service's uploads: read from the object store,
+//! never fetched over HTTP, and only for the organization that uploaded it. It is
+//! still limited like any source (`--max-source-bytes`) and sniffed after.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use super::worker::WorkerContext;
+use super::JobError;
+use crate::db::{unix_ms, SourceValidators};
+use crate::error_code::Code;
+use crate::fetch::{Fetch, FetchError, Fetched};
+
+/// Writes upload `id` of `org` into `dest`. `UploadNotFound` when it expired or was
+/// deleted since the edit was created.
+pub(super) async fn read_upload(
+    ctx: &WorkerContext,
+    org: &str,
+    id: &str,
+    dest: &Path,
+) -> Result<Fetch, JobError> {
+    let now = unix_ms(SystemTime::now());
+    let internal = |e: &dyn std::fmt::Display| {
+        tracing::warn!(error = %e, "reading an upload failed");
+        JobError::internal(true)
+    };
+    let row = ctx
+        .db
+        .get_upload(org, id, now)
+        .await
+        .map_err(|e| internal(&e))?;
+    let Some(row) = row.filter(|r| r.is_complete()) else {
+        return Err(JobError::new(
+            Code::UploadNotFound,
+            format!("Upload \"{id}\" is gone (it expired or was deleted); upload the file again."),
+            false,
+        ));
+    };
+    let max = ctx.fetcher.max_bytes();
+    if row.received as u64 > max {
+        return Err(FetchError::TooLarge(max).into());
+    }
+    let parts = ctx.db.upload_parts(id).await.map_err(|e| internal(&e))?;
+    let keys = parts.into_iter().map(|p| p.object_key).collect();
+    let (bytes, sha256) = ctx
+        .storage
+        .concatenate_into(keys, dest)
+        .await
+        .map_err(|e| internal(&e))?;
+    Ok(Fetch::Body(Fetched {
+        bytes,
+        validators: SourceValidators {
+            etag: None,
+            last_modified: None,
+            sha256,
+        },
+    }))
+}
