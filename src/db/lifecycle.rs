@@ -217,10 +217,29 @@ impl Db {
 
     /// Up to `limit` edits expired by `now_ms`, soonest expired first: the sweep's work.
     pub async fn expired_edits(&self, now_ms: i64, limit: u32) -> Result<Vec<String>, DbError> {
+        self.expired_in("edits", now_ms, limit).await
+    }
+
+    /// Deletes the row of expired edit `id` and the result cache entries that point at
+    /// its outputs. Run after its objects are gone: a crash in between leaves the row,
+    /// and the next sweep deletes the objects (none by then) and the row again.
+    pub async fn delete_expired_edit(&self, id: &str, now_ms: i64) -> Result<(), DbError> {
+        self.delete_expired_in("edits", ("result_cache", "edit_id"), id, now_ms)
+            .await
+    }
+
+    /// Up to `limit` ids of `table` (`edits` or `uploads`, both with `expires_at`)
+    /// expired by `now_ms`, soonest expired first.
+    pub(super) async fn expired_in(
+        &self,
+        table: &'static str,
+        now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<String>, DbError> {
         Ok(with_pool!(self, |pool, sql| {
-            sqlx::query_scalar(&sql(
-                "SELECT id FROM edits WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2",
-            ))
+            sqlx::query_scalar(&sql(&format!(
+                "SELECT id FROM {table} WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2"
+            )))
             .bind(now_ms)
             .bind(i64::from(limit))
             .fetch_all(pool)
@@ -228,21 +247,30 @@ impl Db {
         }))
     }
 
-    /// Deletes the row of expired edit `id` and the result cache entries that point at
-    /// its outputs. Run after its objects are gone: a crash in between leaves the row,
-    /// and the next sweep deletes the objects (none by then) and the row again.
-    pub async fn delete_expired_edit(&self, id: &str, now_ms: i64) -> Result<(), DbError> {
+    /// Deletes row `id` of `table` if it expired by `now_ms`, and in one transaction
+    /// the rows of `dependents` (table, column) that refer to it.
+    pub(super) async fn delete_expired_in(
+        &self,
+        table: &'static str,
+        (dependents, column): (&'static str, &'static str),
+        id: &str,
+        now_ms: i64,
+    ) -> Result<(), DbError> {
         with_pool!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
-            sqlx::query(&sql("DELETE FROM result_cache WHERE edit_id = $1"))
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query(&sql("DELETE FROM edits WHERE id = $1 AND expires_at <= $2"))
-                .bind(id)
-                .bind(now_ms)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(&sql(&format!(
+                "DELETE FROM {dependents} WHERE {column} = $1"
+            )))
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query(&sql(&format!(
+                "DELETE FROM {table} WHERE id = $1 AND expires_at <= $2"
+            )))
+            .bind(id)
+            .bind(now_ms)
+            .execute(&mut *tx)
+            .await?;
             tx.commit().await?;
         });
         Ok(())

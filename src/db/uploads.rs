@@ -173,34 +173,12 @@ impl Db {
 
     /// Up to `limit` uploads expired by `now_ms`: the sweep's work.
     pub async fn expired_uploads(&self, now_ms: i64, limit: u32) -> Result<Vec<String>, DbError> {
-        Ok(with_pool!(self, |pool, sql| {
-            sqlx::query_scalar(&sql(
-                "SELECT id FROM uploads WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2",
-            ))
-            .bind(now_ms)
-            .bind(i64::from(limit))
-            .fetch_all(pool)
-            .await?
-        }))
+        self.expired_in("uploads", now_ms, limit).await
     }
 
     /// Deletes the rows of expired upload `id` (its objects are already gone).
     pub async fn delete_expired_upload(&self, id: &str, now_ms: i64) -> Result<(), DbError> {
-        with_pool!(self, |pool, sql| {
-            let mut tx = pool.begin().await?;
-            sqlx::query(&sql("DELETE FROM upload_parts WHERE upload_id = $1"))
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query(&sql(
-                "DELETE FROM uploads WHERE id = $1 AND expires_at <= $2",
-            ))
-            .bind(id)
-            .bind(now_ms)
-            .execute(&mut *tx)
-            .await?;
-            tx.commit().await?;
-        });
-        Ok(())
+        self.delete_expired_in("uploads", ("upload_parts", "upload_id"), id, now_ms)
+            .await
     }
 }

@@ -51,6 +51,16 @@ async fn send(app: &TestApp, method: reqwest::Method, path: &str) -> (u16, Value
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
+/// `POST /v1/edits/{id}/{action}` (`cancel`, `retry`).
+async fn act(app: &TestApp, id: &str, action: &str) -> (u16, Value) {
+    send(
+        app,
+        reqwest::Method::POST,
+        &format!("/v1/edits/{id}/{action}"),
+    )
+    .await
+}
+
 fn code(doc: &Value) -> &str {
     doc["errors"][0]["code"].as_str().unwrap_or_default()
 }
@@ -110,42 +120,22 @@ async fn a_queued_edit_is_canceled_retried_and_a_finished_one_refuses_both(backe
     let app = spawn_app_on(backend, |c| c.workers = 0).await;
     let src = app.fixtures.add("a.png", fixtures::png(8, 8));
     let id = app.create_edit(edit(&src, &["resize-image"], None)).await;
-    let (status, doc) = send(
-        &app,
-        reqwest::Method::POST,
-        &format!("/v1/edits/{id}/cancel"),
-    )
-    .await;
+    let (status, doc) = act(&app, &id, "cancel").await;
     assert_eq!(
         (status, doc["attributes"]["status"].as_str()),
         (200, Some("canceled")),
         "{doc}"
     );
-    let (status, doc) = send(
-        &app,
-        reqwest::Method::POST,
-        &format!("/v1/edits/{id}/cancel"),
-    )
-    .await;
+    let (status, doc) = act(&app, &id, "cancel").await;
     assert_eq!((status, code(&doc)), (409, "edit_finished"));
 
-    let (status, doc) = send(
-        &app,
-        reqwest::Method::POST,
-        &format!("/v1/edits/{id}/retry"),
-    )
-    .await;
+    let (status, doc) = act(&app, &id, "retry").await;
     assert_eq!(
         (status, doc["attributes"]["status"].as_str()),
         (200, Some("queued")),
         "{doc}"
     );
-    let (status, doc) = send(
-        &app,
-        reqwest::Method::POST,
-        &format!("/v1/edits/{id}/retry"),
-    )
-    .await;
+    let (status, doc) = act(&app, &id, "retry").await;
     assert_eq!((status, code(&doc)), (409, "edit_not_retryable"));
     let (status, _) = send(&app, reqwest::Method::POST, "/v1/edits/no-such-edit/cancel").await;
     assert_eq!(status, 404);
@@ -156,19 +146,9 @@ async fn a_queued_edit_is_canceled_retried_and_a_finished_one_refuses_both(backe
     app.restart_with(|c| c.workers = 2).await;
     let done = app.wait_finished(&id).await;
     assert_eq!(done["attributes"]["status"], "done", "{done}");
-    let (status, doc) = send(
-        &app,
-        reqwest::Method::POST,
-        &format!("/v1/edits/{id}/cancel"),
-    )
-    .await;
+    let (status, doc) = act(&app, &id, "cancel").await;
     assert_eq!((status, code(&doc)), (409, "edit_finished"));
-    let (status, doc) = send(
-        &app,
-        reqwest::Method::POST,
-        &format!("/v1/edits/{id}/retry"),
-    )
-    .await;
+    let (status, doc) = act(&app, &id, "retry").await;
     assert_eq!((status, code(&doc)), (409, "edit_not_retryable"));
 }
 
@@ -198,12 +178,7 @@ async fn canceling_a_running_edit_stops_ffmpeg_at_once_and_stores_nothing(backen
         assert!(Instant::now() < deadline, "ffmpeg never started");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    let (status, doc) = send(
-        &app,
-        reqwest::Method::POST,
-        &format!("/v1/edits/{id}/cancel"),
-    )
-    .await;
+    let (status, doc) = act(&app, &id, "cancel").await;
     assert_eq!(
         (status, doc["attributes"]["status"].as_str()),
         (200, Some("canceled")),
