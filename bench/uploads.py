@@ -66,7 +66,7 @@ def main():
         cases = {
             "curl PUT to s3s-fs (reference)": lambda n: [
                 "curl", "-sf", "--aws-sigv4", "aws:amz:us-east-1:s3", "--user", "k:s",
-                "-T", source, f"http://127.0.0.1:{port}/bench/object-{n}"],
+                "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "-T", source, f"http://127.0.0.1:{port}/bench/object-{n}"],
             "mediaedit direct POST (curl)": lambda n: [
                 "curl", "-sf", "-X", "POST", "-H", f"Authorization: Bearer {token}",
                 "-T", source, f"{base}/v1/uploads"],

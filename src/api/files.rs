@@ -16,7 +16,7 @@ use super::error::ApiError;
 use super::AppState;
 use crate::error_code::Code;
 use crate::media::MediaFormat;
-use crate::storage::{SignatureError, StorageError};
+use crate::storage::{SignatureError, Storage, StorageError};
 
 #[derive(Deserialize)]
 pub struct Signed {
@@ -91,7 +91,7 @@ pub async fn download(
             .get(&key, range)
             .await
             .map_err(gone_or_internal)?;
-        Body::from_stream(object.into_stream().map_err(std::io::Error::other))
+        Body::from_stream(Storage::bytes_of(object).map_err(std::io::Error::other))
     };
     response.body(body).map_err(|e| ApiError::internal(&e))
 }
