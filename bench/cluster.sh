@@ -80,7 +80,7 @@ run_topology() {
     port=$(free_port)
     RUST_LOG="warn,mediaedit::queue::worker=info,mediaedit::api::edits=info" \
       "$bin" serve --listen "127.0.0.1:$port" --data-dir "$work/$name-node$n" --allow-private-sources \
-      --rate-limit-per-second 0 --workers 2 2>"$work/$name-node$n.log" &
+      --write-rate-limit-per-second 0 --read-rate-limit-per-second 0 --workers 2 2>"$work/$name-node$n.log" &
     pids+=($!)
     bases+=("http://127.0.0.1:$port")
   done

@@ -124,7 +124,7 @@ class Service:
         env = dict(os.environ, RUST_LOG="error")
         self.process = subprocess.Popen(
             [binary, "serve", "--data-dir", data, "--listen", self.base[7:],
-             "--allow-private-sources", "--rate-limit-per-second", "0"],
+             "--allow-private-sources", "--write-rate-limit-per-second", "0", "--read-rate-limit-per-second", "0"],
             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             # Its own process group, so stopping it stops its ffmpeg children too.
             start_new_session=True,

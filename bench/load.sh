@@ -28,7 +28,7 @@ for _ in $(seq 50); do port=$(grep -o 'port [0-9]*' "$work/http.log" | grep -o '
 token=$($bin token create --data-dir "$work/data" --org load 2>/dev/null | tail -n 1)
 listen=127.0.0.1:$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 RUST_LOG=warn $bin serve --data-dir "$work/data" --listen "$listen" --allow-private-sources \
-  --rate-limit-per-second 0 --workers 2 &
+  --write-rate-limit-per-second 0 --read-rate-limit-per-second 0 --workers 2 &
 pid=$!
 for _ in $(seq 100); do curl -sf "http://$listen/healthz" >/dev/null && break; kill -0 $! 2>/dev/null || { echo "the server did not start" >&2; exit 1; }; sleep 0.1; done
 

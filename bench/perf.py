@@ -101,7 +101,7 @@ class Service:
         self.port = free_port()
         self.process = subprocess.Popen(
             [binary, "serve", "--data-dir", self.data, "--listen", f"127.0.0.1:{self.port}",
-             "--allow-private-sources", "--rate-limit-per-second", "0", "--poll-ms", "20"],
+             "--allow-private-sources", "--write-rate-limit-per-second", "0", "--read-rate-limit-per-second", "0", "--poll-ms", "20"],
             env=dict(os.environ, RUST_LOG="error"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )

@@ -11,7 +11,7 @@ use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-use crate::api::{self, AppState, RateLimiter, TokenCache};
+use crate::api::{self, AppState, RateLimiter, RateLimits, TokenCache};
 use crate::config::{Role, ServeConfig};
 use crate::db::Db;
 use crate::edits::ValidationRules;
@@ -113,10 +113,16 @@ impl App {
                 uploads_prefix: Some(crate::uploads::uploads_prefix(&public_url).into()),
             },
             max_body_bytes: config.max_body_bytes,
-            rate_limiter: Arc::new(RateLimiter::new(
-                config.rate_limit_per_second,
-                config.rate_limit_burst,
-            )),
+            rate_limits: Arc::new(RateLimits {
+                read: RateLimiter::new(
+                    config.rate_limits.read_rate_limit_per_second,
+                    config.rate_limits.read_rate_limit_burst,
+                ),
+                write: RateLimiter::new(
+                    config.rate_limits.write_rate_limit_per_second,
+                    config.rate_limits.write_rate_limit_burst,
+                ),
+            }),
             token_cache: Arc::new(TokenCache::new(
                 Duration::from_secs(config.auth_cache_ttl_secs),
                 config.auth_cache_max_entries,

@@ -9,7 +9,9 @@ use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use url::Url;
 
+mod rate_limits;
 mod retention;
+pub use rate_limits::RateLimitConfig;
 pub use retention::RetentionConfig;
 
 /// mediaedit: converts and modifies images and videos referenced by URL.
@@ -117,13 +119,8 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_RESULT_CACHE", default_value_t = true, action = clap::ArgAction::Set)]
     pub result_cache: bool,
 
-    /// Requests per second each organization may make on this node (0 turns limiting off).
-    #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_PER_SECOND", default_value_t = 20.0, value_parser = rate)]
-    pub rate_limit_per_second: f64,
-
-    /// Requests an organization may make at once after a quiet period.
-    #[arg(long, env = "MEDIAEDIT_RATE_LIMIT_BURST", default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..))]
-    pub rate_limit_burst: u32,
+    #[command(flatten)]
+    pub rate_limits: RateLimitConfig,
 
     /// Seconds a token lookup (found or not) is remembered, so repeated tokens cost no
     /// database query; also how long a revoked token may keep working on a node.

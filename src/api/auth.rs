@@ -1,5 +1,5 @@
 //! Bearer-token authentication: resolves the token to the organization that owns it,
-//! then charges the request to that organization's rate limit.
+//! then charges the request to that organization's read or write budget.
 //!
 //! Under a flood of made-up tokens, two things keep the database out of it: lookups
 //! are cached (hits and misses, for `--auth-cache-ttl-secs`), and a client address
@@ -14,6 +14,7 @@ use axum::http::header;
 use axum::http::request::Parts;
 
 use super::error::ApiError;
+use super::rate_limit::QuotaSlot;
 use super::AppState;
 use crate::db::hash_token;
 
@@ -48,10 +49,17 @@ impl FromRequestParts<AppState> for Organization {
             let _ = state.auth_failures.check(&client, Instant::now());
             return Err(ApiError::unauthorized("The bearer token is not valid."));
         };
-        if let Err(wait) = state.rate_limiter.check(&id, Instant::now()) {
-            return Err(ApiError::rate_limited(
-                wait.as_secs_f64().ceil().max(1.0) as u64
-            ));
+        let budget = state.rate_limits.for_method(&parts.method);
+        let charged = budget.check(&id, Instant::now());
+        let quota = match &charged {
+            Ok(quota) => *quota,
+            Err(limited) => Some(limited.quota),
+        };
+        if let (Some(quota), Some(slot)) = (quota, parts.extensions.get::<QuotaSlot>()) {
+            slot.set(quota);
+        }
+        if let Err(limited) = charged {
+            return Err(ApiError::rate_limited(limited.retry_after_secs()));
         }
         Ok(Organization { id })
     }
@@ -67,10 +75,8 @@ async fn lookup(state: &AppState, client: &str, token: &str) -> Result<Option<St
     if let Some(Some(org)) = cached {
         return Ok(Some(org));
     }
-    if let Err(wait) = state.auth_failures.peek(client, now) {
-        return Err(ApiError::too_many_auth_failures(
-            wait.as_secs_f64().ceil().max(1.0) as u64,
-        ));
+    if let Err(limited) = state.auth_failures.peek(client, now) {
+        return Err(ApiError::too_many_auth_failures(limited.retry_after_secs()));
     }
     if let Some(None) = cached {
         return Ok(None);

@@ -14,7 +14,7 @@ mod uploads;
 
 pub use error::ApiError;
 pub use health::Readiness;
-pub use rate_limit::RateLimiter;
+pub use rate_limit::{RateLimiter, RateLimits};
 pub use token_cache::TokenCache;
 
 use std::sync::Arc;
@@ -41,7 +41,8 @@ pub struct AppState {
     pub wake: Arc<Notify>,
     pub rules: ValidationRules,
     pub max_body_bytes: usize,
-    pub rate_limiter: Arc<RateLimiter>,
+    /// Each organization's read and write budgets.
+    pub rate_limits: Arc<RateLimits>,
     /// Recent token lookups, so repeated tokens cost no database query.
     pub token_cache: Arc<TokenCache>,
     /// Failed authentications, keyed by client address.
@@ -85,6 +86,7 @@ pub fn router(state: AppState) -> Router {
         .merge(health_router(state.readiness.clone()))
         .fallback(|| async { ApiError::for_status(StatusCode::NOT_FOUND) })
         .layer(axum::middleware::map_response(envelope_bare_errors))
+        .layer(axum::middleware::from_fn(rate_limit::quota_headers))
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(
             // Paths only: queries may carry download signatures, which are never logged.

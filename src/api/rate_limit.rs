@@ -1,15 +1,97 @@
 //! Rate limiting by key: a token bucket per key, in memory on each node. Keyed by
 //! organization, it limits requests; keyed by client address, failed authentications.
 //! A request that finds the bucket empty is refused with `429` and a `Retry-After`
-//! saying when a token will be there.
+//! saying when a token will be there; every authenticated response says where its
+//! organization's budget stands (`RateLimit-*`, see [`quota_headers`]).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use axum::extract::Request;
+use axum::http::{HeaderValue, Method};
+use axum::middleware::Next;
+use axum::response::Response;
 
 /// Buckets kept before idle ones are dropped: keys can be client addresses, which an
 /// attacker has many of, so the map must not grow without bound.
 const PRUNE_ABOVE: usize = 10_000;
+
+/// Where a key's budget stands after a request: what the `RateLimit-*` headers say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// The bucket's size (the burst).
+    pub limit: u32,
+    /// Whole requests left in the bucket now.
+    pub remaining: u32,
+    /// Seconds until the bucket is full again.
+    pub reset_secs: u64,
+}
+
+/// A request refused for want of a token.
+#[derive(Debug, Clone, Copy)]
+pub struct Limited {
+    /// How long until a token is there.
+    pub retry_after: Duration,
+    pub quota: Quota,
+}
+
+impl Limited {
+    /// [`Limited::retry_after`] in whole seconds, at least 1, as `Retry-After` says it.
+    pub fn retry_after_secs(&self) -> u64 {
+        self.retry_after.as_secs_f64().ceil().max(1.0) as u64
+    }
+}
+
+/// The two budgets of every organization: reads and writes (decisions.md §8).
+pub struct RateLimits {
+    pub read: RateLimiter,
+    pub write: RateLimiter,
+}
+
+impl RateLimits {
+    /// The budget a request with `method` is charged to: GET and HEAD read, all
+    /// else writes.
+    pub fn for_method(&self, method: &Method) -> &RateLimiter {
+        if method == Method::GET || method == Method::HEAD {
+            &self.read
+        } else {
+            &self.write
+        }
+    }
+}
+
+/// Where the authentication of a request leaves its quota, for [`quota_headers`] to
+/// put on the response (handlers never see it).
+#[derive(Clone, Default)]
+pub struct QuotaSlot(Arc<Mutex<Option<Quota>>>);
+
+impl QuotaSlot {
+    pub fn set(&self, quota: Quota) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = Some(quota);
+    }
+}
+
+/// Middleware: gives every authenticated response `RateLimit-Limit`,
+/// `RateLimit-Remaining` and `RateLimit-Reset` (a refused one also has `Retry-After`,
+/// set where it is refused).
+pub async fn quota_headers(mut request: Request, next: Next) -> Response {
+    let slot = QuotaSlot::default();
+    request.extensions_mut().insert(slot.clone());
+    let mut response = next.run(request).await;
+    let quota = slot.0.lock().unwrap_or_else(|p| p.into_inner()).take();
+    if let Some(quota) = quota {
+        let headers = response.headers_mut();
+        for (name, value) in [
+            ("ratelimit-limit", quota.limit as u64),
+            ("ratelimit-remaining", quota.remaining as u64),
+            ("ratelimit-reset", quota.reset_secs),
+        ] {
+            headers.insert(name, HeaderValue::from(value));
+        }
+    }
+    response
+}
 
 /// Token buckets keyed by organization id or client address.
 pub struct RateLimiter {
@@ -44,20 +126,21 @@ impl RateLimiter {
         }
     }
 
-    /// Takes a token for `key`, or says how long until one is available.
-    pub fn check(&self, key: &str, now: Instant) -> Result<(), Duration> {
+    /// Takes a token for `key`, or says how long until one is available. `None`
+    /// when limiting is off.
+    pub fn check(&self, key: &str, now: Instant) -> Result<Option<Quota>, Limited> {
         self.take(key, now, true)
     }
 
     /// Says whether a token for `key` is available (or how long until one is),
     /// without taking it.
-    pub fn peek(&self, key: &str, now: Instant) -> Result<(), Duration> {
+    pub fn peek(&self, key: &str, now: Instant) -> Result<Option<Quota>, Limited> {
         self.take(key, now, false)
     }
 
-    fn take(&self, key: &str, now: Instant, take: bool) -> Result<(), Duration> {
+    fn take(&self, key: &str, now: Instant, take: bool) -> Result<Option<Quota>, Limited> {
         if self.per_second <= 0.0 {
-            return Ok(());
+            return Ok(None);
         }
         // A poisoned lock only means another request panicked mid-update; the map
         // itself is still usable, so keep limiting rather than failing requests.
@@ -71,15 +154,22 @@ impl RateLimiter {
         });
         bucket.tokens = self.refilled(bucket, now);
         bucket.updated = now;
-        if bucket.tokens >= 1.0 {
-            if take {
-                bucket.tokens -= 1.0;
-            }
-            Ok(())
+        let allowed = bucket.tokens >= 1.0;
+        if allowed && take {
+            bucket.tokens -= 1.0;
+        }
+        let quota = Quota {
+            limit: self.burst as u32,
+            remaining: bucket.tokens.floor() as u32,
+            reset_secs: ((self.burst - bucket.tokens) / self.per_second).ceil() as u64,
+        };
+        if allowed {
+            Ok(Some(quota))
         } else {
-            Err(Duration::from_secs_f64(
-                (1.0 - bucket.tokens) / self.per_second,
-            ))
+            Err(Limited {
+                retry_after: Duration::from_secs_f64((1.0 - bucket.tokens) / self.per_second),
+                quota,
+            })
         }
     }
 
@@ -109,8 +199,19 @@ mod tests {
         for _ in 0..3 {
             assert!(limiter.check("a", t0).is_ok());
         }
-        let wait = limiter.check("a", t0).unwrap_err();
+        let limited = limiter.check("a", t0).unwrap_err();
+        let wait = limited.retry_after;
         assert!((wait.as_secs_f64() - 0.5).abs() < 1e-6, "{wait:?}");
+        assert_eq!(limited.retry_after_secs(), 1);
+        assert_eq!(
+            limited.quota,
+            Quota {
+                limit: 3,
+                remaining: 0,
+                reset_secs: 2
+            },
+            "3 tokens at 2 a second refill in 1.5 s"
+        );
         assert!(
             limiter.check("b", t0).is_ok(),
             "organizations have their own buckets"
@@ -135,6 +236,23 @@ mod tests {
         assert!(limiter.check("a", t0).is_ok());
         assert!(limiter.check("a", t0).is_ok());
         assert!(limiter.peek("a", t0).is_err());
+    }
+
+    #[test]
+    fn each_request_reports_what_is_left_and_when_it_is_full_again() {
+        let limiter = RateLimiter::new(10.0, 20);
+        let t0 = Instant::now();
+        let first = limiter.check("a", t0).unwrap().unwrap();
+        assert_eq!(
+            (first.limit, first.remaining, first.reset_secs),
+            (20, 19, 1)
+        );
+        for _ in 0..9 {
+            limiter.check("a", t0).unwrap();
+        }
+        let tenth = limiter.check("a", t0).unwrap().unwrap();
+        assert_eq!((tenth.remaining, tenth.reset_secs), (9, 2));
+        assert_eq!(RateLimiter::new(0.0, 1).check("a", t0).unwrap(), None);
     }
 
     #[test]

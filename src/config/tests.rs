@@ -37,10 +37,11 @@ fn values_that_would_break_the_service_are_refused() {
         ["--lease-secs", "0"],
         ["--poll-ms", "0"],
         ["--max-attempts", "0"],
-        ["--rate-limit-per-second", "NaN"],
-        ["--rate-limit-per-second", "-1"],
-        ["--rate-limit-per-second", "inf"],
-        ["--rate-limit-burst", "0"],
+        ["--write-rate-limit-per-second", "NaN"],
+        ["--write-rate-limit-per-second", "-1"],
+        ["--read-rate-limit-per-second", "inf"],
+        ["--write-rate-limit-burst", "0"],
+        ["--read-rate-limit-burst", "0"],
     ] {
         let flag = format!("{}={}", args[0], args[1]);
         let result = Cli::try_parse_from(["mediaedit", "serve", flag.as_str()]);
@@ -50,6 +51,9 @@ fn values_that_would_break_the_service_are_refused() {
         assert!(error.to_string().contains(args[0]), "{args:?}: {error}");
     }
     assert!(Cli::try_parse_from(["mediaedit", "serve", "--rate-limit-per-second", "0.5"]).is_ok());
+    assert!(
+        Cli::try_parse_from(["mediaedit", "serve", "--read-rate-limit-per-second", "0"]).is_ok()
+    );
 }
 
 #[test]

@@ -110,10 +110,10 @@ fn a_setting_that_would_break_the_service_is_refused_with_one_line_and_exit_2() 
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("--lease-secs"), "{stderr}");
     // The same through the environment, under the flag's own name.
-    let (code, stderr) = run(&[], &[("MEDIAEDIT_RATE_LIMIT_PER_SECOND", "NaN")]);
+    let (code, stderr) = run(&[], &[("MEDIAEDIT_WRITE_RATE_LIMIT_PER_SECOND", "NaN")]);
     assert_eq!(code, Some(2), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("--rate-limit-per-second"), "{stderr}");
+    assert!(stderr.contains("--write-rate-limit-per-second"), "{stderr}");
     let (code, stderr) = run(&[], &[("MEDIAEDIT_WORKERS", "0")]);
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--workers"), "{stderr}");

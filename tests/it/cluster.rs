@@ -116,7 +116,8 @@ async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
         // A node holds 2 + 2 claims, of which one organization 2.
         ("MEDIAEDIT_FETCH_CONCURRENCY", "2".into()),
         ("MEDIAEDIT_LEASE_SECS", "2".into()),
-        ("MEDIAEDIT_RATE_LIMIT_PER_SECOND", "0".into()),
+        ("MEDIAEDIT_WRITE_RATE_LIMIT_PER_SECOND", "0".into()),
+        ("MEDIAEDIT_READ_RATE_LIMIT_PER_SECOND", "0".into()),
     ]);
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let dirs: Vec<_> = (0..3).map(|_| tempfile::TempDir::new().unwrap()).collect();

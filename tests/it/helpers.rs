@@ -56,7 +56,7 @@ pub fn test_config(data_dir: &Path) -> ServeConfig {
     config.retry_base_ms = 100;
     config.lease_secs = 5;
     // Tests poll fast; the rate limit has its own test.
-    config.rate_limit_per_second = 0.0;
+    config.rate_limits.off();
     config
 }
 
