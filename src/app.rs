@@ -94,6 +94,7 @@ impl App {
         });
         let wake = Arc::new(Notify::new());
         let running = queue::RunningEdits::new();
+        let finished = queue::FinishedEdits::new();
         // No CPU slots (possible only when embedded, as in tests) runs no workers either.
         let runs_workers = config.role != Role::Api && config.workers > 0;
         let readiness = api::Readiness {
@@ -132,6 +133,7 @@ impl App {
                 config.auth_failures_per_minute,
             )),
             running: running.clone(),
+            finished: finished.clone(),
             default_retention_secs: config.retention.retention_secs,
             uploads: api::UploadLimits {
                 max_bytes: config.retention.max_upload_bytes,
@@ -157,6 +159,7 @@ impl App {
             tmp_root,
             wake,
             running: running.clone(),
+            finished: finished.clone(),
             poll: Duration::from_millis(config.poll_ms),
             lease: config.lease(),
             max_attempts: config.max_attempts,
@@ -178,12 +181,12 @@ impl App {
             stop_now: stop_now.clone(),
         });
 
+        if let Db::Postgres(pool) = &db {
+            let wake = workers.wake.clone();
+            queue::listen(pool.clone(), wake, running, finished, shutdown.clone());
+        }
         let mut worker_set = JoinSet::new();
         if runs_workers {
-            if let Db::Postgres(pool) = &db {
-                let wake = workers.wake.clone();
-                queue::listen(pool.clone(), wake, running, shutdown.clone());
-            }
             worker_set = queue::run_workers(workers);
         }
         let router = match config.role {

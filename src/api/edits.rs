@@ -1,11 +1,13 @@
 //! `POST /v1/edits` and `GET /v1/edits/{id}`; `GET /v1/organizations/{id}`.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use serde::Deserialize;
+use tokio::time::Instant;
 
 use super::auth::Organization;
 use super::error::ApiError;
@@ -79,18 +81,61 @@ fn upload_not_found(asset: usize, upload: &str, why: &str) -> ApiError {
     error
 }
 
-/// Reads an edit of the caller's organization; any other id is 404.
+/// The longest long poll, in seconds (decisions.md §8).
+const MAX_WAIT_SECS: f64 = 60.0;
+
+/// The query of `GET /v1/edits/{id}`.
+#[derive(Debug, Deserialize)]
+pub struct ReadQuery {
+    /// Long poll: answer once the edit has ended, or after this many seconds.
+    wait: Option<String>,
+}
+
+/// Reads an edit of the caller's organization; any other id is 404. With `?wait=S`
+/// (0 < S ≤ 60) it answers as soon as the edit is `done`, `failed` or `canceled`, or
+/// after S seconds with its current document. The wait costs no database reads: it
+/// is woken by the edit's own ending (`queue::FinishedEdits`).
 pub async fn read(
     State(state): State<AppState>,
     org: Organization,
     Path(id): Path<String>,
+    Query(query): Query<ReadQuery>,
 ) -> Result<Response, ApiError> {
-    let row = state
-        .db
-        .get_edit(&org.id, &id, unix_ms(SystemTime::now()))
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("There is no edit with id \"{id}\".")))?;
-    Ok(Json(render(&state, &row)).into_response())
+    let wait = query.wait.as_deref().map(wait_secs).transpose()?;
+    let deadline = wait.map(|secs| Instant::now() + Duration::from_secs_f64(secs));
+    // Registered before the first read, so an ending just after it is not missed.
+    let waiter = deadline.map(|_| state.finished.wait_for(&id));
+    loop {
+        let ended = waiter.as_ref().map(|w| w.ended());
+        let mut ended = std::pin::pin!(ended);
+        if let Some(ended) = ended.as_mut().as_pin_mut() {
+            ended.enable();
+        }
+        let row = state
+            .db
+            .get_edit(&org.id, &id, unix_ms(SystemTime::now()))
+            .await?
+            .ok_or_else(|| ApiError::not_found(format!("There is no edit with id \"{id}\".")))?;
+        let (Some(deadline), Some(ended)) = (deadline, ended.as_pin_mut()) else {
+            return Ok(Json(render(&state, &row)).into_response());
+        };
+        if row.status.is_finished() || Instant::now() >= deadline {
+            return Ok(Json(render(&state, &row)).into_response());
+        }
+        // Woken (or out of time): read again, once.
+        let _ = tokio::time::timeout_at(deadline, ended).await;
+    }
+}
+
+/// `wait`'s seconds: a number, more than 0 and at most 60.
+fn wait_secs(text: &str) -> Result<f64, ApiError> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs > 0.0 && secs <= MAX_WAIT_SECS => Ok(secs),
+        _ => Err(ApiError::invalid_query(
+            "wait",
+            "`wait` must be a number of seconds, more than 0 and at most 60.",
+        )),
+    }
 }
 
 /// Renders with freshly signed download URLs.

@@ -154,6 +154,7 @@ pub async fn delete(
 /// Stops edit `id` wherever it runs: here directly, elsewhere through the database.
 async fn stop_running(state: &AppState, id: &str) {
     state.running.cancel(id);
+    state.finished.finished(id);
     if let Err(e) = state.db.announce_cancel(id).await {
         tracing::warn!(error = %e, "announcing a cancel failed; the worker stops at its next heartbeat");
     }

@@ -29,7 +29,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::db::Db;
 use crate::edits::ValidationRules;
-use crate::queue::RunningEdits;
+use crate::queue::{FinishedEdits, RunningEdits};
 use crate::storage::Storage;
 
 /// What every handler shares.
@@ -49,6 +49,8 @@ pub struct AppState {
     pub auth_failures: Arc<RateLimiter>,
     /// The edits this node runs, so a cancel stops one at once.
     pub running: Arc<RunningEdits>,
+    /// Told when an edit ends; long polls wait on it.
+    pub finished: Arc<FinishedEdits>,
     /// Seconds an edit is kept when its request names no `retention`.
     pub default_retention_secs: u64,
     pub uploads: UploadLimits,

@@ -220,11 +220,17 @@ impl Db {
         self.expired_in("edits", now_ms, limit).await
     }
 
-    /// Deletes the row of expired edit `id` and the result cache entries that point at
-    /// its outputs. Run after its objects are gone: a crash in between leaves the row,
-    /// and the next sweep deletes the objects (none by then) and the row again.
+    /// Deletes the row of expired edit `id`, the result cache entries that point at
+    /// its outputs, and its webhook events and deliveries (a deleted edit notifies no
+    /// one). Run after its objects are gone: a crash in between leaves the row, and the
+    /// next sweep deletes the objects (none by then) and the row again.
     pub async fn delete_expired_edit(&self, id: &str, now_ms: i64) -> Result<(), DbError> {
-        self.delete_expired_in("edits", ("result_cache", "edit_id"), id, now_ms)
+        let dependents = [
+            ("result_cache", "edit_id"),
+            ("webhook_events", "edit_id"),
+            ("webhook_deliveries", "edit_id"),
+        ];
+        self.delete_expired_in("edits", &dependents, id, now_ms)
             .await
     }
 
@@ -252,18 +258,20 @@ impl Db {
     pub(super) async fn delete_expired_in(
         &self,
         table: &'static str,
-        (dependents, column): (&'static str, &'static str),
+        dependents: &[(&'static str, &'static str)],
         id: &str,
         now_ms: i64,
     ) -> Result<(), DbError> {
         with_pool!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
-            sqlx::query(&sql(&format!(
-                "DELETE FROM {dependents} WHERE {column} = $1"
-            )))
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+            for (dependent, column) in dependents {
+                sqlx::query(&sql(&format!(
+                    "DELETE FROM {dependent} WHERE {column} = $1"
+                )))
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            }
             sqlx::query(&sql(&format!(
                 "DELETE FROM {table} WHERE id = $1 AND expires_at <= $2"
             )))

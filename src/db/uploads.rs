@@ -178,7 +178,7 @@ impl Db {
 
     /// Deletes the rows of expired upload `id` (its objects are already gone).
     pub async fn delete_expired_upload(&self, id: &str, now_ms: i64) -> Result<(), DbError> {
-        self.delete_expired_in("uploads", ("upload_parts", "upload_id"), id, now_ms)
+        self.delete_expired_in("uploads", &[("upload_parts", "upload_id")], id, now_ms)
             .await
     }
 }

@@ -12,6 +12,7 @@ mod cancels;
 mod clock;
 mod cost;
 mod error;
+mod finished;
 mod limits;
 mod pipeline;
 mod postgres;
@@ -25,6 +26,7 @@ mod worker;
 
 pub use cancels::{RunningEdits, CANCELS_CHANNEL};
 pub use error::JobError;
+pub use finished::{FinishedEdits, Waiter, FINISHED_CHANNEL};
 pub use postgres::{listen, PgQueue, NEW_EDITS_CHANNEL};
 pub use sqlite::SqliteQueue;
 pub use sweeper::{run_sweeper, sweep_expired};

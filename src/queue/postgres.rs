@@ -14,6 +14,7 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use super::cancels::{RunningEdits, CANCELS_CHANNEL};
+use super::finished::{FinishedEdits, FINISHED_CHANNEL};
 use super::{
     fenced_sql, run_claim, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim,
 };
@@ -66,7 +67,8 @@ impl JobQueue for PgQueue {
 /// Feeds `wake` from `LISTEN mediaedit_edits` until `shutdown`, so an edit created on
 /// any node wakes idle workers on this one at once, and `running` from `LISTEN
 /// mediaedit_cancels`, so a cancel on any node stops the edit here at once (see
-/// `cancels`). The listener holds one connection
+/// `cancels`), and `finished` from `LISTEN mediaedit_finished`, so a long poll on any
+/// node wakes when its edit ends anywhere. The listener holds one connection
 /// of `pool` and reconnects by itself; notifications sent while it was disconnected are
 /// lost, which is why workers also poll. Every idle worker is woken on purpose: a
 /// fast-lane-only worker cannot take a slow edit, so waking just one could pick it.
@@ -74,6 +76,7 @@ pub fn listen(
     pool: PgPool,
     wake: Arc<Notify>,
     running: Arc<RunningEdits>,
+    finished: Arc<FinishedEdits>,
     shutdown: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -84,13 +87,16 @@ pub fn listen(
                 None => {
                     let connected = async {
                         let mut l = PgListener::connect_with(&pool).await?;
-                        l.listen_all([NEW_EDITS_CHANNEL, CANCELS_CHANNEL]).await?;
+                        l.listen_all([NEW_EDITS_CHANNEL, CANCELS_CHANNEL, FINISHED_CHANNEL])
+                            .await?;
                         Ok::<_, sqlx::Error>(l)
                     };
                     match connected.await {
                         Ok(l) => {
-                            // Edits created while nobody listened are claimable now.
+                            // Edits created while nobody listened are claimable now,
+                            // and edits waited on may have ended meanwhile.
                             wake.notify_waiters();
+                            finished.look_again();
                             listener.insert(l)
                         }
                         Err(e) => {
@@ -108,6 +114,10 @@ pub fn listen(
                 received = current.recv() => match received {
                     Ok(notification) if notification.channel() == CANCELS_CHANNEL => {
                         running.cancel(notification.payload());
+                        false
+                    }
+                    Ok(notification) if notification.channel() == FINISHED_CHANNEL => {
+                        finished.finished(notification.payload());
                         false
                     }
                     Ok(_) => {

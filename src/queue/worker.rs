@@ -21,6 +21,7 @@ use tracing::Instrument;
 use super::cache::ResultCache;
 use super::cancels::RunningEdits;
 use super::clock::WorkClock;
+use super::finished::FinishedEdits;
 use super::pipeline::EditOutputs;
 use super::slots::FairSlots;
 use super::{pipeline, Claim, JobError, JobQueue, JobRef};
@@ -48,6 +49,8 @@ pub struct WorkerContext {
     pub wake: Arc<Notify>,
     /// The edits this node runs, so a cancel stops one at once.
     pub running: Arc<RunningEdits>,
+    /// Told when an edit ends here (long polls, the webhook dispatcher).
+    pub finished: Arc<FinishedEdits>,
     pub poll: Duration,
     pub lease: Duration,
     /// Claims an edit gets before it fails for good.
@@ -308,6 +311,8 @@ async fn record(
     claim: &Claim,
     outcome: Result<EditOutputs, JobError>,
 ) {
+    // Whether the write ends the edit (a retry later does not).
+    let ends = !matches!(&outcome, Err(e) if e.may_retry(claim.failures) && claim.tries < ctx.max_attempts);
     let written = match outcome {
         Ok(outputs) => {
             let done = ctx
@@ -323,7 +328,7 @@ async fn record(
             }
             done
         }
-        Err(e) if e.may_retry(claim.failures) && claim.tries < ctx.max_attempts => {
+        Err(e) if !ends => {
             let delay = ctx.retry_base.saturating_mul(1 << claim.failures.min(16));
             tracing::warn!(code = e.code.as_str(), detail = %e.detail, delay_ms = delay.as_millis() as u64, "retrying later");
             let (code, detail) = (e.code.as_str(), e.detail.as_str());
@@ -335,6 +340,7 @@ async fn record(
         }
     };
     match written {
+        Ok(true) if ends => ctx.finished.finished(&job.id),
         Ok(true) => {}
         Ok(false) => tracing::warn!("outcome not recorded: the claim is no longer current"),
         Err(e) => {

@@ -41,6 +41,7 @@ mod helpers;
 mod hostile;
 mod images;
 mod lifecycle;
+mod long_poll;
 mod pipelines;
 mod speed;
 mod stages;
