@@ -148,6 +148,12 @@ impl App {
             Duration::from_secs(config.retention.sweep_interval_secs),
             shutdown.clone(),
         );
+        crate::webhooks::Dispatcher::new(
+            db.clone(),
+            storage.clone(),
+            config.allow_private_sources,
+        )?
+        .run(finished.clone(), shutdown.clone());
         let workers = Arc::new(WorkerContext {
             queue: queue::for_db(&db),
             media,

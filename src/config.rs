@@ -31,16 +31,29 @@ pub enum Command {
         #[command(subcommand)]
         command: TokenCommand,
     },
+    /// Print an organization's webhook signing secret (`whsec_…`), made on first use;
+    /// `--rotate` replaces it, and the old one keeps signing for 24 hours.
+    WebhookSecret(WebhookSecretArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct WebhookSecretArgs {
+    #[command(flatten)]
+    pub org: OrgArgs,
+    /// Make a new secret; deliveries carry signatures by both for 24 hours.
+    #[arg(long, env = "MEDIAEDIT_ROTATE")]
+    pub rotate: bool,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum TokenCommand {
     /// Create an organization if needed and a new API token for it; prints the token last.
-    Create(TokenCreateArgs),
+    Create(OrgArgs),
 }
 
+/// Which database, and which organization in it.
 #[derive(Debug, Args)]
-pub struct TokenCreateArgs {
+pub struct OrgArgs {
     /// Directory holding the SQLite database.
     #[arg(long, env = "MEDIAEDIT_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,

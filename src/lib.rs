@@ -29,3 +29,4 @@ pub mod media;
 pub mod queue;
 pub mod storage;
 pub mod uploads;
+pub mod webhooks;

@@ -14,7 +14,7 @@ use super::error::ApiError;
 use super::json::JsonBody;
 use super::AppState;
 use crate::db::{unix_ms, EditRow};
-use crate::edits::{render_edit, NewEdit};
+use crate::edits::{render_signed, NewEdit};
 use crate::error_code::Code;
 
 /// Validates the request, stores the edit (which enqueues it) and wakes a worker.
@@ -140,13 +140,7 @@ fn wait_secs(text: &str) -> Result<f64, ApiError> {
 
 /// Renders with freshly signed download URLs.
 pub(super) fn render(state: &AppState, row: &EditRow) -> serde_json::Value {
-    let now = SystemTime::now();
-    let urls = row
-        .outputs
-        .iter()
-        .map(|output| state.storage.download_url(&output.key, now))
-        .collect();
-    render_edit(row, urls)
+    render_signed(row, &state.storage)
 }
 
 /// `GET /v1/organizations/{id}`: the caller's own organization; any other id is 404.

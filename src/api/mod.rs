@@ -1,6 +1,7 @@
 //! The HTTP layer: router, extractors, error rendering, handlers.
 
 mod auth;
+mod deliveries;
 mod edits;
 mod error;
 mod files;
@@ -74,6 +75,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/edits/{id}", get(edits::read).delete(lifecycle::delete))
         .route("/v1/edits/{id}/cancel", post(lifecycle::cancel))
         .route("/v1/edits/{id}/retry", post(lifecycle::retry))
+        .route("/v1/edits/{id}/deliveries", get(deliveries::list))
         .route("/v1/organizations/{id}", get(edits::organization))
         .route("/v1/uploads", post(uploads::create).options(uploads::options))
         .route(

@@ -166,12 +166,15 @@ impl Db {
         expires_at: i64,
     ) -> Result<EditRow, DbError> {
         let request_text = request.to_string();
+        // Kept in a column of its own too: the trigger that records webhook events
+        // (migrations …_notifications.sql) reads it.
+        let webhook_url = request["webhook"]["url"].as_str();
         match self {
             Db::Sqlite(pool) => {
                 // Due at once by the database's clock, which claims compare against.
                 sqlx::query(&format!(
-                    "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane, expires_at)
-                     VALUES (?, ?, ?, ?, 'queued', ?, {SQLITE_NOW_MS}, ?, ?)"
+                    "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane, expires_at, webhook_url)
+                     VALUES (?, ?, ?, ?, 'queued', ?, {SQLITE_NOW_MS}, ?, ?, ?)"
                 ))
                 .bind(id)
                 .bind(org_id)
@@ -180,6 +183,7 @@ impl Db {
                 .bind(request_text)
                 .bind(lane.as_str())
                 .bind(expires_at)
+                .bind(webhook_url)
                 .execute(pool)
                 .await?;
             }
@@ -189,8 +193,8 @@ impl Db {
                 // (`queue::listen_for_new_edits`).
                 sqlx::query(&format!(
                     "WITH inserted AS (
-                         INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane, expires_at)
-                         VALUES ($1, $2, $3, $3, 'queued', $4, {PG_NOW_MS}, $5, $6)
+                         INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane, expires_at, webhook_url)
+                         VALUES ($1, $2, $3, $3, 'queued', $4, {PG_NOW_MS}, $5, $6, $7)
                          RETURNING lane)
                      SELECT pg_notify('mediaedit_edits', lane) FROM inserted"
                 ))
@@ -200,6 +204,7 @@ impl Db {
                 .bind(request_text)
                 .bind(lane.as_str())
                 .bind(expires_at)
+                .bind(webhook_url)
                 .execute(pool)
                 .await?;
             }

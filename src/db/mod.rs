@@ -12,6 +12,7 @@ mod orgs;
 mod outputs;
 mod settings;
 mod uploads;
+mod webhooks;
 
 pub use cache::SourceValidators;
 pub use edits::{EditRow, EditStatus, Lane};
@@ -19,6 +20,7 @@ pub use lifecycle::{Cancel, EditPage, PageCursor, Retry};
 pub use orgs::{hash_token, valid_org_id};
 pub use outputs::StoredOutput;
 pub use uploads::{UploadPart, UploadRow};
+pub use webhooks::{AfterAttempt, DeliveryRow, WebhookEvent, WebhookSecrets};
 
 use std::path::Path;
 use std::str::FromStr;

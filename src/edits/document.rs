@@ -12,6 +12,17 @@ pub fn timestamp(ms: i64) -> String {
         .to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
+/// Renders an edit with download URLs signed now.
+pub fn render_signed(row: &EditRow, storage: &crate::storage::Storage) -> Value {
+    let now = std::time::SystemTime::now();
+    let urls = row
+        .outputs
+        .iter()
+        .map(|output| storage.download_url(&output.key, now))
+        .collect();
+    render_edit(row, urls)
+}
+
 /// Renders an edit. `download_urls` are the signed URLs of the outputs (in the order
 /// of `row.outputs`), used only when the edit is `done`.
 pub fn render_edit(row: &EditRow, download_urls: Vec<String>) -> Value {

@@ -6,8 +6,9 @@ mod document;
 mod error;
 mod options;
 mod request;
+mod webhook;
 
 pub use crate::commands::{Command, Options};
-pub use document::{render_edit, timestamp};
+pub use document::{render_edit, render_signed, timestamp};
 pub use error::ValidationError;
 pub use request::{Asset, NewEdit, ValidationRules, MAX_ASSETS, MAX_COMMANDS, MAX_URL_LEN};

@@ -35,13 +35,15 @@ pub struct NewEdit {
     pub options: Options,
     /// Seconds the edit and its outputs are kept, when sent (else the server's default).
     pub retention: Option<u64>,
-    /// `{"assets":…, "commands":…, "options":…, "retention":…}` exactly as sent (the
+    /// Where the edit's ending is posted, when sent.
+    pub webhook: Option<url::Url>,
+    /// `{"assets":…, "commands":…, "options":…, "retention":…, "webhook":…}` as sent (the
     /// optional fields only when sent).
     pub echo: Value,
 }
 
 /// Fields of an edit request besides the required `assets` and `commands`.
-const OPTIONAL_FIELDS: [&str; 2] = ["options", "retention"];
+const OPTIONAL_FIELDS: [&str; 3] = ["options", "retention", "webhook"];
 
 /// Bounds of `retention`, in seconds: a minute to a year.
 pub const RETENTION_SECS: std::ops::RangeInclusive<u64> = 60..=31_536_000;
@@ -73,7 +75,7 @@ impl NewEdit {
             return Err(ValidationError::new(
                 Code::UnknownField,
                 format!("/{}", escape_pointer(extra)),
-                format!("`{extra}` is not a field of an edit; the fields are assets, commands, options and retention."),
+                format!("`{extra}` is not a field of an edit; the fields are assets, commands, options, retention and webhook."),
             ));
         }
         let assets = parse_assets(body.get("assets"), rules)?;
@@ -85,6 +87,7 @@ impl NewEdit {
         }
 
         let retention = parse_retention(body.get("retention"))?;
+        let webhook = super::webhook::parse_webhook(body.get("webhook"), rules)?;
 
         let mut echo = Map::new();
         for key in ["assets", "commands"].into_iter().chain(OPTIONAL_FIELDS) {
@@ -97,6 +100,7 @@ impl NewEdit {
             commands,
             options,
             retention,
+            webhook,
             echo: Value::Object(echo),
         })
     }

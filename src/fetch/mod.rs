@@ -140,6 +140,21 @@ impl FetchError {
     }
 }
 
+/// An HTTP client under the rules sources are fetched by (and webhooks sent by): no
+/// environment proxies, no automatic redirects, and unless `allow_private` the guarded
+/// resolver, so a name is refused at connect time when it resolves to a non-public
+/// address. IP literals are the caller's to check (`check_url`).
+pub fn guarded_client(allow_private: bool) -> reqwest::ClientBuilder {
+    let builder = reqwest::Client::builder()
+        .user_agent(USER_AGENT)
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none());
+    match allow_private {
+        true => builder,
+        false => builder.dns_resolver(Arc::new(GuardedResolver)),
+    }
+}
+
 /// Downloads sources; one per process, cheap to clone.
 #[derive(Clone)]
 pub struct Fetcher {
@@ -160,15 +175,8 @@ impl Fetcher {
     }
 
     pub fn new(config: FetchConfig) -> Result<Self, FetchError> {
-        let mut builder = reqwest::Client::builder()
-            .user_agent(USER_AGENT)
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(config.connect_timeout);
-        if !config.allow_private {
-            builder = builder.dns_resolver(Arc::new(GuardedResolver));
-        }
-        let client = builder
+        let client = guarded_client(config.allow_private)
+            .connect_timeout(config.connect_timeout)
             .build()
             .map_err(|e| FetchError::Client(error_chain(&e)))?;
         Ok(Fetcher {

@@ -48,3 +48,4 @@ mod stages;
 mod stalled_sources;
 mod uploads;
 mod videos;
+mod webhooks;

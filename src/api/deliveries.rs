@@ -1,0 +1,46 @@
+//! `GET /v1/edits/{id}/deliveries`: every attempt at delivering the edit's webhook
+//! events (decisions.md §8), oldest first.
+
+use std::time::SystemTime;
+
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use super::auth::Organization;
+use super::error::ApiError;
+use super::AppState;
+use crate::db::unix_ms;
+use crate::edits::timestamp;
+
+pub async fn list(
+    State(state): State<AppState>,
+    org: Organization,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let now = unix_ms(SystemTime::now());
+    if state.db.get_edit(&org.id, &id, now).await?.is_none() {
+        return Err(ApiError::not_found(format!(
+            "There is no edit with id \"{id}\"."
+        )));
+    }
+    let data: Vec<_> = state
+        .db
+        .webhook_deliveries(&id)
+        .await?
+        .into_iter()
+        .map(|d| {
+            json!({
+                "eventId": d.event_id,
+                "type": d.kind,
+                "attempt": d.attempt,
+                "at": timestamp(d.at),
+                "status": d.status,
+                "error": d.error,
+                "durationMs": d.duration_ms,
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "data": data })).into_response())
+}

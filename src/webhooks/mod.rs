@@ -1,0 +1,256 @@
+//! Webhook delivery (decisions.md §8): when an edit with a `webhook` ends, its URL
+//! receives `{"type": "edit.done" | "edit.failed" | "edit.canceled", "timestamp",
+//! "data": <the Edit document>}`, signed (see [`signing`]), at least once.
+//!
+//! Durable by construction: the event row is written by a database trigger in the
+//! same statement that ends the edit, and every node's dispatcher claims due events
+//! like jobs (a lease, the attempt number as fencing token), so a restart or a lost
+//! node loses none and no attempt is sent by two nodes. A 2xx within 10 s is
+//! delivered; anything else is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h
+//! and 14 h (≈ 1 day in all), then given up. Sending obeys the rules sources are
+//! fetched by: public addresses only (names checked at connect time), no redirects.
+
+pub mod signing;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use serde_json::json;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use crate::db::{unix_ms, AfterAttempt, Db, DeliveryRow, WebhookEvent};
+use crate::edits::{render_signed, timestamp};
+use crate::queue::FinishedEdits;
+use crate::storage::Storage;
+
+/// Waits after failed attempts 1, 2, …: the decisions' schedule. An event has one
+/// attempt more than waits.
+pub const RETRY_SCHEDULE: [Duration; 7] = [
+    Duration::from_secs(5),
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(30 * 60),
+    Duration::from_secs(2 * 3600),
+    Duration::from_secs(5 * 3600),
+    Duration::from_secs(10 * 3600),
+    Duration::from_secs(14 * 3600),
+];
+
+/// How long a receiver has to answer.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// A claim's lease: well past the timeout, so a live sender never loses its claim.
+const LEASE: Duration = Duration::from_secs(60);
+/// Deliveries one node sends at once.
+const IN_FLIGHT: usize = 16;
+/// How often the dispatcher looks for due retries when nothing wakes it.
+const POLL: Duration = Duration::from_secs(1);
+/// The most of a receiver's answer read (and thrown away).
+const MAX_ANSWER_BYTES: usize = 64 * 1024;
+
+/// What delivering needs.
+#[derive(Clone)]
+pub struct Dispatcher {
+    pub db: Db,
+    pub storage: Storage,
+    pub client: reqwest::Client,
+    /// Receivers may be on private addresses (tests, intranets): `--allow-private-sources`.
+    pub allow_private: bool,
+}
+
+impl Dispatcher {
+    pub fn new(db: Db, storage: Storage, allow_private: bool) -> anyhow::Result<Dispatcher> {
+        let client = crate::fetch::guarded_client(allow_private)
+            .timeout(TIMEOUT)
+            .build()?;
+        Ok(Dispatcher {
+            db,
+            storage,
+            client,
+            allow_private,
+        })
+    }
+
+    /// Claims and sends due events until `shutdown`: at once when an edit ends on
+    /// any node (`finished`), else every second for retries that came due.
+    pub fn run(
+        self,
+        finished: Arc<FinishedEdits>,
+        shutdown: CancellationToken,
+    ) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            let slots = Arc::new(Semaphore::new(IN_FLIGHT));
+            while !shutdown.is_cancelled() {
+                let ended = finished.any_ended();
+                let mut ended = std::pin::pin!(ended);
+                ended.as_mut().enable();
+                while let Ok(slot) = slots.clone().try_acquire_owned() {
+                    match self.db.claim_webhook_event(LEASE.as_millis() as i64).await {
+                        Ok(Some(event)) => {
+                            let dispatcher = self.clone();
+                            let span = tracing::info_span!("webhook", event.id = %event.id, edit.id = %event.edit_id, attempt = event.attempt);
+                            tokio::spawn(
+                                async move {
+                                    dispatcher.attempt(event).await;
+                                    drop(slot);
+                                }
+                                .instrument(span),
+                            );
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "claiming a webhook event failed");
+                            break;
+                        }
+                    }
+                }
+                tokio::select! {
+                    _ = ended => {}
+                    _ = tokio::time::sleep(POLL) => {}
+                    _ = shutdown.cancelled() => {}
+                }
+            }
+        })
+    }
+
+    /// One attempt at `event`, recorded.
+    async fn attempt(&self, event: WebhookEvent) {
+        let started = Instant::now();
+        let at = unix_ms(SystemTime::now());
+        let sent = match self.body(&event).await {
+            Ok(Some(body)) => self.send(&event, &body).await,
+            Ok(None) => Err(Failure::Final(
+                "the edit was deleted before it could be sent".into(),
+            )),
+            Err(e) => Err(Failure::Retry(
+                None,
+                format!("preparing the delivery failed: {e}"),
+            )),
+        };
+        let (status, error, after) = match sent {
+            Ok(status) => (Some(status), None, AfterAttempt::Delivered),
+            Err(Failure::Final(error)) => (None, Some(error), AfterAttempt::GiveUp),
+            Err(Failure::Retry(status, error)) => {
+                let after = match RETRY_SCHEDULE.get(event.attempt.max(1) as usize - 1) {
+                    Some(wait) => AfterAttempt::RetryAt(at + wait.as_millis() as i64),
+                    None => AfterAttempt::GiveUp,
+                };
+                (status, Some(error), after)
+            }
+        };
+        let delivery = DeliveryRow {
+            event_id: event.id.clone(),
+            kind: event.kind.clone(),
+            attempt: event.attempt,
+            at,
+            status: status.map(i32::from),
+            error,
+            duration_ms: started.elapsed().as_millis() as i64,
+        };
+        match self
+            .db
+            .record_webhook_attempt(&event, &delivery, after)
+            .await
+        {
+            Ok(true) => {
+                tracing::info!(status = ?delivery.status, error = ?delivery.error, next = ?after, "webhook attempt")
+            }
+            Ok(false) => {
+                tracing::warn!("webhook attempt not recorded: the claim is no longer current")
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "recording a webhook attempt failed; its lease will run out and it is sent again")
+            }
+        }
+    }
+
+    /// The event's body: fixed at its first attempt, so every retry sends the same
+    /// bytes. `None` when the edit is gone.
+    async fn body(&self, event: &WebhookEvent) -> anyhow::Result<Option<String>> {
+        if let Some(payload) = &event.payload {
+            return Ok(Some(payload.clone()));
+        }
+        let now = unix_ms(SystemTime::now());
+        let Some(row) = self.db.get_edit(&event.org_id, &event.edit_id, now).await? else {
+            return Ok(None);
+        };
+        let body = json!({
+            "type": event.kind,
+            "timestamp": timestamp(event.created_at),
+            "data": render_signed(&row, &self.storage),
+        })
+        .to_string();
+        anyhow::ensure!(
+            self.db.set_webhook_payload(event, &body).await?,
+            "the claim is no longer current"
+        );
+        Ok(Some(body))
+    }
+
+    /// Posts `body`, signed; the receiver's status when it is a 2xx.
+    async fn send(&self, event: &WebhookEvent, body: &str) -> Result<u16, Failure> {
+        let url = crate::fetch::check_url(&event.url, self.allow_private)
+            .map_err(|e| Failure::Retry(None, format!("the webhook URL is refused: {e}")))?;
+        let now = SystemTime::now();
+        let secrets = self
+            .db
+            .webhook_secrets(&event.org_id, &signing::new_secret())
+            .await
+            .map_err(|e| Failure::Retry(None, format!("reading the signing secret failed: {e}")))?;
+        let timestamp = unix_ms(now) / 1000;
+        let signature = signing::signature(&secrets, unix_ms(now), &event.id, timestamp, body)
+            .map_err(|e| Failure::Retry(None, e.to_string()))?;
+        let response = self
+            .client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("webhook-id", &event.id)
+            .header("webhook-timestamp", timestamp.to_string())
+            .header("webhook-signature", signature)
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| Failure::Retry(None, describe(&e)))?;
+        let status = response.status();
+        drain(response).await;
+        if status.is_success() {
+            Ok(status.as_u16())
+        } else {
+            let error = format!("the receiver answered {status}");
+            Err(Failure::Retry(Some(status.as_u16()), error))
+        }
+    }
+}
+
+/// Why an attempt did not deliver.
+enum Failure {
+    /// Worth another attempt (the receiver's status, when it answered).
+    Retry(Option<u16>, String),
+    /// Never worth another.
+    Final(String),
+}
+
+/// Reads a little of the answer so the connection can be reused; never all of it.
+async fn drain(mut response: reqwest::Response) {
+    let mut read = 0;
+    while let Ok(Some(chunk)) = response.chunk().await {
+        read += chunk.len();
+        if read > MAX_ANSWER_BYTES {
+            break;
+        }
+    }
+}
+
+/// A sentence for a failed send: timeout, refused address, or the connection error.
+fn describe(error: &reqwest::Error) -> String {
+    if error.is_timeout() {
+        return format!("the receiver did not answer within {} s", TIMEOUT.as_secs());
+    }
+    let mut source: Option<&dyn std::error::Error> = Some(error);
+    let mut chain = Vec::new();
+    while let Some(e) = source {
+        chain.push(e.to_string());
+        source = e.source();
+    }
+    format!("sending failed: {}", chain.join(": "))
+}
