@@ -87,6 +87,9 @@ codes! {
     TusVersionUnsupported = "tus_version_unsupported", "Tus version unsupported", Some(412), false;
     EditFinished = "edit_finished", "Edit already finished", Some(409), false;
     EditNotRetryable = "edit_not_retryable", "Edit not retryable", Some(409), false;
+    InvalidIdempotencyKey = "invalid_idempotency_key", "Invalid idempotency key", Some(400), false;
+    IdempotencyKeyReused = "idempotency_key_reused", "Idempotency key reused", Some(422), false;
+    IdempotencyKeyInUse = "idempotency_key_in_use", "Idempotency key in use", Some(409), false;
     RateLimited = "rate_limited", "Too many requests", Some(429), false;
     TooManyAuthFailures = "too_many_auth_failures", "Too many failed authentications", Some(429), false;
     InternalError = "internal_error", "Internal error", Some(500), false;

@@ -3,7 +3,7 @@
 use std::time::{Duration, SystemTime};
 
 use axum::extract::{Path, Query, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
@@ -11,22 +11,46 @@ use tokio::time::Instant;
 
 use super::auth::Organization;
 use super::error::ApiError;
+use super::idempotency;
 use super::json::JsonBody;
 use super::AppState;
 use crate::db::{unix_ms, EditRow};
 use crate::edits::{render_signed, NewEdit};
 use crate::error_code::Code;
 
-/// Validates the request, stores the edit (which enqueues it) and wakes a worker.
+/// `POST /v1/edits`: validates the request, stores the edit (which enqueues it) and
+/// wakes a worker; once per `Idempotency-Key`.
 pub async fn create(
     State(state): State<AppState>,
     org: Organization,
+    headers: HeaderMap,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
+    let Some(key) = idempotency::key_of(&headers)? else {
+        return create_edit(&state, &org, body, uuid::Uuid::new_v4().to_string()).await;
+    };
+    let (state, org) = (&state, &org);
+    idempotency::once(state, org, &key, &body.clone(), |id| async move {
+        // A first request lost with its node may have stored the edit already.
+        let now = unix_ms(SystemTime::now());
+        if let Some(row) = state.db.get_edit(&org.id, &id, now).await? {
+            return Ok(created(state, &row));
+        }
+        create_edit(state, org, body, id).await
+    })
+    .await
+}
+
+/// Creates edit `id` from `body`.
+async fn create_edit(
+    state: &AppState,
+    org: &Organization,
+    body: serde_json::Value,
+    id: String,
+) -> Result<Response, ApiError> {
     let edit = NewEdit::parse(body, &state.rules)?;
-    let id = uuid::Uuid::new_v4().to_string();
     let now = unix_ms(SystemTime::now());
-    check_uploads(&state, &org, &edit, now).await?;
+    check_uploads(state, org, &edit, now).await?;
     let retention = edit.retention.unwrap_or(state.default_retention_secs);
     let expires_at = now.saturating_add((retention as i64).saturating_mul(1000));
     let row = state
@@ -36,13 +60,18 @@ pub async fn create(
     // Every idle worker looks: a fast-lane-only worker cannot take a slow edit.
     state.wake.notify_waiters();
     tracing::info!(edit.id = %id, org.id = %org.id, "edit created");
-    let location = format!("/v1/edits/{id}");
-    Ok((
+    Ok(created(state, &row))
+}
+
+/// `201 Created` with the edit's document and `Location`.
+fn created(state: &AppState, row: &EditRow) -> Response {
+    let location = format!("/v1/edits/{}", row.id);
+    (
         StatusCode::CREATED,
         [(header::LOCATION, location)],
-        Json(render(&state, &row)),
+        Json(render(state, row)),
     )
-        .into_response())
+        .into_response()
 }
 
 /// Every asset `src` that names an upload must name a complete, unexpired upload of

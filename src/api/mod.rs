@@ -6,6 +6,7 @@ mod edits;
 mod error;
 mod files;
 mod health;
+mod idempotency;
 mod json;
 mod lifecycle;
 mod rate_limit;

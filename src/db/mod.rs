@@ -7,6 +7,7 @@
 
 mod cache;
 mod edits;
+mod idempotency;
 mod lifecycle;
 mod orgs;
 mod outputs;
@@ -16,6 +17,7 @@ mod webhooks;
 
 pub use cache::SourceValidators;
 pub use edits::{EditRow, EditStatus, Lane};
+pub use idempotency::KeyClaim;
 pub use lifecycle::{Cancel, EditPage, PageCursor, Retry};
 pub use orgs::{hash_token, valid_org_id};
 pub use outputs::StoredOutput;

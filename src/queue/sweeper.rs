@@ -1,6 +1,7 @@
 //! The sweep: deletes edits whose retention has run out (or that were deleted), with
 //! every object stored for them, outputs of earlier attempts included; and uploads
-//! past their expiry (or terminated), with their parts.
+//! past their expiry (or terminated), with their parts; and idempotency keys older
+//! than their day.
 //!
 //! Durable and safe with several nodes because every step is idempotent and the row
 //! goes last: the objects under `edits/<id>/` are deleted, then the row (with the result
@@ -59,6 +60,8 @@ pub async fn sweep_expired(db: &Db, storage: &Storage) -> anyhow::Result<usize> 
         }
         swept += expired.len() + uploads.len();
         if expired.len() < BATCH as usize && uploads.len() < BATCH as usize {
+            // Idempotency keys are rows only, and past their day worth nothing.
+            db.delete_old_idempotency_keys(now).await?;
             return Ok(swept);
         }
     }

@@ -39,6 +39,7 @@ mod fairness;
 mod fixtures;
 mod helpers;
 mod hostile;
+mod idempotency;
 mod images;
 mod lifecycle;
 mod long_poll;
