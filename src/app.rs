@@ -141,6 +141,12 @@ impl App {
             },
             public_url: public_url.clone(),
             readiness: readiness.clone(),
+            probing: api::Probing {
+                fetcher: fetcher.clone(),
+                media: media.clone(),
+                tmp_root: tmp_root.clone(),
+                max_outputs: config.max_outputs_per_edit,
+            },
         };
         let sweeper = queue::run_sweeper(
             db.clone(),

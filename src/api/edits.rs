@@ -11,21 +11,44 @@ use tokio::time::Instant;
 
 use super::auth::Organization;
 use super::error::ApiError;
-use super::idempotency;
 use super::json::JsonBody;
 use super::AppState;
+use super::{dry_run, idempotency};
 use crate::db::{unix_ms, EditRow};
 use crate::edits::{render_signed, NewEdit};
 use crate::error_code::Code;
 
+/// The query of `POST /v1/edits`.
+#[derive(Debug, Deserialize)]
+pub struct CreateQuery {
+    /// `true`: answer what the edit would make, create nothing (see `dry_run`).
+    #[serde(rename = "dryRun")]
+    dry_run: Option<String>,
+}
+
 /// `POST /v1/edits`: validates the request, stores the edit (which enqueues it) and
-/// wakes a worker; once per `Idempotency-Key`.
+/// wakes a worker; once per `Idempotency-Key`. `?dryRun=true` only plans it.
 pub async fn create(
     State(state): State<AppState>,
     org: Organization,
+    Query(query): Query<CreateQuery>,
     headers: HeaderMap,
     JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
+    match query.dry_run.as_deref() {
+        None | Some("false") => {}
+        Some("true") => {
+            let edit = NewEdit::parse(body, &state.rules)?;
+            check_uploads(&state, &org, &edit, unix_ms(SystemTime::now())).await?;
+            return dry_run::plan(&state, &org, edit).await;
+        }
+        Some(_) => {
+            return Err(ApiError::invalid_query(
+                "dryRun",
+                "`dryRun` must be true or false.",
+            ))
+        }
+    }
     let Some(key) = idempotency::key_of(&headers)? else {
         return create_edit(&state, &org, body, uuid::Uuid::new_v4().to_string()).await;
     };

@@ -2,6 +2,7 @@
 
 mod auth;
 mod deliveries;
+mod dry_run;
 mod edits;
 mod error;
 mod files;
@@ -14,6 +15,7 @@ pub mod server;
 mod token_cache;
 mod uploads;
 
+pub use dry_run::Probing;
 pub use error::ApiError;
 pub use health::Readiness;
 pub use rate_limit::{RateLimiter, RateLimits};
@@ -59,6 +61,8 @@ pub struct AppState {
     /// The base of every URL handed out (an upload's `src`).
     pub public_url: url::Url,
     pub readiness: Readiness,
+    /// What a dry run fetches and probes with.
+    pub probing: Probing,
 }
 
 /// The limits of uploads (`--max-upload-bytes`, `--upload-retention-secs`).

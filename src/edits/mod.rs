@@ -5,6 +5,7 @@ pub mod budget;
 mod document;
 mod error;
 mod options;
+pub mod plan;
 mod request;
 mod webhook;
 

@@ -60,6 +60,14 @@ impl MediaFormat {
         })
     }
 
+    /// A still image (JPEG, PNG, WebP): what the image commands read and write.
+    pub fn is_image(self) -> bool {
+        matches!(
+            self,
+            MediaFormat::Jpeg | MediaFormat::Png | MediaFormat::Webp
+        )
+    }
+
     /// Human name used in error details.
     pub fn name(self) -> &'static str {
         match self {

@@ -21,7 +21,7 @@ pub mod slots;
 mod sqlite;
 mod step;
 mod sweeper;
-mod upload_source;
+pub mod upload_source;
 mod worker;
 
 pub use cancels::{RunningEdits, CANCELS_CHANNEL};

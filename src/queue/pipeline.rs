@@ -187,7 +187,12 @@ impl EditRun<'_> {
     ) -> Result<Fetch, JobError> {
         let url = &self.edit.assets[i].src;
         if let Some(id) = upload_id_in(url.as_str(), &self.ctx.uploads_prefix) {
-            return read_upload(self.ctx, &self.claim.org_id, &id, dest).await;
+            let store = (
+                &self.ctx.db,
+                &self.ctx.storage,
+                self.ctx.fetcher.max_bytes(),
+            );
+            return read_upload(store, &self.claim.org_id, &id, dest).await;
         }
         tokio::select! {
             fetched = self.ctx.fetcher.fetch_to_file_if(url, dest, known) => Ok(fetched?),

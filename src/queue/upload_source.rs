@@ -5,16 +5,16 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use super::worker::WorkerContext;
 use super::JobError;
-use crate::db::{unix_ms, SourceValidators};
+use crate::db::{unix_ms, Db, SourceValidators};
 use crate::error_code::Code;
 use crate::fetch::{Fetch, FetchError, Fetched};
+use crate::storage::Storage;
 
-/// Writes upload `id` of `org` into `dest`. `UploadNotFound` when it expired or was
+/// Writes upload `id` of `org` into `dest`, at most `max_bytes` (`--max-source-bytes`). `UploadNotFound` when it expired or was
 /// deleted since the edit was created.
-pub(super) async fn read_upload(
-    ctx: &WorkerContext,
+pub async fn read_upload(
+    (db, storage, max_bytes): (&Db, &Storage, u64),
     org: &str,
     id: &str,
     dest: &Path,
@@ -24,8 +24,7 @@ pub(super) async fn read_upload(
         tracing::warn!(error = %e, "reading an upload failed");
         JobError::internal(true)
     };
-    let row = ctx
-        .db
+    let row = db
         .get_upload(org, id, now)
         .await
         .map_err(|e| internal(&e))?;
@@ -36,14 +35,12 @@ pub(super) async fn read_upload(
             false,
         ));
     };
-    let max = ctx.fetcher.max_bytes();
-    if row.received as u64 > max {
-        return Err(FetchError::TooLarge(max).into());
+    if row.received as u64 > max_bytes {
+        return Err(FetchError::TooLarge(max_bytes).into());
     }
-    let parts = ctx.db.upload_parts(id).await.map_err(|e| internal(&e))?;
+    let parts = db.upload_parts(id).await.map_err(|e| internal(&e))?;
     let keys = parts.into_iter().map(|p| p.object_key).collect();
-    let (bytes, sha256) = ctx
-        .storage
+    let (bytes, sha256) = storage
         .concatenate_into(keys, dest)
         .await
         .map_err(|e| internal(&e))?;

@@ -33,6 +33,7 @@ mod connections;
 mod corpus;
 mod crash;
 mod downloads;
+mod dry_run;
 mod durability;
 mod edits_api;
 mod fairness;

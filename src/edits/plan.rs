@@ -1,0 +1,188 @@
+//! What an edit would make of its sources, predicted from their headers by each
+//! command's own prediction (`Command::predict`): the body of a dry run
+//! (`POST /v1/edits?dryRun=true`, decisions.md §8). It refuses what the edit would
+//! fail with before any pixel is decoded: an input a command does not take, an image
+//! past the pixel limit, a resize to nothing or past the limit, too many outputs.
+
+use crate::commands::{Command, Options, Shape};
+use crate::error_code::Code;
+use crate::media::{MediaError, MediaFormat};
+
+/// A source as its headers describe it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SourceInfo {
+    pub format: MediaFormat,
+    pub width: u32,
+    pub height: u32,
+    /// Seconds, for videos and animations.
+    pub duration: Option<f64>,
+    /// Frames, for videos and animations.
+    pub frames: Option<u64>,
+}
+
+/// The files one source would become.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OutputPlan {
+    pub format: MediaFormat,
+    pub size: Option<(u32, u32)>,
+    pub duration: Option<f64>,
+    /// How many files (at least, where a command cannot know before it runs).
+    pub count: u64,
+}
+
+/// The limits a plan is held to: the server's.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanLimits {
+    pub max_image_pixels: u64,
+    pub max_outputs: u64,
+}
+
+/// Why the edit would fail: at which command (`None`: the source), and the error.
+#[derive(Debug)]
+pub enum PlanError {
+    Media(Option<usize>, MediaError),
+    TooManyOutputs(u64),
+}
+
+impl PlanError {
+    pub fn code(&self) -> Code {
+        match self {
+            PlanError::Media(_, e) => e.code(),
+            PlanError::TooManyOutputs(_) => Code::TooManyOutputs,
+        }
+    }
+}
+
+/// Runs `commands` over `source` in prediction only.
+pub fn plan_asset(
+    commands: &[Command],
+    options: &Options,
+    source: &SourceInfo,
+    limits: PlanLimits,
+) -> Result<OutputPlan, PlanError> {
+    let still = source.format.is_image();
+    let mut format = source.format;
+    let mut shape = Shape {
+        size: Some((source.width, source.height)),
+        frames: if still { Some(1) } else { source.frames },
+        seconds: if still { None } else { source.duration },
+    };
+    let mut count: u64 = 1;
+    for (c, command) in commands.iter().enumerate() {
+        let at = |e: MediaError| PlanError::Media(Some(c), e);
+        let Some(output) = command.output(format, options) else {
+            return Err(at(MediaError::UnsupportedInputFormat {
+                found: format.name().to_string(),
+            }));
+        };
+        if format.is_image() {
+            let (w, h) = shape.size.unwrap_or_default();
+            let pixels = u64::from(w) * u64::from(h);
+            if pixels > limits.max_image_pixels {
+                return Err(at(MediaError::ImageTooLarge {
+                    width: w.into(),
+                    height: h.into(),
+                    limit: limits.max_image_pixels,
+                }));
+            }
+        }
+        let predicted = command.predict(shape, options);
+        if let Some((w, h)) = predicted.shape.size {
+            if w == 0 || h == 0 {
+                return Err(at(MediaError::OutputTooSmall));
+            }
+            let pixels = u64::from(w) * u64::from(h);
+            if output.is_image() && pixels > limits.max_image_pixels {
+                return Err(at(MediaError::OutputTooLarge {
+                    width: w.into(),
+                    height: h.into(),
+                    limit: limits.max_image_pixels,
+                }));
+            }
+        }
+        count = count.saturating_mul(predicted.files);
+        if count > limits.max_outputs {
+            return Err(PlanError::TooManyOutputs(count));
+        }
+        format = output;
+        shape = predicted.shape;
+    }
+    Ok(OutputPlan {
+        format,
+        size: shape.size,
+        duration: if format.is_image() {
+            None
+        } else {
+            shape.seconds
+        },
+        count,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIMITS: PlanLimits = PlanLimits {
+        max_image_pixels: 100_000_000,
+        max_outputs: 1000,
+    };
+
+    fn photo() -> SourceInfo {
+        SourceInfo {
+            format: MediaFormat::Jpeg,
+            width: 4000,
+            height: 3000,
+            duration: None,
+            frames: None,
+        }
+    }
+
+    #[test]
+    fn a_resize_then_a_video_is_predicted_from_the_options() {
+        let options = Options {
+            scale: 0.5,
+            duration: 4.0,
+            fps: 25.0,
+            ..Options::default()
+        };
+        let commands = [
+            Command::ResizeImage,
+            Command::ImageToVideo,
+            Command::ExtractFrames,
+        ];
+        let plan = plan_asset(&commands, &options, &photo(), LIMITS).unwrap();
+        assert_eq!(plan.format, MediaFormat::Webp);
+        assert_eq!(plan.size, Some((2000, 1500)));
+        assert_eq!(plan.count, 100, "4 s at 25 fps, one file a frame");
+        assert_eq!(plan.duration, None);
+    }
+
+    #[test]
+    fn what_the_edit_would_fail_with_is_found_at_its_command() {
+        let video = [Command::VideoToWebm];
+        let error = plan_asset(&video, &Options::default(), &photo(), LIMITS).unwrap_err();
+        assert!(matches!(
+            error,
+            PlanError::Media(Some(0), MediaError::UnsupportedInputFormat { .. })
+        ));
+        let tiny = Options {
+            scale: 0.0001,
+            ..Options::default()
+        };
+        let error = plan_asset(&[Command::ResizeImage], &tiny, &photo(), LIMITS).unwrap_err();
+        assert_eq!(error.code(), Code::OutputTooSmall);
+        let small = PlanLimits {
+            max_image_pixels: 1_000_000,
+            ..LIMITS
+        };
+        let error = plan_asset(
+            &[Command::ImageToWebp],
+            &Options::default(),
+            &photo(),
+            small,
+        )
+        .unwrap_err();
+        assert_eq!(error.code(), Code::ImageTooLarge);
+    }
+}

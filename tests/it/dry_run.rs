@@ -1,0 +1,133 @@
+//! Dry runs (decisions.md §8): `POST /v1/edits?dryRun=true` predicts what the edit
+//! would make, or the error it would end with, and creates nothing; the predictions
+//! are held against what the edit then really produces. On both backends.
+
+use serde_json::{json, Value};
+
+use crate::backends::Backend;
+use crate::helpers::*;
+use crate::{clips, fixtures};
+
+on_both_backends!(
+    a_dry_run_predicts_what_the_edit_then_makes_and_creates_nothing,
+    a_dry_run_answers_the_error_the_edit_would_end_with,
+);
+
+async fn dry_run(app: &TestApp, query: &str, body: &Value) -> (u16, Value) {
+    let response = app
+        .client
+        .post(format!("{}/v1/edits?{query}", app.base))
+        .bearer_auth(&app.token)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+async fn listed(app: &TestApp) -> usize {
+    let page: Value = app
+        .client
+        .get(format!("{}/v1/edits", app.base))
+        .bearer_auth(&app.token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    page["data"].as_array().unwrap().len()
+}
+
+async fn a_dry_run_predicts_what_the_edit_then_makes_and_creates_nothing(backend: Backend) {
+    let app = spawn_app_on(backend, |_| {}).await;
+    let photo = app.fixtures.add("a.png", fixtures::png(64, 48));
+    let video = app
+        .fixtures
+        .add("clip.mp4", clips::mp4("96x64", 10, 2.0, false));
+    let cases = [
+        edit(
+            &photo,
+            &["resize-image", "image-to-video"],
+            Some(json!({"scale": 0.5, "duration": 2, "fps": 10})),
+        ),
+        edit(&video, &["extract-frames"], None),
+        edit(&video, &["modify-video-speed"], Some(json!({"speed": 2}))),
+    ];
+    for (n, body) in cases.into_iter().enumerate() {
+        let (status, plan) = dry_run(&app, "dryRun=true", &body).await;
+        assert_eq!(status, 200, "{plan}");
+        assert_eq!(plan["type"], "edit-plan");
+        assert_eq!(listed(&app).await, n, "a dry run creates nothing");
+        let asset = &plan["attributes"]["assets"][0];
+        assert_eq!(asset["src"], body["assets"][0]["src"]);
+        let predicted = &asset["outputs"][0];
+
+        let done = app.run_done(body.clone()).await;
+        let outputs = done["attributes"]["outputs"].as_array().unwrap();
+        assert_eq!(predicted["count"], outputs.len(), "{plan} vs {done}");
+        for field in ["format", "width", "height"] {
+            assert_eq!(
+                predicted[field], outputs[0][field],
+                "{field}: {plan} vs {done}"
+            );
+        }
+        if let Some(seconds) = predicted["duration"].as_f64() {
+            let real = outputs[0]["duration"].as_f64().unwrap();
+            assert!((seconds - real).abs() < 0.15, "{plan} vs {done}");
+        }
+    }
+    let (_, plan) = dry_run(
+        &app,
+        "dryRun=true",
+        &edit(&video, &["extract-frames"], None),
+    )
+    .await;
+    let asset = &plan["attributes"]["assets"][0];
+    assert_eq!(
+        (
+            asset["format"].as_str(),
+            asset["width"].as_u64(),
+            asset["height"].as_u64()
+        ),
+        (Some("mp4"), Some(96), Some(64))
+    );
+    assert_eq!(asset["frames"], 20, "{plan}");
+    let (status, error) = dry_run(
+        &app,
+        "dryRun=maybe",
+        &edit(&video, &["extract-frames"], None),
+    )
+    .await;
+    assert_eq!(
+        (status, error["errors"][0]["code"].as_str()),
+        (422, Some("invalid_query"))
+    );
+}
+
+async fn a_dry_run_answers_the_error_the_edit_would_end_with(backend: Backend) {
+    let app = spawn_app_on(backend, |_| {}).await;
+    let photo = app.fixtures.add("a.png", fixtures::png(64, 48));
+    for body in [
+        edit(&app.fixtures.status_url(404), &["image-to-webp"], None),
+        edit(&photo, &["video-to-webm"], None),
+        edit(&photo, &["resize-image"], Some(json!({"scale": 0.001}))),
+    ] {
+        let (status, error) = dry_run(&app, "dryRun=true", &body).await;
+        assert_eq!(status, 422, "{error}");
+        let code = error["errors"][0]["code"].as_str().unwrap().to_string();
+        let failed = app.run_failed(body).await;
+        assert_eq!(
+            failed["code"],
+            code.as_str(),
+            "the dry run said {error}, the edit {failed}"
+        );
+    }
+    // A request that does not validate is refused as a POST would be.
+    let (status, error) = dry_run(&app, "dryRun=true", &json!({"assets": []})).await;
+    assert_eq!(
+        (status, error["errors"][0]["code"].as_str()),
+        (422, Some("empty_array"))
+    );
+}
