@@ -9,8 +9,10 @@ use clap::builder::BoolishValueParser;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use url::Url;
 
+mod admin;
 mod rate_limits;
 mod retention;
+pub use admin::{OrgArgs, TokenCommand, WebhookSecretArgs};
 pub use rate_limits::RateLimitConfig;
 pub use retention::RetentionConfig;
 
@@ -34,35 +36,6 @@ pub enum Command {
     /// Print an organization's webhook signing secret (`whsec_…`), made on first use;
     /// `--rotate` replaces it, and the old one keeps signing for 24 hours.
     WebhookSecret(WebhookSecretArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct WebhookSecretArgs {
-    #[command(flatten)]
-    pub org: OrgArgs,
-    /// Make a new secret; deliveries carry signatures by both for 24 hours.
-    #[arg(long, env = "MEDIAEDIT_ROTATE")]
-    pub rotate: bool,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum TokenCommand {
-    /// Create an organization if needed and a new API token for it; prints the token last.
-    Create(OrgArgs),
-}
-
-/// Which database, and which organization in it.
-#[derive(Debug, Args)]
-pub struct OrgArgs {
-    /// Directory holding the SQLite database.
-    #[arg(long, env = "MEDIAEDIT_DATA_DIR", default_value = "./data")]
-    pub data_dir: PathBuf,
-    /// Database to use instead of the SQLite file in the data dir (see `serve`).
-    #[arg(long, env = "MEDIAEDIT_DATABASE_URL")]
-    pub database_url: Option<DatabaseUrl>,
-    /// Organization id (letters, digits, `-` and `_`, at most 64).
-    #[arg(long, env = "MEDIAEDIT_ORG")]
-    pub org: String,
 }
 
 /// Settings of `mediaedit serve`.

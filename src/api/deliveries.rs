@@ -10,6 +10,7 @@ use serde_json::json;
 
 use super::auth::Organization;
 use super::error::ApiError;
+use super::lifecycle::not_found;
 use super::AppState;
 use crate::db::unix_ms;
 use crate::edits::timestamp;
@@ -21,9 +22,7 @@ pub async fn list(
 ) -> Result<Response, ApiError> {
     let now = unix_ms(SystemTime::now());
     if state.db.get_edit(&org.id, &id, now).await?.is_none() {
-        return Err(ApiError::not_found(format!(
-            "There is no edit with id \"{id}\"."
-        )));
+        return Err(not_found(&id));
     }
     let data: Vec<_> = state
         .db

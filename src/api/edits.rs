@@ -167,7 +167,7 @@ pub async fn read(
             .db
             .get_edit(&org.id, &id, unix_ms(SystemTime::now()))
             .await?
-            .ok_or_else(|| ApiError::not_found(format!("There is no edit with id \"{id}\".")))?;
+            .ok_or_else(|| super::lifecycle::not_found(&id))?;
         let (Some(deadline), Some(ended)) = (deadline, ended.as_pin_mut()) else {
             return Ok(Json(render(&state, &row)).into_response());
         };

@@ -160,6 +160,7 @@ async fn stop_running(state: &AppState, id: &str) {
     }
 }
 
-fn not_found(id: &str) -> ApiError {
+/// `404` for an edit id the caller has no edit under.
+pub(super) fn not_found(id: &str) -> ApiError {
     ApiError::not_found(format!("There is no edit with id \"{id}\"."))
 }

@@ -27,16 +27,7 @@ async fn dry_run(app: &TestApp, query: &str, body: &Value) -> (u16, Value) {
 }
 
 async fn listed(app: &TestApp) -> usize {
-    let page: Value = app
-        .client
-        .get(format!("{}/v1/edits", app.base))
-        .bearer_auth(&app.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, page) = app.send(reqwest::Method::GET, "/v1/edits").await;
     page["data"].as_array().unwrap().len()
 }
 

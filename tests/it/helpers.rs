@@ -173,6 +173,21 @@ impl TestApp {
         Db::open(&config.database_url(), 4).await.unwrap()
     }
 
+    /// `method path` with the app's token and no body: the status and the JSON answer
+    /// (`Null` when there is none).
+    pub async fn send(&self, method: reqwest::Method, path: &str) -> (u16, Value) {
+        let response = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .unwrap();
+        let status = response.status().as_u16();
+        let text = response.text().await.unwrap();
+        (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+    }
+
     pub async fn post_edit(&self, body: Value) -> reqwest::Response {
         self.post_edit_as(&self.token, body).await
     }

@@ -41,16 +41,7 @@ async fn post_with_key(
 }
 
 async fn edit_count(app: &TestApp) -> usize {
-    let page: Value = app
-        .client
-        .get(format!("{}/v1/edits?limit=100", app.base))
-        .bearer_auth(&app.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, page) = app.send(reqwest::Method::GET, "/v1/edits?limit=100").await;
     page["data"].as_array().unwrap().len()
 }
 

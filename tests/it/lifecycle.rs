@@ -38,27 +38,10 @@ async fn stored(app: &TestApp, prefix: &str) -> Vec<String> {
         .unwrap()
 }
 
-async fn send(app: &TestApp, method: reqwest::Method, path: &str) -> (u16, Value) {
-    let response = app
-        .client
-        .request(method, format!("{}{path}", app.base))
-        .bearer_auth(&app.token)
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    let text = response.text().await.unwrap();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
 /// `POST /v1/edits/{id}/{action}` (`cancel`, `retry`).
 async fn act(app: &TestApp, id: &str, action: &str) -> (u16, Value) {
-    send(
-        app,
-        reqwest::Method::POST,
-        &format!("/v1/edits/{id}/{action}"),
-    )
-    .await
+    app.send(reqwest::Method::POST, &format!("/v1/edits/{id}/{action}"))
+        .await
 }
 
 fn code(doc: &Value) -> &str {
@@ -73,7 +56,7 @@ async fn edits_are_listed_newest_first_a_page_at_a_time_and_only_the_callers(bac
         ids.push(app.create_edit(edit(&src, &["resize-image"], None)).await);
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let (status, page) = send(&app, reqwest::Method::GET, "/v1/edits?limit=2").await;
+    let (status, page) = app.send(reqwest::Method::GET, "/v1/edits?limit=2").await;
     assert_eq!(status, 200, "{page}");
     let listed: Vec<&str> = page["data"]
         .as_array()
@@ -83,14 +66,18 @@ async fn edits_are_listed_newest_first_a_page_at_a_time_and_only_the_callers(bac
         .collect();
     assert_eq!(listed, [ids[2].as_str(), ids[1].as_str()]);
     let next = page["links"]["next"].as_str().expect("a next page");
-    let (_, rest) = send(&app, reqwest::Method::GET, next).await;
+    let (_, rest) = app.send(reqwest::Method::GET, next).await;
     assert_eq!(rest["data"].as_array().unwrap().len(), 1);
     assert_eq!(rest["data"][0]["id"], ids[0].as_str());
     assert!(rest["links"]["next"].is_null());
 
-    let (_, queued) = send(&app, reqwest::Method::GET, "/v1/edits?status=queued").await;
+    let (_, queued) = app
+        .send(reqwest::Method::GET, "/v1/edits?status=queued")
+        .await;
     assert_eq!(queued["data"].as_array().unwrap().len(), 3);
-    let (_, done) = send(&app, reqwest::Method::GET, "/v1/edits?status=done").await;
+    let (_, done) = app
+        .send(reqwest::Method::GET, "/v1/edits?status=done")
+        .await;
     assert!(done["data"].as_array().unwrap().is_empty());
 
     let other = create_token_in(&app.database_url(), "someone-else").await;
@@ -107,7 +94,9 @@ async fn edits_are_listed_newest_first_a_page_at_a_time_and_only_the_callers(bac
     assert!(theirs["data"].as_array().unwrap().is_empty(), "{theirs}");
 
     for bad in ["status=finished", "cursor=nonsense", "limit=0", "limit=101"] {
-        let (status, error) = send(&app, reqwest::Method::GET, &format!("/v1/edits?{bad}")).await;
+        let (status, error) = app
+            .send(reqwest::Method::GET, &format!("/v1/edits?{bad}"))
+            .await;
         assert_eq!(
             (status, code(&error)),
             (422, "invalid_query"),
@@ -137,7 +126,9 @@ async fn a_queued_edit_is_canceled_retried_and_a_finished_one_refuses_both(backe
     );
     let (status, doc) = act(&app, &id, "retry").await;
     assert_eq!((status, code(&doc)), (409, "edit_not_retryable"));
-    let (status, _) = send(&app, reqwest::Method::POST, "/v1/edits/no-such-edit/cancel").await;
+    let (status, _) = app
+        .send(reqwest::Method::POST, "/v1/edits/no-such-edit/cancel")
+        .await;
     assert_eq!(status, 404);
 
     // With workers, the retried edit runs to the end; a done edit can be neither
@@ -210,12 +201,16 @@ async fn a_deleted_edit_is_gone_with_its_files(backend: Backend) {
     let url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
     assert_eq!(stored(&app, &format!("edits/{id}")).await.len(), 1);
 
-    let (status, _) = send(&app, reqwest::Method::DELETE, &format!("/v1/edits/{id}")).await;
+    let (status, _) = app
+        .send(reqwest::Method::DELETE, &format!("/v1/edits/{id}"))
+        .await;
     assert_eq!(status, 204);
     assert_eq!(app.get_edit(id).await.status(), 404);
     assert_eq!(reqwest::get(url).await.unwrap().status(), 404);
     assert!(stored(&app, &format!("edits/{id}")).await.is_empty());
-    let (status, _) = send(&app, reqwest::Method::DELETE, &format!("/v1/edits/{id}")).await;
+    let (status, _) = app
+        .send(reqwest::Method::DELETE, &format!("/v1/edits/{id}"))
+        .await;
     assert_eq!(status, 404);
 }
 
@@ -384,7 +379,7 @@ async fn the_organization_link_resolves_for_its_own_organization_only(backend: B
     let link = doc["relationships"]["organization"]["links"]["self"]
         .as_str()
         .unwrap();
-    let (status, org) = send(&app, reqwest::Method::GET, link).await;
+    let (status, org) = app.send(reqwest::Method::GET, link).await;
     assert_eq!(status, 200, "{org}");
     assert_eq!(
         (org["type"].as_str(), org["id"].as_str()),
@@ -395,7 +390,9 @@ async fn the_organization_link_resolves_for_its_own_organization_only(backend: B
         .unwrap()
         .ends_with('Z'));
     create_token_in(&app.database_url(), "someone-else").await;
-    let (status, _) = send(&app, reqwest::Method::GET, "/v1/organizations/someone-else").await;
+    let (status, _) = app
+        .send(reqwest::Method::GET, "/v1/organizations/someone-else")
+        .await;
     assert_eq!(status, 404);
 
     let ready = reqwest::get(format!("{}/readyz", app.base)).await.unwrap();

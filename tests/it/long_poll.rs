@@ -96,14 +96,8 @@ async fn a_cancel_wakes_a_long_poll_at_once(backend: Backend) {
         })
     };
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let canceled = app
-        .client
-        .post(format!("{}/v1/edits/{id}/cancel", app.base))
-        .bearer_auth(&app.token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(canceled.status(), 200);
+    let path = format!("/v1/edits/{id}/cancel");
+    assert_eq!(app.send(reqwest::Method::POST, &path).await.0, 200);
     let (doc, took) = poll.await.unwrap();
     assert_eq!(doc["attributes"]["status"], "canceled", "{doc}");
     assert!(took < Duration::from_secs(3), "{took:?}");

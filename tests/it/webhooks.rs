@@ -127,16 +127,8 @@ fn with_webhook(mut body: Value, url: &str) -> Value {
 }
 
 async fn deliveries(app: &TestApp, id: &str) -> Vec<Value> {
-    let doc: Value = app
-        .client
-        .get(format!("{}/v1/edits/{id}/deliveries", app.base))
-        .bearer_auth(&app.token)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let path = format!("/v1/edits/{id}/deliveries");
+    let (_, doc) = app.send(reqwest::Method::GET, &path).await;
     doc["data"].as_array().unwrap().clone()
 }
 
@@ -267,14 +259,8 @@ async fn a_canceled_edit_is_announced_and_after_a_rotation_both_secrets_sign(bac
             &receiver.url,
         ))
         .await;
-    let canceled = app
-        .client
-        .post(format!("{}/v1/edits/{id}/cancel", app.base))
-        .bearer_auth(&app.token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(canceled.status(), 200);
+    let path = format!("/v1/edits/{id}/cancel");
+    assert_eq!(app.send(reqwest::Method::POST, &path).await.0, 200);
     let got = receiver.wait_for(1, Duration::from_secs(10)).await;
     assert_eq!(
         got[0].headers["webhook-signature"]

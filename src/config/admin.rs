@@ -1,0 +1,37 @@
+//! The arguments of the administration commands (`token`, `webhook-secret`): which
+//! database, which organization.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use super::DatabaseUrl;
+
+#[derive(Debug, Args)]
+pub struct WebhookSecretArgs {
+    #[command(flatten)]
+    pub org: OrgArgs,
+    /// Make a new secret; deliveries carry signatures by both for 24 hours.
+    #[arg(long, env = "MEDIAEDIT_ROTATE")]
+    pub rotate: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TokenCommand {
+    /// Create an organization if needed and a new API token for it; prints the token last.
+    Create(OrgArgs),
+}
+
+/// Which database, and which organization in it.
+#[derive(Debug, Args)]
+pub struct OrgArgs {
+    /// Directory holding the SQLite database.
+    #[arg(long, env = "MEDIAEDIT_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    /// Database to use instead of the SQLite file in the data dir (see `serve`).
+    #[arg(long, env = "MEDIAEDIT_DATABASE_URL")]
+    pub database_url: Option<DatabaseUrl>,
+    /// Organization id (letters, digits, `-` and `_`, at most 64).
+    #[arg(long, env = "MEDIAEDIT_ORG")]
+    pub org: String,
+}
