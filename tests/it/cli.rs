@@ -118,3 +118,34 @@ fn a_setting_that_would_break_the_service_is_refused_with_one_line_and_exit_2() 
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("--workers"), "{stderr}");
 }
+
+#[tokio::test]
+async fn webhook_secret_prints_the_same_secret_until_rotated() {
+    let data = tempfile::TempDir::new().unwrap();
+    let secret = |extra: &[&str]| {
+        let dir = data.path().to_str().unwrap();
+        let out = Command::new(BIN)
+            .args(["webhook-secret", "--data-dir", dir, "--org", "hooks"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    let first = secret(&[]);
+    assert!(first.starts_with("whsec_"), "{first}");
+    assert_eq!(secret(&[]), first, "made once, then read");
+    let rotated = secret(&["--rotate"]);
+    assert!(rotated.starts_with("whsec_") && rotated != first);
+    assert_eq!(secret(&[]), rotated);
+    // The rotated-out secret still signs for a day.
+    let db = mediaedit::db::Db::open_sqlite(&data.path().join("mediaedit.db"))
+        .await
+        .unwrap();
+    let secrets = db.webhook_secrets("hooks", "unused").await.unwrap();
+    assert_eq!(secrets.previous.map(|(old, _)| old), Some(first));
+}
