@@ -12,7 +12,7 @@ use url::Url;
 mod admin;
 mod rate_limits;
 mod retention;
-pub use admin::{OrgArgs, TokenCommand, WebhookSecretArgs};
+pub use admin::{DbArgs, OrgArgs, RevokeArgs, TokenCommand, WebhookSecretArgs};
 pub use rate_limits::RateLimitConfig;
 pub use retention::RetentionConfig;
 

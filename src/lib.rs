@@ -17,6 +17,7 @@
 //!
 //! [`config`] holds every setting; [`app`] wires the parts together and runs them.
 
+pub mod admin;
 pub mod api;
 pub mod app;
 pub mod commands;

@@ -20,17 +20,39 @@ pub struct WebhookSecretArgs {
 pub enum TokenCommand {
     /// Create an organization if needed and a new API token for it; prints the token last.
     Create(OrgArgs),
+    /// List an organization's tokens: the prefix of each (never the token) and when it
+    /// was made.
+    List(OrgArgs),
+    /// Revoke a token, named by the prefix `token list` shows or whole; it is refused
+    /// (401) on every node within `--auth-cache-ttl-secs`.
+    Revoke(RevokeArgs),
 }
 
-/// Which database, and which organization in it.
 #[derive(Debug, Args)]
-pub struct OrgArgs {
+pub struct RevokeArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+    /// The token's prefix as `token list` shows it (`me_` and 8 characters), or the
+    /// whole token.
+    pub token_prefix: String,
+}
+
+/// Which database.
+#[derive(Debug, Args)]
+pub struct DbArgs {
     /// Directory holding the SQLite database.
     #[arg(long, env = "MEDIAEDIT_DATA_DIR", default_value = "./data")]
     pub data_dir: PathBuf,
     /// Database to use instead of the SQLite file in the data dir (see `serve`).
     #[arg(long, env = "MEDIAEDIT_DATABASE_URL")]
     pub database_url: Option<DatabaseUrl>,
+}
+
+/// Which database, and which organization in it.
+#[derive(Debug, Args)]
+pub struct OrgArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
     /// Organization id (letters, digits, `-` and `_`, at most 64).
     #[arg(long, env = "MEDIAEDIT_ORG")]
     pub org: String,

@@ -19,7 +19,7 @@ pub use cache::SourceValidators;
 pub use edits::{EditRow, EditStatus, Lane};
 pub use idempotency::KeyClaim;
 pub use lifecycle::{Cancel, EditPage, PageCursor, Retry};
-pub use orgs::{hash_token, valid_org_id};
+pub use orgs::{hash_token, token_prefix, valid_org_id, Revoked, TokenListing};
 pub use outputs::StoredOutput;
 pub use uploads::{UploadPart, UploadRow};
 pub use webhooks::{AfterAttempt, DeliveryRow, WebhookEvent, WebhookSecrets};

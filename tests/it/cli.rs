@@ -149,3 +149,73 @@ async fn webhook_secret_prints_the_same_secret_until_rotated() {
     let secrets = db.webhook_secrets("hooks", "unused").await.unwrap();
     assert_eq!(secrets.previous.map(|(old, _)| old), Some(first));
 }
+
+/// Runs `mediaedit token …` on `data`: exit code, stdout, stderr.
+fn token_command(data: &std::path::Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(BIN)
+        .arg("token")
+        .args(args)
+        .args(["--data-dir", data.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code(), text(out.stdout), text(out.stderr))
+}
+
+#[tokio::test]
+async fn tokens_are_listed_by_prefix_and_a_revoked_one_is_refused_within_seconds() {
+    let data = tempfile::TempDir::new().unwrap();
+    let kept = token_create(data.path(), "listed");
+    let revoked = token_create(data.path(), "listed");
+    let (code, listing, _) = token_command(data.path(), &["list", "--org", "listed"]);
+    assert_eq!(code, Some(0));
+    let prefixes: Vec<&str> = listing
+        .lines()
+        .map(|l| l.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(prefixes.len(), 2, "{listing}");
+    for token in [&kept, &revoked] {
+        assert!(prefixes.contains(&&token[..11]), "{listing}");
+        assert!(
+            !listing.contains(token.as_str()),
+            "the list never shows a token"
+        );
+    }
+
+    let server = Server::start(
+        data.path(),
+        &[("MEDIAEDIT_AUTH_CACHE_TTL_SECS", "2")],
+        Stdio::null(),
+    )
+    .await;
+    let read = |token: String| {
+        let url = format!("{}/v1/edits/nope", server.base);
+        async move {
+            reqwest::Client::new()
+                .get(url)
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(read(revoked.clone()).await, 404, "valid before");
+    let (code, _, said) = token_command(data.path(), &["revoke", &revoked[..11]]);
+    assert_eq!(code, Some(0), "{said}");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while read(revoked.clone()).await != 401 {
+        assert!(Instant::now() < deadline, "the revoked token still works");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(
+        read(kept.clone()).await,
+        404,
+        "the other token keeps working"
+    );
+    let (code, _, said) = token_command(data.path(), &["revoke", &revoked[..11]]);
+    assert_eq!(code, Some(1), "an unknown prefix fails: {said}");
+    let (_, listing, _) = token_command(data.path(), &["list", "--org", "listed"]);
+    assert_eq!(listing.lines().count(), 1, "{listing}");
+}
