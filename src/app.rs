@@ -95,6 +95,7 @@ impl App {
         let wake = Arc::new(Notify::new());
         let running = queue::RunningEdits::new();
         let finished = queue::FinishedEdits::new();
+        let metrics = crate::metrics::Metrics::new();
         // No CPU slots (possible only when embedded, as in tests) runs no workers either.
         let runs_workers = config.role != Role::Api && config.workers > 0;
         let readiness = api::Readiness {
@@ -134,6 +135,7 @@ impl App {
             )),
             running: running.clone(),
             finished: finished.clone(),
+            metrics: metrics.clone(),
             default_retention_secs: config.retention.retention_secs,
             uploads: api::UploadLimits {
                 max_bytes: config.retention.max_upload_bytes,
@@ -158,6 +160,7 @@ impl App {
             db.clone(),
             storage.clone(),
             config.allow_private_sources,
+            metrics.clone(),
         )?
         .run(finished.clone(), shutdown.clone());
         let workers = Arc::new(WorkerContext {
@@ -172,6 +175,7 @@ impl App {
             wake,
             running: running.clone(),
             finished: finished.clone(),
+            metrics: metrics.clone(),
             poll: Duration::from_millis(config.poll_ms),
             lease: config.lease(),
             max_attempts: config.max_attempts,
@@ -202,9 +206,11 @@ impl App {
             worker_set = queue::run_workers(workers);
         }
         let router = match config.role {
-            Role::Worker => api::health_router(readiness).fallback(|| async {
-                api::ApiError::for_status(axum::http::StatusCode::NOT_FOUND)
-            }),
+            Role::Worker => api::health_router(readiness)
+                .merge(api::metrics_router(metrics, db.clone()))
+                .fallback(|| async {
+                    api::ApiError::for_status(axum::http::StatusCode::NOT_FOUND)
+                }),
             Role::All | Role::Api => api::router(state),
         };
         let limits = api::server::ServerLimits {

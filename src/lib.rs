@@ -27,6 +27,7 @@ pub mod edits;
 pub mod error_code;
 pub mod fetch;
 pub mod media;
+pub mod metrics;
 pub mod queue;
 pub mod storage;
 pub mod uploads;

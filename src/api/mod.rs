@@ -33,6 +33,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::db::Db;
 use crate::edits::ValidationRules;
+use crate::metrics::Metrics;
 use crate::queue::{FinishedEdits, RunningEdits};
 use crate::storage::Storage;
 
@@ -55,6 +56,7 @@ pub struct AppState {
     pub running: Arc<RunningEdits>,
     /// Told when an edit ends; long polls wait on it.
     pub finished: Arc<FinishedEdits>,
+    pub metrics: Arc<Metrics>,
     /// Seconds an edit is kept when its request names no `retention`.
     pub default_retention_secs: u64,
     pub uploads: UploadLimits,
@@ -93,6 +95,12 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/uploads/{id}/content", get(uploads::content))
         .route("/v1/files/{*key}", get(files::download))
         .merge(health_router(state.readiness.clone()))
+        .merge(metrics_router(state.metrics.clone(), state.db.clone()))
+        // A route layer, so each request is counted under its route's pattern.
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.metrics.clone(),
+            crate::metrics::count_requests,
+        ))
         .fallback(|| async { ApiError::for_status(StatusCode::NOT_FOUND) })
         .layer(axum::middleware::map_response(envelope_bare_errors))
         .layer(axum::middleware::from_fn(rate_limit::quota_headers))
@@ -114,6 +122,16 @@ pub fn health_router<S: Clone + Send + Sync + 'static>(readiness: Readiness) -> 
         .route("/readyz", get(health::readyz))
         .with_state(readiness)
 }
+/// `/metrics`: Prometheus metrics, no token (decisions.md §10).
+pub fn metrics_router<S: Clone + Send + Sync + 'static>(
+    metrics: Arc<Metrics>,
+    db: Db,
+) -> Router<S> {
+    Router::new()
+        .route("/metrics", get(crate::metrics::serve))
+        .with_state((metrics, db))
+}
+
 /// Gives error responses made outside our handlers (wrong method, body limits) our
 /// JSON envelope.
 async fn envelope_bare_errors(response: Response) -> Response {

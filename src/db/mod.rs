@@ -6,6 +6,7 @@
 //! job row, so creating an edit and enqueueing its job is one insert.
 
 mod cache;
+mod census;
 mod edits;
 mod idempotency;
 mod lifecycle;
@@ -16,6 +17,7 @@ mod uploads;
 mod webhooks;
 
 pub use cache::SourceValidators;
+pub use census::Census;
 pub use edits::{EditRow, EditStatus, Lane};
 pub use idempotency::KeyClaim;
 pub use lifecycle::{Cancel, EditPage, PageCursor, Retry};

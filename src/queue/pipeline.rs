@@ -159,6 +159,7 @@ impl EditRun<'_> {
         let Fetch::Body(fetched) = fetched else {
             return Err(FetchError::HttpStatus(304).into());
         };
+        self.ctx.metrics.fetched(fetched.bytes);
         let mut cache_key = None;
         if let Some(cache) = &cache {
             let validators = &fetched.validators;
@@ -202,6 +203,7 @@ impl EditRun<'_> {
 
     /// Asset `i` answered by the result cache with `keys`: all its units are done.
     fn reused(&self, i: usize, outputs: Vec<StoredOutput>) -> Sourced {
+        self.ctx.metrics.cache_hit();
         let step = json!({ "asset": i, "name": "store" });
         for _ in 0..self.edit.commands.len() + 2 {
             self.tracker.finish_unit(i, &step);
@@ -270,10 +272,14 @@ impl EditRun<'_> {
         };
         let options = &self.edit.options;
         let media = &self.ctx.media;
+        let started = std::time::Instant::now();
         let outputs = match command {
             Step::One(command) => command.run(media, file, options, step_dir, &progress).await,
             Step::Fused(fused) => fused.run(media, file, options, step_dir, &progress).await,
         };
+        self.ctx
+            .metrics
+            .command_ran(command.first(), started.elapsed());
         Ok(outputs?)
     }
 
@@ -317,6 +323,7 @@ impl EditRun<'_> {
         let (put, described) = tokio::join!(put, self.ctx.media.describe(file));
         put?;
         let described = described?;
+        self.ctx.metrics.stored(described.bytes);
         Ok(StoredOutput {
             key,
             asset: i,

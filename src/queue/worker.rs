@@ -25,10 +25,12 @@ use super::finished::FinishedEdits;
 use super::pipeline::EditOutputs;
 use super::slots::FairSlots;
 use super::{pipeline, Claim, JobError, JobQueue, JobRef};
+use crate::commands::Command;
 use crate::db::Db;
 use crate::error_code::Code;
 use crate::fetch::Fetcher;
 use crate::media::Media;
+use crate::metrics::Metrics;
 use crate::storage::Storage;
 
 /// What every claim run shares.
@@ -51,6 +53,7 @@ pub struct WorkerContext {
     pub running: Arc<RunningEdits>,
     /// Told when an edit ends here (long polls, the webhook dispatcher).
     pub finished: Arc<FinishedEdits>,
+    pub metrics: Arc<Metrics>,
     pub poll: Duration,
     pub lease: Duration,
     /// Claims an edit gets before it fails for good.
@@ -168,7 +171,7 @@ async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphoreP
             ),
             false,
         );
-        record(ctx, &job, &claim, Err(e)).await;
+        record(ctx, &job, &claim, Err(e), Duration::ZERO).await;
         return;
     }
     tracing::info!("processing edit");
@@ -230,7 +233,7 @@ async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphoreP
         ok = outcome.is_ok(),
         "edit processed"
     );
-    record(ctx, &job, &claim, outcome).await;
+    record(ctx, &job, &claim, outcome, started.elapsed()).await;
 }
 
 /// Deletes what this claim stored: its outcome was not recorded (the edit was
@@ -310,7 +313,9 @@ async fn record(
     job: &JobRef,
     claim: &Claim,
     outcome: Result<EditOutputs, JobError>,
+    took: Duration,
 ) {
+    let status = if outcome.is_ok() { "done" } else { "failed" };
     // Whether the write ends the edit (a retry later does not).
     let ends = !matches!(&outcome, Err(e) if e.may_retry(claim.failures) && claim.tries < ctx.max_attempts);
     let written = match outcome {
@@ -340,7 +345,16 @@ async fn record(
         }
     };
     match written {
-        Ok(true) if ends => ctx.finished.finished(&job.id),
+        Ok(true) if ends => {
+            ctx.finished.finished(&job.id);
+            let commands: Vec<Command> = claim.request["commands"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|name| Command::from_name(name.as_str()?))
+                .collect();
+            ctx.metrics.edit_ended(&commands, status, took);
+        }
         Ok(true) => {}
         Ok(false) => tracing::warn!("outcome not recorded: the claim is no longer current"),
         Err(e) => {

@@ -56,10 +56,16 @@ pub struct Dispatcher {
     pub client: reqwest::Client,
     /// Receivers may be on private addresses (tests, intranets): `--allow-private-sources`.
     pub allow_private: bool,
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 impl Dispatcher {
-    pub fn new(db: Db, storage: Storage, allow_private: bool) -> anyhow::Result<Dispatcher> {
+    pub fn new(
+        db: Db,
+        storage: Storage,
+        allow_private: bool,
+        metrics: Arc<crate::metrics::Metrics>,
+    ) -> anyhow::Result<Dispatcher> {
         let client = crate::fetch::guarded_client(allow_private)
             .timeout(TIMEOUT)
             .build()?;
@@ -68,6 +74,7 @@ impl Dispatcher {
             storage,
             client,
             allow_private,
+            metrics,
         })
     }
 
@@ -153,6 +160,11 @@ impl Dispatcher {
             .await
         {
             Ok(true) => {
+                self.metrics.webhook_attempt(match after {
+                    AfterAttempt::Delivered => "delivered",
+                    AfterAttempt::RetryAt(_) => "retry",
+                    AfterAttempt::GiveUp => "failed",
+                });
                 tracing::info!(status = ?delivery.status, error = ?delivery.error, next = ?after, "webhook attempt")
             }
             Ok(false) => {

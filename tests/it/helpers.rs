@@ -486,3 +486,15 @@ pub fn video_stream(probe: &Value) -> &Value {
         .find(|s| s["codec_type"] == "video")
         .expect("a video stream")
 }
+
+/// The Python of the virtual environment `scripts/install-deps.sh --test` makes.
+pub fn test_python() -> std::path::PathBuf {
+    match std::env::var_os("MEDIAEDIT_TEST_VENV") {
+        Some(dir) => std::path::PathBuf::from(dir).join("bin/python"),
+        None => dirs_home().join(".cache/mediaedit-test-venv/bin/python"),
+    }
+}
+
+fn dirs_home() -> std::path::PathBuf {
+    std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
+}

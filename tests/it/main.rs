@@ -44,6 +44,7 @@ mod idempotency;
 mod images;
 mod lifecycle;
 mod long_poll;
+mod metrics;
 mod pipelines;
 mod speed;
 mod stages;

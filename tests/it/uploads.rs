@@ -239,18 +239,6 @@ async fn a_tus_upload_goes_up_in_chunks_at_the_right_offsets_only(backend: Backe
     assert_eq!(response.status(), 412);
 }
 
-/// The Python of the virtual environment `scripts/install-deps.sh --test` makes.
-fn test_python() -> std::path::PathBuf {
-    match std::env::var_os("MEDIAEDIT_TEST_VENV") {
-        Some(dir) => std::path::PathBuf::from(dir).join("bin/python"),
-        None => dirs_home().join(".cache/mediaedit-test-venv/bin/python"),
-    }
-}
-
-fn dirs_home() -> std::path::PathBuf {
-    std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME is set"))
-}
-
 async fn a_stock_tus_client_uploads_unchanged(backend: Backend) {
     let app = spawn_app_on(backend, |_| {}).await;
     let file = fixtures::png(300, 200);

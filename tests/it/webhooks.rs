@@ -180,6 +180,16 @@ async fn a_done_edit_is_posted_to_its_webhook_signed_by_the_organizations_secret
     );
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(receiver.received().len(), 1, "delivered once");
+    let metrics = reqwest::get(format!("{}/metrics", app.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("mediaedit_webhook_deliveries_total{outcome=\"delivered\"} 1"),
+        "{metrics}"
+    );
 }
 
 async fn a_failed_attempt_is_retried_with_the_same_id_and_body(backend: Backend) {

@@ -1,0 +1,269 @@
+//! `GET /metrics` (decisions.md §10): Prometheus metrics of this node, in the
+//! OpenMetrics text format Prometheus scrapes, through `prometheus-client` (the
+//! Prometheus project's Rust client; one registry per process, no globals, so several
+//! apps in one test process keep their own).
+//!
+//! Counters and histograms are updated where things happen (the HTTP layer, the
+//! worker, the pipeline, the webhook dispatcher); what the database knows — edits by
+//! status, the queue's depth and the age of its oldest edit — is read at scrape time,
+//! so every node of a cluster reports the same figures for them.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::header;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+use std::sync::atomic::AtomicU64;
+
+use crate::commands::Command;
+use crate::db::{unix_ms, Db, DbError};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    pub method: String,
+    /// The route's pattern (`/v1/edits/{id}`), never the path itself.
+    pub route: String,
+    pub status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct EditLabels {
+    pub status: String,
+    pub command: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CommandLabels {
+    pub command: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StatusLabels {
+    pub status: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct OutcomeLabels {
+    pub outcome: String,
+}
+
+type Histograms<L> = Family<L, Histogram, fn() -> Histogram>;
+
+/// Seconds from 10 ms to about 11 minutes.
+fn seconds_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.01, 2.0, 17))
+}
+
+/// Every metric of this node.
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    edits_ended: Family<EditLabels, Counter>,
+    edit_seconds: Histograms<CommandLabels>,
+    command_seconds: Histograms<CommandLabels>,
+    bytes_fetched: Counter,
+    bytes_stored: Counter,
+    cache_hits: Counter,
+    webhook_deliveries: Family<OutcomeLabels, Counter>,
+    edits: Family<StatusLabels, Gauge>,
+    queue_depth: Gauge,
+    oldest_queued: Gauge<f64, AtomicU64>,
+}
+
+impl Metrics {
+    pub fn new() -> Arc<Metrics> {
+        let mut registry = Registry::with_prefix("mediaedit");
+        let metrics = Metrics {
+            requests: Family::default(),
+            edits_ended: Family::default(),
+            edit_seconds: Family::new_with_constructor(seconds_histogram),
+            command_seconds: Family::new_with_constructor(seconds_histogram),
+            bytes_fetched: Counter::default(),
+            bytes_stored: Counter::default(),
+            cache_hits: Counter::default(),
+            webhook_deliveries: Family::default(),
+            edits: Family::default(),
+            queue_depth: Gauge::default(),
+            oldest_queued: Gauge::default(),
+            registry: Registry::default(),
+        };
+        registry.register(
+            "http_requests",
+            "HTTP requests answered, by route and status",
+            metrics.requests.clone(),
+        );
+        registry.register(
+            "edits_ended",
+            "Edits that ended on this node, by status and by each command of their pipeline",
+            metrics.edits_ended.clone(),
+        );
+        registry.register(
+            "edit_duration_seconds",
+            "Time of an attempt from claim to outcome, by each command of the edit's pipeline",
+            metrics.edit_seconds.clone(),
+        );
+        registry.register("command_duration_seconds", "Time one command ran on one file (the ffmpeg run, or the in-process image step), by command", metrics.command_seconds.clone());
+        registry.register(
+            "fetched_bytes",
+            "Source bytes fetched (or read from uploads)",
+            metrics.bytes_fetched.clone(),
+        );
+        registry.register(
+            "stored_bytes",
+            "Output bytes stored",
+            metrics.bytes_stored.clone(),
+        );
+        registry.register(
+            "result_cache_hits",
+            "Assets answered by the result cache",
+            metrics.cache_hits.clone(),
+        );
+        registry.register(
+            "webhook_deliveries",
+            "Webhook attempts, by outcome (delivered, retry, failed)",
+            metrics.webhook_deliveries.clone(),
+        );
+        registry.register(
+            "edits",
+            "Edits in the database (unexpired), by status",
+            metrics.edits.clone(),
+        );
+        registry.register(
+            "queue_depth",
+            "Edits queued (including retries waiting out their backoff)",
+            metrics.queue_depth.clone(),
+        );
+        registry.register(
+            "queue_oldest_age_seconds",
+            "Age of the oldest queued edit (0 when none)",
+            metrics.oldest_queued.clone(),
+        );
+        Arc::new(Metrics {
+            registry,
+            ..metrics
+        })
+    }
+
+    pub fn request(&self, labels: RequestLabels) {
+        self.requests.get_or_create(&labels).inc();
+    }
+
+    /// An edit with `commands` ended `status` after an attempt of `took`.
+    pub fn edit_ended(&self, commands: &[Command], status: &str, took: Duration) {
+        for command in commands {
+            let command = command.name().to_string();
+            self.edits_ended
+                .get_or_create(&EditLabels {
+                    status: status.into(),
+                    command: command.clone(),
+                })
+                .inc();
+            self.edit_seconds
+                .get_or_create(&CommandLabels { command })
+                .observe(took.as_secs_f64());
+        }
+    }
+
+    pub fn command_ran(&self, command: Command, took: Duration) {
+        let labels = CommandLabels {
+            command: command.name().into(),
+        };
+        self.command_seconds
+            .get_or_create(&labels)
+            .observe(took.as_secs_f64());
+    }
+
+    pub fn fetched(&self, bytes: u64) {
+        self.bytes_fetched.inc_by(bytes);
+    }
+
+    pub fn stored(&self, bytes: u64) {
+        self.bytes_stored.inc_by(bytes);
+    }
+
+    pub fn cache_hit(&self) {
+        self.cache_hits.inc();
+    }
+
+    /// `outcome`: `delivered`, `retry` or `failed`.
+    pub fn webhook_attempt(&self, outcome: &str) {
+        let labels = OutcomeLabels {
+            outcome: outcome.into(),
+        };
+        self.webhook_deliveries.get_or_create(&labels).inc();
+    }
+
+    /// The text a scrape gets, with the database's figures read now.
+    pub async fn render(&self, db: &Db) -> Result<String, DbError> {
+        let now = unix_ms(SystemTime::now());
+        let census = db.census(now).await?;
+        for status in crate::db::EditStatus::ALL {
+            let count = census
+                .by_status
+                .iter()
+                .find(|(s, _)| s == status.as_str())
+                .map_or(0, |(_, n)| *n);
+            let labels = StatusLabels {
+                status: status.as_str().into(),
+            };
+            self.edits.get_or_create(&labels).set(count);
+        }
+        self.queue_depth.set(census.queued);
+        let age = census
+            .oldest_queued
+            .map_or(0.0, |at| (now - at).max(0) as f64 / 1000.0);
+        self.oldest_queued.set(age);
+        let mut text = String::new();
+        prometheus_client::encoding::text::encode(&mut text, &self.registry)
+            .expect("writing to a String does not fail");
+        Ok(text)
+    }
+}
+
+/// `GET /metrics`.
+pub async fn serve(State((metrics, db)): State<(Arc<Metrics>, Db)>) -> Response {
+    match metrics.render(&db).await {
+        Ok(text) => (
+            [(
+                header::CONTENT_TYPE,
+                "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(e) => {
+            tracing::warn!(error = %e, "reading metrics from the database failed");
+            axum::http::StatusCode::SERVICE_UNAVAILABLE.into_response()
+        }
+    }
+}
+
+/// Middleware (a route layer, so the route is known): counts every answered request.
+pub async fn count_requests(
+    State(metrics): State<Arc<Metrics>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let method = request.method().to_string();
+    let route = request
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or("unmatched", |p| p.as_str())
+        .to_string();
+    let response = next.run(request).await;
+    let status = response.status().as_u16();
+    metrics.request(RequestLabels {
+        method,
+        route,
+        status,
+    });
+    response
+}
