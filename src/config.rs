@@ -10,9 +10,11 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use url::Url;
 
 mod admin;
+mod client;
 mod rate_limits;
 mod retention;
 pub use admin::{DbArgs, OrgArgs, RevokeArgs, TokenCommand, WebhookSecretArgs};
+pub use client::{ClientArgs, CreateArgs, EditCommand};
 pub use rate_limits::RateLimitConfig;
 pub use retention::RetentionConfig;
 
@@ -36,6 +38,12 @@ pub enum Command {
     /// Print an organization's webhook signing secret (`whsec_…`), made on first use;
     /// `--rotate` replaces it, and the old one keeps signing for 24 hours.
     WebhookSecret(WebhookSecretArgs),
+    /// Work with edits on a running service: create (uploading local files), get,
+    /// list, cancel.
+    Edit {
+        #[command(subcommand)]
+        command: EditCommand,
+    },
 }
 
 /// Settings of `mediaedit serve`.

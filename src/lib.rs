@@ -20,6 +20,7 @@
 pub mod admin;
 pub mod api;
 pub mod app;
+pub mod client;
 pub mod commands;
 pub mod config;
 pub mod db;

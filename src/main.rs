@@ -19,6 +19,7 @@ fn main() -> anyhow::Result<()> {
             Command::Serve(config) => serve(*config).await,
             Command::Token { command } => admin::token(command).await,
             Command::WebhookSecret(args) => admin::webhook_secret(args).await,
+            Command::Edit { command } => std::process::exit(mediaedit::client::run(command).await),
         }
     })
 }

@@ -27,6 +27,7 @@ mod binary;
 mod budgets;
 mod cache;
 mod cli;
+mod cli_client;
 mod clips;
 mod cluster;
 mod connections;

@@ -1,0 +1,144 @@
+//! `create --wait`: follows an edit to its end — a progress bar on a terminal, a plain
+//! line per change otherwise — and downloads its outputs.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Context;
+use futures::StreamExt;
+use indicatif::{ProgressBar, ProgressStyle};
+use reqwest::Method;
+use serde_json::Value;
+use tokio::io::AsyncWriteExt;
+
+use super::{print_edit, Api, EXIT_EDIT_NOT_DONE};
+use crate::config::CreateArgs;
+
+/// Seconds each long poll waits: short, so the bar moves; an ending answers at once.
+const POLL_WAIT: &str = "1";
+
+/// Follows edit `id` until it ends; downloads the outputs of a done edit.
+pub async fn to_the_end(api: &Api, args: &CreateArgs, id: &str) -> anyhow::Result<i32> {
+    let show = Show::new(args.client.json);
+    let path = format!("/v1/edits/{id}?wait={POLL_WAIT}");
+    let doc = loop {
+        let doc = api.call(Method::GET, &path, None).await?;
+        let status = doc["attributes"]["status"]
+            .as_str()
+            .unwrap_or("?")
+            .to_string();
+        show.update(&status, &doc["attributes"]);
+        if matches!(status.as_str(), "done" | "failed" | "canceled") {
+            break doc;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    show.finish();
+    if doc["attributes"]["status"] != "done" {
+        return Ok(print_edit(&args.client, &doc).max(EXIT_EDIT_NOT_DONE));
+    }
+    let files = download(api, &doc, &args.output).await?;
+    if args.client.json {
+        println!("{doc}");
+    } else {
+        for file in files {
+            println!("{}", file.display());
+        }
+    }
+    Ok(0)
+}
+
+/// Every output of `doc` into `dir`, named `<edit>-<asset>-<n>.<ext>` as the service's
+/// `Content-Disposition` names them.
+async fn download(api: &Api, doc: &Value, dir: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
+    tokio::fs::create_dir_all(dir)
+        .await
+        .with_context(|| format!("creating {}", dir.display()))?;
+    let id = doc["id"].as_str().unwrap_or("edit");
+    let mut per_asset = std::collections::HashMap::<u64, u64>::new();
+    let mut files = Vec::new();
+    for output in doc["attributes"]["outputs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let asset = output["asset"].as_u64().unwrap_or(0);
+        let n = per_asset.entry(asset).or_default();
+        let name = format!(
+            "{id}-{asset}-{n}.{}",
+            output["format"].as_str().unwrap_or("bin")
+        );
+        *n += 1;
+        let url = output["url"].as_str().context("an output has no url")?;
+        let response = api.http.get(url).send().await?.error_for_status()?;
+        let path = dir.join(name);
+        let mut file = tokio::fs::File::create(&path)
+            .await
+            .with_context(|| format!("creating {}", path.display()))?;
+        let mut body = response.bytes_stream();
+        while let Some(chunk) = body.next().await {
+            file.write_all(&chunk?).await?;
+        }
+        file.flush().await?;
+        files.push(path);
+    }
+    Ok(files)
+}
+
+/// How progress is shown: a bar on a terminal, lines otherwise, nothing with `--json`.
+enum Show {
+    Bar(ProgressBar),
+    Lines(std::sync::Mutex<String>),
+    Quiet,
+}
+
+impl Show {
+    fn new(json: bool) -> Show {
+        if json {
+            return Show::Quiet;
+        }
+        if !std::io::stderr().is_terminal() {
+            return Show::Lines(Default::default());
+        }
+        let bar = ProgressBar::new(1000);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg:<28} [{bar:30}] {percent:>3}% {elapsed}")
+                .expect("the template is valid")
+                .progress_chars("=> "),
+        );
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Show::Bar(bar)
+    }
+
+    fn update(&self, status: &str, attributes: &Value) {
+        let progress = attributes["progress"].as_f64().unwrap_or(0.0);
+        let progress = if status == "done" { 1.0 } else { progress };
+        let step = attributes["step"]["name"].as_str().unwrap_or("");
+        let message = match step {
+            "" => status.to_string(),
+            step => format!("{status}: {step}"),
+        };
+        match self {
+            Show::Bar(bar) => {
+                bar.set_message(message);
+                bar.set_position((progress * 1000.0) as u64);
+            }
+            Show::Lines(last) => {
+                let line = format!("{message} {:.0}%", progress * 100.0);
+                let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+                if *last != line {
+                    eprintln!("{line}");
+                    *last = line;
+                }
+            }
+            Show::Quiet => {}
+        }
+    }
+
+    fn finish(&self) {
+        if let Show::Bar(bar) = self {
+            bar.finish();
+        }
+    }
+}
