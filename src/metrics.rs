@@ -229,6 +229,8 @@ impl Metrics {
 }
 
 /// `GET /metrics`.
+#[utoipa::path(get, path = "/metrics", operation_id = "metrics", tag = "operations", security(()),
+    responses((status = 200, description = "Prometheus metrics", content_type = "application/openmetrics-text")))]
 pub async fn serve(State((metrics, db)): State<(Arc<Metrics>, Db)>) -> Response {
     match metrics.render(&db).await {
         Ok(text) => (

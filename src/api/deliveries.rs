@@ -15,6 +15,13 @@ use super::AppState;
 use crate::db::unix_ms;
 use crate::edits::timestamp;
 
+#[utoipa::path(get, path = "/v1/edits/{id}/deliveries", operation_id = "listDeliveries", tag = "webhooks",
+    params(("id" = String, Path, description = "The edit's id")),
+    responses(
+        (status = 200, description = "Every webhook attempt, oldest first", body = crate::api::openapi::schemas::Deliveries),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 404, description = "No such edit", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn list(
     State(state): State<AppState>,
     org: Organization,

@@ -28,6 +28,23 @@ pub struct CreateQuery {
 
 /// `POST /v1/edits`: validates the request, stores the edit (which enqueues it) and
 /// wakes a worker; once per `Idempotency-Key`. `?dryRun=true` only plans it.
+#[utoipa::path(post, path = "/v1/edits", operation_id = "createEdit", tag = "edits",
+    params(
+        ("dryRun" = Option<bool>, Query, description = "Plan only: fetch, probe, predict; create nothing"),
+        ("Idempotency-Key" = Option<String>, Header, description = "1–255 printable characters; the first answer is replayed for 24 h"),
+    ),
+    request_body = crate::api::openapi::schemas::NewEdit,
+    responses(
+        (status = 201, description = "Created, queued", body = crate::api::openapi::schemas::Edit),
+        (status = 200, description = "A dry run's plan", body = crate::api::openapi::schemas::EditPlan),
+        (status = 400, description = "Malformed JSON or a bad Idempotency-Key", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 409, description = "The Idempotency-Key's first request is in flight", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 413, description = "The body is too large", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 415, description = "Not JSON", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 422, description = "Not a valid edit (or, dry run, the error it would end with)", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 429, description = "Over the write budget", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn create(
     State(state): State<AppState>,
     org: Organization,
@@ -147,6 +164,16 @@ pub struct ReadQuery {
 /// (0 < S ≤ 60) it answers as soon as the edit is `done`, `failed` or `canceled`, or
 /// after S seconds with its current document. The wait costs no database reads: it
 /// is woken by the edit's own ending (`queue::FinishedEdits`).
+#[utoipa::path(get, path = "/v1/edits/{id}", operation_id = "getEdit", tag = "edits",
+    params(("id" = String, Path, description = "The edit's id"),
+           ("wait" = Option<f64>, Query, description = "Long poll: answer when it ends, or after this many seconds (0–60)")),
+    responses(
+        (status = 200, description = "The edit", body = crate::api::openapi::schemas::Edit),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 404, description = "No such edit of this organization", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 422, description = "A bad `wait`", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 429, description = "Over the read budget", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn read(
     State(state): State<AppState>,
     org: Organization,
@@ -196,6 +223,13 @@ pub(super) fn render(state: &AppState, row: &EditRow) -> serde_json::Value {
 }
 
 /// `GET /v1/organizations/{id}`: the caller's own organization; any other id is 404.
+#[utoipa::path(get, path = "/v1/organizations/{id}", operation_id = "getOrganization", tag = "organizations",
+    params(("id" = String, Path, description = "The caller's own organization id")),
+    responses(
+        (status = 200, description = "The organization", body = crate::api::openapi::schemas::Organization),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 404, description = "Not the caller's organization", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn organization(
     State(state): State<AppState>,
     org: Organization,

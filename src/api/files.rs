@@ -27,6 +27,19 @@ pub struct Signed {
     inline: Option<String>,
 }
 
+#[utoipa::path(get, path = "/v1/files/{key}", operation_id = "downloadFile", tag = "downloads", security(()),
+    params(("key" = String, Path, description = "From a `downloadUrls` entry"),
+           ("expires" = u64, Query), ("signature" = String, Query),
+           ("inline" = Option<u8>, Query, description = "1: Content-Disposition inline"),
+           ("Range" = Option<String>, Header, description = "One byte range")),
+    responses(
+        (status = 200, description = "The file"),
+        (status = 206, description = "The range"),
+        (status = 304, description = "Not modified (If-None-Match)"),
+        (status = 403, description = "A bad or expired signature", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 404, description = "Gone", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 416, description = "Range not satisfiable", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn download(
     State(state): State<AppState>,
     method: Method,

@@ -22,6 +22,15 @@ const DEFAULT_LIMIT: u32 = 20;
 const MAX_LIMIT: u32 = 100;
 
 /// `GET /v1/edits?status=S&limit=N&cursor=C`: the caller's edits, newest first.
+#[utoipa::path(get, path = "/v1/edits", operation_id = "listEdits", tag = "edits",
+    params(("status" = Option<String>, Query, description = "queued, processing, done, failed or canceled"),
+           ("limit" = Option<u32>, Query, description = "1–100, default 20"),
+           ("cursor" = Option<String>, Query, description = "From `links.next`")),
+    responses(
+        (status = 200, description = "A page of edits, newest first", body = crate::api::openapi::schemas::EditList),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 422, description = "A bad query parameter", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn list(
     State(state): State<AppState>,
     org: Organization,
@@ -83,6 +92,14 @@ pub async fn list(
 
 /// `POST /v1/edits/{id}/cancel`: a queued or processing edit ends `canceled`; a
 /// running ffmpeg is stopped at once and nothing of the edit is stored.
+#[utoipa::path(post, path = "/v1/edits/{id}/cancel", operation_id = "cancelEdit", tag = "edits",
+    params(("id" = String, Path, description = "The edit's id")),
+    responses(
+        (status = 200, description = "Canceled", body = crate::api::openapi::schemas::Edit),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 404, description = "No such edit", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 409, description = "`edit_finished`", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn cancel(
     State(state): State<AppState>,
     org: Organization,
@@ -104,6 +121,14 @@ pub async fn cancel(
 }
 
 /// `POST /v1/edits/{id}/retry`: a failed or canceled edit is queued again.
+#[utoipa::path(post, path = "/v1/edits/{id}/retry", operation_id = "retryEdit", tag = "edits",
+    params(("id" = String, Path, description = "The edit's id")),
+    responses(
+        (status = 200, description = "Queued again", body = crate::api::openapi::schemas::Edit),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 404, description = "No such edit", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 409, description = "`edit_not_retryable`", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn retry(
     State(state): State<AppState>,
     org: Organization,
@@ -129,6 +154,13 @@ pub async fn retry(
 
 /// `DELETE /v1/edits/{id}`: the edit is gone at once (a running one is canceled);
 /// its objects and row are deleted now, or by the sweep if this is cut short.
+#[utoipa::path(delete, path = "/v1/edits/{id}", operation_id = "deleteEdit", tag = "edits",
+    params(("id" = String, Path, description = "The edit's id")),
+    responses(
+        (status = 204, description = "Deleted, with its outputs"),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 404, description = "No such edit", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn delete(
     State(state): State<AppState>,
     org: Organization,

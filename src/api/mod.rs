@@ -10,6 +10,7 @@ mod health;
 mod idempotency;
 mod json;
 mod lifecycle;
+pub mod openapi;
 mod rate_limit;
 pub mod server;
 mod token_cache;
@@ -94,6 +95,8 @@ pub fn router(state: AppState) -> Router {
         )
         .route("/v1/uploads/{id}/content", get(uploads::content))
         .route("/v1/files/{*key}", get(files::download))
+        .route("/v1/openapi.json", get(openapi::openapi_json))
+        .route("/docs", get(openapi::docs))
         .merge(health_router(state.readiness.clone()))
         .merge(metrics_router(state.metrics.clone(), state.db.clone()))
         // A route layer, so each request is counted under its route's pattern.

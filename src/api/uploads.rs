@@ -31,6 +31,8 @@ const UPLOAD_METADATA: HeaderName = HeaderName::from_static("upload-metadata");
 
 /// `OPTIONS /v1/uploads`: what tus this server speaks. No token needed (a browser's
 /// preflight carries none), and it says nothing about anyone's uploads.
+#[utoipa::path(options, path = "/v1/uploads", operation_id = "uploadOptions", tag = "uploads", security(()),
+    responses((status = 204, description = "tus: Tus-Version, Tus-Extension, Tus-Max-Size")))]
 pub async fn options(State(state): State<AppState>) -> Response {
     let mut response = StatusCode::NO_CONTENT.into_response();
     let headers = response.headers_mut();
@@ -43,6 +45,14 @@ pub async fn options(State(state): State<AppState>) -> Response {
 
 /// `POST /v1/uploads`: a tus creation when `Tus-Resumable` is sent, else a direct
 /// upload of the whole body.
+#[utoipa::path(post, path = "/v1/uploads", operation_id = "createUpload", tag = "uploads",
+    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file (direct), or a tus creation (with `Tus-Resumable` and `Upload-Length`)"),
+    responses(
+        (status = 201, description = "Created", body = crate::api::openapi::schemas::Upload),
+        (status = 400, description = "A bad tus header", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 413, description = "Larger than allowed", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn create(
     State(state): State<AppState>,
     org: Organization,
@@ -104,6 +114,12 @@ pub async fn create(
 }
 
 /// `GET /v1/uploads/{id}`: the Upload document.
+#[utoipa::path(get, path = "/v1/uploads/{id}", operation_id = "getUpload", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
+    responses(
+        (status = 200, description = "The upload", body = crate::api::openapi::schemas::Upload),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn read(
     State(state): State<AppState>,
     org: Organization,
@@ -114,6 +130,8 @@ pub async fn read(
 }
 
 /// `HEAD /v1/uploads/{id}`: tus's offset, in headers only.
+#[utoipa::path(head, path = "/v1/uploads/{id}", operation_id = "headUpload", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
+    responses((status = 200, description = "tus: Upload-Offset, Upload-Length"), (status = 404, description = "No such upload")))]
 pub async fn head(
     State(state): State<AppState>,
     org: Organization,
@@ -136,6 +154,15 @@ pub async fn head(
 
 /// `PATCH /v1/uploads/{id}`: appends the body at `Upload-Offset`, which must be the
 /// current offset (`409 upload_offset_mismatch` otherwise).
+#[utoipa::path(patch, path = "/v1/uploads/{id}", operation_id = "appendUpload", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
+    request_body(content = Vec<u8>, content_type = "application/offset+octet-stream"),
+    responses(
+        (status = 204, description = "Appended; Upload-Offset"),
+        (status = 400, description = "A bad tus header", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 409, description = "`Upload-Offset` does not match", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 413, description = "Past Upload-Length", body = crate::api::openapi::schemas::ErrorDocument),
+    ))]
 pub async fn patch(
     State(state): State<AppState>,
     org: Organization,
@@ -167,6 +194,8 @@ pub async fn patch(
 
 /// `DELETE /v1/uploads/{id}` (tus termination): gone at once; its parts are deleted
 /// now, or by the sweep if this is cut short.
+#[utoipa::path(delete, path = "/v1/uploads/{id}", operation_id = "deleteUpload", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
+    responses((status = 204, description = "Terminated"), (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument)))]
 pub async fn delete(
     State(state): State<AppState>,
     org: Organization,
@@ -195,6 +224,9 @@ pub async fn delete(
 }
 
 /// `GET /v1/uploads/{id}/content`: the uploaded bytes, streamed, once complete.
+#[utoipa::path(get, path = "/v1/uploads/{id}/content", operation_id = "getUploadContent", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
+    responses((status = 200, description = "The uploaded bytes", content_type = "application/octet-stream"),
+              (status = 404, description = "No such complete upload", body = crate::api::openapi::schemas::ErrorDocument)))]
 pub async fn content(
     State(state): State<AppState>,
     org: Organization,

@@ -46,6 +46,7 @@ mod images;
 mod lifecycle;
 mod long_poll;
 mod metrics;
+mod openapi;
 mod pipelines;
 mod speed;
 mod stages;

@@ -1,0 +1,204 @@
+//! The shapes of the API's JSON documents, for the OpenAPI document only: the
+//! handlers build these documents with `serde_json` (see `edits::document`,
+//! `uploads::render_upload`), and the contract tests hold the two together.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use utoipa::ToSchema;
+
+/// `{"errors": [...]}`: every error the API answers.
+#[derive(ToSchema)]
+pub struct ErrorDocument {
+    pub errors: Vec<ErrorObject>,
+}
+
+#[derive(ToSchema)]
+pub struct ErrorObject {
+    /// The HTTP status, as a string (`"422"`).
+    pub status: String,
+    /// A stable code (docs/API.md lists them all).
+    pub code: String,
+    pub title: String,
+    /// A sentence a person can act on.
+    pub detail: String,
+    pub source: Option<ErrorSource>,
+}
+
+#[derive(ToSchema)]
+pub struct ErrorSource {
+    /// JSON pointer to the field at fault.
+    pub pointer: Option<String>,
+    /// The query parameter at fault.
+    pub parameter: Option<String>,
+}
+
+/// The body of `POST /v1/edits`.
+#[derive(ToSchema)]
+pub struct NewEdit {
+    /// 1–20 sources.
+    pub assets: Vec<AssetIn>,
+    /// 1–10 commands, applied in order.
+    pub commands: Vec<String>,
+    /// Options of the commands (`scale`, `format`, `fps`, `duration`, `speed`).
+    pub options: Option<BTreeMap<String, Value>>,
+    /// Seconds the edit and its outputs are kept (60–31 536 000).
+    pub retention: Option<u64>,
+    pub webhook: Option<WebhookIn>,
+}
+
+#[derive(ToSchema)]
+pub struct AssetIn {
+    /// `image` or `video`.
+    #[schema(rename = "type")]
+    pub kind: String,
+    /// An http(s) URL, or an upload's `src`.
+    pub src: String,
+}
+
+#[derive(ToSchema)]
+pub struct WebhookIn {
+    pub url: String,
+}
+
+/// An edit.
+#[derive(ToSchema)]
+pub struct Edit {
+    /// `edit`.
+    #[schema(rename = "type")]
+    pub kind: String,
+    pub id: String,
+    pub attributes: EditAttributes,
+    pub relationships: BTreeMap<String, Value>,
+}
+
+#[derive(ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub struct EditAttributes {
+    /// `queued`, `processing`, `done`, `failed` or `canceled`.
+    pub status: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub expires_at: String,
+    pub commands: Vec<String>,
+    pub assets: Vec<AssetIn>,
+    pub options: Option<BTreeMap<String, Value>>,
+    pub retention: Option<u64>,
+    pub webhook: Option<WebhookIn>,
+    /// When `done`.
+    pub download_urls: Option<Vec<String>>,
+    /// When `done`.
+    pub outputs: Option<Vec<Output>>,
+    pub cached: Option<bool>,
+    /// When `failed`.
+    pub error: Option<EditError>,
+    /// 0–1, while `processing`.
+    pub progress: Option<f64>,
+    pub step: Option<BTreeMap<String, Value>>,
+    /// While a retry waits.
+    pub last_error: Option<EditError>,
+    pub attempt: Option<u32>,
+}
+
+#[derive(ToSchema)]
+pub struct EditError {
+    pub code: String,
+    pub detail: String,
+}
+
+#[derive(ToSchema)]
+pub struct Output {
+    pub asset: u32,
+    pub url: String,
+    pub format: String,
+    pub bytes: u64,
+    pub width: u32,
+    pub height: u32,
+    pub duration: Option<f64>,
+    pub frames: Option<u64>,
+}
+
+/// A page of edits.
+#[derive(ToSchema)]
+pub struct EditList {
+    pub data: Vec<Edit>,
+    pub links: Links,
+}
+
+#[derive(ToSchema)]
+pub struct Links {
+    /// The next page, or null.
+    pub next: Option<String>,
+}
+
+/// An upload.
+#[derive(ToSchema)]
+pub struct Upload {
+    /// `upload`.
+    #[schema(rename = "type")]
+    pub kind: String,
+    pub id: String,
+    pub attributes: UploadAttributes,
+    pub relationships: BTreeMap<String, Value>,
+}
+
+#[derive(ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub struct UploadAttributes {
+    pub created_at: String,
+    pub expires_at: String,
+    /// Null until known (tus `Upload-Defer-Length`).
+    pub size: Option<u64>,
+    pub offset: u64,
+    /// `uploading` or `complete`.
+    pub status: String,
+    pub sha256: Option<String>,
+    /// The URL to use as an asset's `src`.
+    pub src: String,
+}
+
+/// An organization.
+#[derive(ToSchema)]
+pub struct Organization {
+    /// `organization`.
+    #[schema(rename = "type")]
+    pub kind: String,
+    pub id: String,
+    pub attributes: BTreeMap<String, Value>,
+}
+
+/// What a dry run predicts.
+#[derive(ToSchema)]
+pub struct EditPlan {
+    /// `edit-plan`.
+    #[schema(rename = "type")]
+    pub kind: String,
+    pub attributes: BTreeMap<String, Value>,
+}
+
+/// Every attempt at an edit's webhook.
+#[derive(ToSchema)]
+pub struct Deliveries {
+    pub data: Vec<Delivery>,
+}
+
+#[derive(ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub struct Delivery {
+    pub event_id: String,
+    #[schema(rename = "type")]
+    pub kind: String,
+    pub attempt: u32,
+    pub at: String,
+    pub status: Option<u16>,
+    pub error: Option<String>,
+    pub duration_ms: u64,
+}
+
+/// `/healthz`, `/readyz`.
+#[derive(ToSchema)]
+pub struct Health {
+    pub status: String,
+    pub reason: Option<String>,
+}
