@@ -14,6 +14,8 @@ TUSPY_VERSION=1.1.0
 PROMETHEUS_CLIENT_VERSION=0.21.1
 # The validator the OpenAPI test checks /v1/openapi.json with.
 OPENAPI_VALIDATOR_VERSION=0.9.0
+# The property-based API fuzzer the contract test runs against a live server.
+SCHEMATHESIS_VERSION=4.32.5
 TEST_VENV="${MEDIAEDIT_TEST_VENV:-$HOME/.cache/mediaedit-test-venv}"
 
 with_test_tools=false
@@ -52,11 +54,11 @@ if $with_test_tools; then
     cargo install s3s-fs --version "$S3S_FS_VERSION" --features binary --locked --quiet
     echo "s3s-fs installed in $(( $(date +%s) - started )) s" >&2
   fi
-  if ! "$TEST_VENV/bin/python" -c "import tusclient, prometheus_client, openapi_spec_validator" 2>/dev/null; then
-    echo "Installing tuspy, prometheus-client and openapi-spec-validator into $TEST_VENV" >&2
+  if ! "$TEST_VENV/bin/python" -c "import tusclient, prometheus_client, openapi_spec_validator, schemathesis" 2>/dev/null; then
+    echo "Installing tuspy, prometheus-client, openapi-spec-validator and schemathesis into $TEST_VENV" >&2
     [ -x "$TEST_VENV/bin/pip" ] || python3 -m venv "$TEST_VENV"
     "$TEST_VENV/bin/pip" install --quiet --disable-pip-version-check \
       "tuspy==$TUSPY_VERSION" "prometheus-client==$PROMETHEUS_CLIENT_VERSION" \
-      "openapi-spec-validator==$OPENAPI_VALIDATOR_VERSION"
+      "openapi-spec-validator==$OPENAPI_VALIDATOR_VERSION" "schemathesis==$SCHEMATHESIS_VERSION"
   fi
 fi

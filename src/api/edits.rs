@@ -31,7 +31,7 @@ pub struct CreateQuery {
 #[utoipa::path(post, path = "/v1/edits", operation_id = "createEdit", tag = "edits",
     params(
         ("dryRun" = Option<bool>, Query, description = "Plan only: fetch, probe, predict; create nothing"),
-        ("Idempotency-Key" = Option<String>, Header, description = "1–255 printable characters; the first answer is replayed for 24 h"),
+        ("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[ -~]+$", description = "1–255 printable characters; the first answer is replayed for 24 h"),
     ),
     request_body = crate::api::openapi::schemas::NewEdit,
     responses(
@@ -166,9 +166,10 @@ pub struct ReadQuery {
 /// is woken by the edit's own ending (`queue::FinishedEdits`).
 #[utoipa::path(get, path = "/v1/edits/{id}", operation_id = "getEdit", tag = "edits",
     params(("id" = String, Path, description = "The edit's id"),
-           ("wait" = Option<f64>, Query, description = "Long poll: answer when it ends, or after this many seconds (0–60)")),
+           ("wait" = Option<f64>, Query, exclusive_minimum = 0, maximum = 60, description = "Long poll: answer when it ends, or after this many seconds (0–60)")),
     responses(
         (status = 200, description = "The edit", body = crate::api::openapi::schemas::Edit),
+        (status = 400, description = "A query that cannot be read", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 404, description = "No such edit of this organization", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 422, description = "A bad `wait`", body = crate::api::openapi::schemas::ErrorDocument),

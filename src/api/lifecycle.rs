@@ -23,8 +23,8 @@ const MAX_LIMIT: u32 = 100;
 
 /// `GET /v1/edits?status=S&limit=N&cursor=C`: the caller's edits, newest first.
 #[utoipa::path(get, path = "/v1/edits", operation_id = "listEdits", tag = "edits",
-    params(("status" = Option<String>, Query, description = "queued, processing, done, failed or canceled"),
-           ("limit" = Option<u32>, Query, description = "1–100, default 20"),
+    params(("status" = Option<String>, Query, pattern = "^(queued|processing|done|failed|canceled)$", description = "queued, processing, done, failed or canceled"),
+           ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "1–100, default 20"),
            ("cursor" = Option<String>, Query, description = "From `links.next`")),
     responses(
         (status = 200, description = "A page of edits, newest first", body = crate::api::openapi::schemas::EditList),

@@ -46,7 +46,7 @@ pub async fn options(State(state): State<AppState>) -> Response {
 /// `POST /v1/uploads`: a tus creation when `Tus-Resumable` is sent, else a direct
 /// upload of the whole body.
 #[utoipa::path(post, path = "/v1/uploads", operation_id = "createUpload", tag = "uploads",
-    request_body(content = Vec<u8>, content_type = "application/octet-stream", description = "The file (direct), or a tus creation (with `Tus-Resumable` and `Upload-Length`)"),
+    request_body(content = Option<Vec<u8>>, content_type = "application/octet-stream", description = "The file (direct; may be empty), or a tus creation (with `Tus-Resumable` and `Upload-Length`)"),
     responses(
         (status = 201, description = "Created", body = crate::api::openapi::schemas::Upload),
         (status = 400, description = "A bad tus header", body = crate::api::openapi::schemas::ErrorDocument),
@@ -119,6 +119,7 @@ pub async fn create(
         (status = 200, description = "The upload", body = crate::api::openapi::schemas::Upload),
         (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 429, description = "Over the read budget", body = crate::api::openapi::schemas::ErrorDocument),
     ))]
 pub async fn read(
     State(state): State<AppState>,
@@ -131,7 +132,7 @@ pub async fn read(
 
 /// `HEAD /v1/uploads/{id}`: tus's offset, in headers only.
 #[utoipa::path(head, path = "/v1/uploads/{id}", operation_id = "headUpload", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
-    responses((status = 200, description = "tus: Upload-Offset, Upload-Length"), (status = 404, description = "No such upload")))]
+    responses((status = 200, description = "tus: Upload-Offset, Upload-Length"), (status = 401, description = "No valid token"), (status = 404, description = "No such upload")))]
 pub async fn head(
     State(state): State<AppState>,
     org: Organization,
@@ -162,6 +163,8 @@ pub async fn head(
         (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 409, description = "`Upload-Offset` does not match", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 413, description = "Past Upload-Length", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 415, description = "Not `application/offset+octet-stream`", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::openapi::schemas::ErrorDocument),
     ))]
 pub async fn patch(
     State(state): State<AppState>,
@@ -195,7 +198,7 @@ pub async fn patch(
 /// `DELETE /v1/uploads/{id}` (tus termination): gone at once; its parts are deleted
 /// now, or by the sweep if this is cut short.
 #[utoipa::path(delete, path = "/v1/uploads/{id}", operation_id = "deleteUpload", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
-    responses((status = 204, description = "Terminated"), (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument)))]
+    responses((status = 204, description = "Terminated"), (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::openapi::schemas::ErrorDocument), (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument)))]
 pub async fn delete(
     State(state): State<AppState>,
     org: Organization,
@@ -226,7 +229,7 @@ pub async fn delete(
 /// `GET /v1/uploads/{id}/content`: the uploaded bytes, streamed, once complete.
 #[utoipa::path(get, path = "/v1/uploads/{id}/content", operation_id = "getUploadContent", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
     responses((status = 200, description = "The uploaded bytes", content_type = "application/octet-stream"),
-              (status = 404, description = "No such complete upload", body = crate::api::openapi::schemas::ErrorDocument)))]
+              (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::openapi::schemas::ErrorDocument), (status = 404, description = "No such complete upload", body = crate::api::openapi::schemas::ErrorDocument)))]
 pub async fn content(
     State(state): State<AppState>,
     org: Organization,

@@ -62,7 +62,7 @@ impl Modify for BearerToken {
 /// route's `GET`); declared apart because each operation needs its own id.
 #[utoipa::path(head, path = "/v1/files/{key}", operation_id = "headFile", tag = "downloads", security(()),
     params(("key" = String, Path), ("expires" = u64, Query), ("signature" = String, Query)),
-    responses((status = 200, description = "The file's headers"), (status = 403, description = "A bad or expired signature"),
+    responses((status = 200, description = "The file's headers"), (status = 400, description = "`expires` or `signature` missing or unreadable"), (status = 403, description = "A bad or expired signature"),
               (status = 404, description = "Gone")))]
 #[allow(dead_code)]
 fn head_file() {}
