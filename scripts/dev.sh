@@ -16,5 +16,6 @@ if [ ! -s "$token_file" ]; then
   (umask 077 && ./target/release/mediaedit token create --data-dir "$data_dir" --org "${MEDIAEDIT_ORG:-dev}" | tail -n 1 > "$token_file")
 fi
 echo "API token: $(cat "$token_file")"
+echo "Playground: http://${MEDIAEDIT_LISTEN:-127.0.0.1:8080}/ (paste the token at the top right)"
 echo "Try: curl -s -H \"Authorization: Bearer \$(cat $token_file)\" http://${MEDIAEDIT_LISTEN:-127.0.0.1:8080}/v1/edits/none"
 exec ./target/release/mediaedit serve --data-dir "$data_dir" "$@"

@@ -4,7 +4,8 @@
 #
 # With --test, also what the test suite's scale-out tests run against: PostgreSQL
 # (Debian's `postgresql`; the tests start a throwaway cluster with initdb + pg_ctl) and
-# the S3-protocol server `s3s-fs`, built once with cargo into $CARGO_HOME/bin.
+# the S3-protocol server `s3s-fs`, built once with cargo into $CARGO_HOME/bin; Debian's
+# `chromium` for the playground test; and the Python tools the tests drive, in a venv.
 set -euo pipefail
 
 S3S_FS_VERSION=0.14.1
@@ -16,6 +17,9 @@ PROMETHEUS_CLIENT_VERSION=0.21.1
 OPENAPI_VALIDATOR_VERSION=0.9.0
 # The property-based API fuzzer the contract test runs against a live server.
 SCHEMATHESIS_VERSION=4.32.5
+# Drives the playground test in Debian's own `chromium` (Playwright's bundled browsers
+# come from a CDN; the distribution's package needs nothing but apt).
+PLAYWRIGHT_VERSION=1.65.2
 TEST_VENV="${MEDIAEDIT_TEST_VENV:-$HOME/.cache/mediaedit-test-venv}"
 
 with_test_tools=false
@@ -36,6 +40,7 @@ if $with_test_tools; then
   if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
     missing+=(postgresql)
   fi
+  [ -x "${MEDIAEDIT_TEST_CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -54,11 +59,12 @@ if $with_test_tools; then
     cargo install s3s-fs --version "$S3S_FS_VERSION" --features binary --locked --quiet
     echo "s3s-fs installed in $(( $(date +%s) - started )) s" >&2
   fi
-  if ! "$TEST_VENV/bin/python" -c "import tusclient, prometheus_client, openapi_spec_validator, schemathesis" 2>/dev/null; then
-    echo "Installing tuspy, prometheus-client, openapi-spec-validator and schemathesis into $TEST_VENV" >&2
+  if ! "$TEST_VENV/bin/python" -c "import tusclient, prometheus_client, openapi_spec_validator, schemathesis, playwright" 2>/dev/null; then
+    echo "Installing tuspy, prometheus-client, openapi-spec-validator, schemathesis and playwright into $TEST_VENV" >&2
     [ -x "$TEST_VENV/bin/pip" ] || python3 -m venv "$TEST_VENV"
     "$TEST_VENV/bin/pip" install --quiet --disable-pip-version-check \
       "tuspy==$TUSPY_VERSION" "prometheus-client==$PROMETHEUS_CLIENT_VERSION" \
-      "openapi-spec-validator==$OPENAPI_VALIDATOR_VERSION" "schemathesis==$SCHEMATHESIS_VERSION"
+      "openapi-spec-validator==$OPENAPI_VALIDATOR_VERSION" "schemathesis==$SCHEMATHESIS_VERSION" \
+      "playwright==$PLAYWRIGHT_VERSION"
   fi
 fi

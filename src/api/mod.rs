@@ -1,6 +1,7 @@
 //! The HTTP layer: router, extractors, error rendering, handlers.
 
 mod auth;
+mod catalog;
 mod deliveries;
 mod dry_run;
 mod edits;
@@ -11,6 +12,7 @@ mod idempotency;
 mod json;
 mod lifecycle;
 pub mod openapi;
+mod playground;
 mod rate_limit;
 pub mod server;
 mod token_cache;
@@ -85,6 +87,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/edits/{id}/retry", post(lifecycle::retry))
         .route("/v1/edits/{id}/deliveries", get(deliveries::list))
         .route("/v1/organizations/{id}", get(edits::organization))
+        .route("/v1/commands", get(catalog::list))
         .route("/v1/uploads", post(uploads::create).options(uploads::options))
         .route(
             "/v1/uploads/{id}",
@@ -97,6 +100,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/files/{*key}", get(files::download))
         .route("/v1/openapi.json", get(openapi::openapi_json))
         .route("/docs", get(openapi::docs))
+        .route("/", get(playground::page))
         .merge(health_router(state.readiness.clone()))
         .merge(metrics_router(state.metrics.clone(), state.db.clone()))
         // A route layer, so each request is counted under its route's pattern.

@@ -11,6 +11,8 @@ use crate::media::transcode::{self, quiet_input_args, SQUARE_PIXELS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const NAME: &str = "extract-frames";
+/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
+pub const SUMMARY: &str = "Every frame of a video as a WebP image, in order.";
 pub const INPUTS: &[MediaFormat] = VIDEOS;
 pub const OUTPUT: MediaFormat = MediaFormat::Webp;
 

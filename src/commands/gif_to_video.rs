@@ -19,6 +19,8 @@ use crate::media::video::{video_size, BT709_TAGS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const NAME: &str = "gif-to-video";
+/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
+pub const SUMMARY: &str = "An animated GIF as an H.264 MP4, with the GIF's own timing.";
 pub const INPUTS: &[MediaFormat] = &[MediaFormat::Gif];
 pub const OUTPUT: MediaFormat = MediaFormat::Mp4;
 

@@ -20,6 +20,8 @@ use crate::media::video::{video_size, FrameRate, BT709_TAGS};
 use crate::media::{blocking, output_path, Media, MediaError, MediaFile, MediaFormat, Work};
 
 pub const NAME: &str = "image-to-video";
+/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
+pub const SUMMARY: &str = "A still image as an H.264 MP4 lasting `duration` seconds at `fps`.";
 pub const INPUTS: &[MediaFormat] = IMAGES;
 pub const OUTPUT: MediaFormat = MediaFormat::Mp4;
 pub const DEFAULT_FPS: f64 = 25.0;
@@ -32,6 +34,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             min: 0.0,
             min_inclusive: false,
             max: 120.0,
+            default: DEFAULT_FPS,
             set: |o, v| o.fps = v,
         },
     },
@@ -41,6 +44,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             min: 0.0,
             min_inclusive: false,
             max: 600.0,
+            default: DEFAULT_DURATION,
             set: |o, v| o.duration = v,
         },
     },

@@ -107,6 +107,21 @@ impl Command {
         }
     }
 
+    /// What it does, in a sentence.
+    pub fn summary(self) -> &'static str {
+        match self {
+            Command::ImageToVideo => image_to_video::SUMMARY,
+            Command::GifToVideo => gif_to_video::SUMMARY,
+            Command::ImageToWebp => image_to_webp::SUMMARY,
+            Command::ResizeImage => resize_image::SUMMARY,
+            Command::ModifyVideoSpeed => modify_video_speed::SUMMARY,
+            Command::VideoToGif => video_to_gif::SUMMARY,
+            Command::VideoToOgg => video_to_ogg::SUMMARY,
+            Command::VideoToWebm => video_to_webm::SUMMARY,
+            Command::ExtractFrames => extract_frames::SUMMARY,
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Command> {
         Command::ALL.into_iter().find(|c| c.name() == name)
     }

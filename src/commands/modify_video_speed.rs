@@ -18,6 +18,8 @@ use crate::media::video::FrameRate;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const NAME: &str = "modify-video-speed";
+/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
+pub const SUMMARY: &str = "A video sped up or slowed down by `speed`; the audio keeps its pitch.";
 pub const INPUTS: &[MediaFormat] = VIDEOS;
 pub const OUTPUT: MediaFormat = MediaFormat::Mp4;
 pub const DEFAULT_SPEED: f64 = 1.0;
@@ -28,6 +30,7 @@ pub const OPTIONS: &[OptionSpec] = &[OptionSpec {
         min: 0.1,
         min_inclusive: true,
         max: 16.0,
+        default: DEFAULT_SPEED,
         set: |o, v| o.speed = v,
     },
 }];

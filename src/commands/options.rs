@@ -49,6 +49,8 @@ pub enum OptionKind {
         min: f64,
         min_inclusive: bool,
         max: f64,
+        /// The value when the request names none.
+        default: f64,
         set: fn(&mut Options, f64),
     },
     /// An image format name: `jpeg` (or `jpg`), `png`, `webp`.

@@ -10,6 +10,9 @@ use crate::media::frames::FrameOutput;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, Work};
 
 pub const NAME: &str = "resize-image";
+/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
+pub const SUMMARY: &str =
+    "An image scaled by `scale`, as JPEG, PNG or WebP (`format`; the input's by default).";
 pub const INPUTS: &[MediaFormat] = IMAGES;
 pub const DEFAULT_SCALE: f64 = 1.0;
 
@@ -20,6 +23,7 @@ pub const OPTIONS: &[OptionSpec] = &[
             min: 0.0,
             min_inclusive: false,
             max: 16.0,
+            default: DEFAULT_SCALE,
             set: |o, v| o.scale = v,
         },
     },

@@ -8,6 +8,9 @@ use crate::media::transcode::{self, VideoInfo, SQUARE_PIXELS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const NAME: &str = "video-to-gif";
+/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
+pub const SUMMARY: &str =
+    "A video as a looping GIF: at most 15 fps and 480 px on the longest side.";
 pub const INPUTS: &[MediaFormat] = VIDEOS;
 pub const OUTPUT: MediaFormat = MediaFormat::Gif;
 

@@ -7,6 +7,8 @@ use crate::media::transcode::{self, map_args, VideoInfo, SQUARE_PIXELS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const NAME: &str = "video-to-ogg";
+/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
+pub const SUMMARY: &str = "A video as Ogg: Theora video and Vorbis audio.";
 pub const INPUTS: &[MediaFormat] = VIDEOS;
 pub const OUTPUT: MediaFormat = MediaFormat::Ogv;
 

@@ -8,6 +8,8 @@ use crate::media::transcode::{self, map_args, VideoInfo, SQUARE_PIXELS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const NAME: &str = "video-to-webm";
+/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
+pub const SUMMARY: &str = "A video as WebM: VP9 video and Opus audio.";
 pub const INPUTS: &[MediaFormat] = VIDEOS;
 pub const OUTPUT: MediaFormat = MediaFormat::Webm;
 

@@ -83,6 +83,7 @@ fn set(
             min_inclusive,
             max,
             set,
+            ..
         } => set(
             options,
             number_in(value, pointer, name, min, min_inclusive, max)?,

@@ -48,6 +48,7 @@ mod long_poll;
 mod metrics;
 mod openapi;
 mod pipelines;
+mod playground;
 mod speed;
 mod stages;
 mod stalled_sources;

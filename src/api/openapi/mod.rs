@@ -25,6 +25,7 @@ use utoipa::{Modify, OpenApi};
         super::lifecycle::retry,
         super::lifecycle::delete,
         super::deliveries::list,
+        super::catalog::list,
         super::uploads::options,
         super::uploads::create,
         super::uploads::read,
@@ -39,6 +40,7 @@ use utoipa::{Modify, OpenApi};
         crate::metrics::serve,
         openapi_json,
         docs,
+        super::playground::page,
     ),
     modifiers(&BearerToken),
     security(("bearer" = []))

@@ -202,3 +202,52 @@ pub struct Health {
     pub status: String,
     pub reason: Option<String>,
 }
+
+/// The command library (`GET /v1/commands`).
+#[derive(ToSchema)]
+pub struct CommandList {
+    pub data: Vec<CommandEntry>,
+}
+
+#[derive(ToSchema)]
+pub struct CommandEntry {
+    /// `command`.
+    #[schema(rename = "type")]
+    pub kind: String,
+    /// The command's name (`resize-image`).
+    pub id: String,
+    pub attributes: CommandAttributes,
+}
+
+#[derive(ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub struct CommandAttributes {
+    pub summary: String,
+    /// The formats it takes (`jpeg`, `png`, `mp4`, …).
+    pub inputs: Vec<String>,
+    /// What it makes of each input format, with default options.
+    pub outputs: BTreeMap<String, String>,
+    /// `one`, or `one per frame`.
+    pub files: String,
+    pub options: Vec<CommandOption>,
+    /// The option that names the output format instead, when there is one.
+    pub format_option: Option<String>,
+}
+
+#[derive(ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub struct CommandOption {
+    pub name: String,
+    /// `number` or `string`.
+    #[schema(rename = "type")]
+    pub kind: String,
+    pub minimum: Option<f64>,
+    /// Whether `minimum` itself is refused.
+    pub exclusive_minimum: Option<bool>,
+    pub maximum: Option<f64>,
+    /// The value when none is sent (`null`: the input's format).
+    pub default: Option<f64>,
+    /// The strings it takes.
+    #[schema(rename = "enum")]
+    pub values: Option<Vec<String>>,
+}

@@ -1,0 +1,117 @@
+//! `GET /v1/commands`: the command library as data — each command's summary, the
+//! formats it takes and what it makes of each, and its options with their ranges and
+//! defaults — built from the commands' own tables, so a client (the playground, a
+//! generated SDK) offers only pipelines the service accepts.
+
+use axum::Json;
+use serde_json::{json, Map, Value};
+
+use crate::commands::{Command, OptionKind, Options, Shape};
+
+/// The names `format` takes (`jpg` is `jpeg`).
+const IMAGE_FORMAT_NAMES: [&str; 4] = ["jpeg", "jpg", "png", "webp"];
+
+/// `GET /v1/commands`: no token (nothing in it belongs to anyone).
+#[utoipa::path(get, path = "/v1/commands", operation_id = "listCommands", tag = "commands", security(()),
+    responses((status = 200, description = "Every command: its formats in and out and its options", body = crate::api::openapi::schemas::CommandList)))]
+pub async fn list() -> Json<Value> {
+    Json(catalog())
+}
+
+/// The whole catalog document.
+pub fn catalog() -> Value {
+    let data: Vec<Value> = Command::ALL.into_iter().map(describe).collect();
+    json!({ "data": data })
+}
+
+fn describe(command: Command) -> Value {
+    let defaults = Options::default();
+    let mut outputs = Map::new();
+    for input in command.inputs() {
+        if let Some(output) = command.output(*input, &defaults) {
+            outputs.insert(input.extension().into(), output.extension().into());
+        }
+    }
+    // Two frames in: a command that makes a file per frame says so.
+    let two_frames = Shape {
+        frames: Some(2),
+        ..Shape::default()
+    };
+    let per_frame = command.predict(two_frames, &defaults).files > 1;
+    let mut attributes = json!({
+        "summary": command.summary(),
+        "inputs": command.inputs().iter().map(|f| f.extension()).collect::<Vec<_>>(),
+        "outputs": outputs,
+        "files": if per_frame { "one per frame" } else { "one" },
+        "options": command.options().iter().map(|spec| option(spec.name, &spec.kind)).collect::<Vec<_>>(),
+    });
+    if let Some(spec) = command
+        .options()
+        .iter()
+        .find(|spec| matches!(spec.kind, OptionKind::ImageFormat { .. }))
+    {
+        attributes["formatOption"] = spec.name.into();
+    }
+    json!({ "type": "command", "id": command.name(), "attributes": attributes })
+}
+
+fn option(name: &str, kind: &OptionKind) -> Value {
+    match kind {
+        OptionKind::Number {
+            min,
+            min_inclusive,
+            max,
+            default,
+            ..
+        } => json!({
+            "name": name, "type": "number", "minimum": min,
+            "exclusiveMinimum": !min_inclusive, "maximum": max, "default": default,
+        }),
+        OptionKind::ImageFormat { .. } => json!({
+            "name": name, "type": "string", "enum": IMAGE_FORMAT_NAMES, "default": null,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn command(name: &str) -> Value {
+        let catalog = catalog();
+        let found = catalog["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == name);
+        found.unwrap().clone()
+    }
+
+    #[test]
+    fn every_command_is_listed_with_its_formats() {
+        assert_eq!(
+            catalog()["data"].as_array().unwrap().len(),
+            Command::ALL.len()
+        );
+        let gif = command("video-to-gif")["attributes"].clone();
+        assert_eq!(gif["inputs"], json!(["mp4", "mov"]));
+        assert_eq!(gif["outputs"], json!({"mp4": "gif", "mov": "gif"}));
+        assert_eq!(gif["files"], "one");
+        assert_eq!(
+            command("extract-frames")["attributes"]["files"],
+            "one per frame"
+        );
+    }
+
+    #[test]
+    fn resize_keeps_the_input_format_unless_its_format_option_says_otherwise() {
+        let resize = command("resize-image")["attributes"].clone();
+        assert_eq!(resize["outputs"]["png"], "png");
+        assert_eq!(resize["formatOption"], "format");
+        let scale = &resize["options"][0];
+        assert_eq!(scale["name"], "scale");
+        assert_eq!(scale["maximum"], 16.0);
+        assert_eq!(scale["exclusiveMinimum"], true);
+        assert_eq!(scale["default"], 1.0);
+    }
+}

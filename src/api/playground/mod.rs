@@ -1,0 +1,93 @@
+//! `GET /`: the playground — one page, served from the binary, that drives the public
+//! API the way a client would (uploads with progress, the command catalog, dry runs,
+//! long polls, downloads). Its style and script are written in their own files and
+//! inlined into the page when it is first served, so it is one request with nothing
+//! loaded from elsewhere, under a Content-Security-Policy that allows exactly those two
+//! inline blocks (by hash) and requests to this origin only.
+
+use std::sync::LazyLock;
+
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use sha2::{Digest, Sha256};
+
+const TEMPLATE: &str = include_str!("index.html");
+const STYLE: &str = include_str!("playground.css");
+/// The API client first, then the page that uses it.
+const SCRIPT: &str = concat!(
+    include_str!("api.js"),
+    include_str!("compose.js"),
+    include_str!("result.js")
+);
+
+/// The page as served, and the policy that goes with it.
+struct Page {
+    html: String,
+    content_security_policy: String,
+}
+
+static PAGE: LazyLock<Page> = LazyLock::new(|| Page {
+    html: TEMPLATE
+        .replace("<style></style>", &format!("<style>{STYLE}</style>"))
+        .replace("<script></script>", &format!("<script>{SCRIPT}</script>")),
+    content_security_policy: format!(
+        "default-src 'none'; script-src '{}'; style-src '{}'; connect-src 'self'; \
+         img-src * data: blob:; media-src * blob:; base-uri 'none'; form-action 'none'; \
+         frame-ancestors 'none'",
+        sha256_source(SCRIPT),
+        sha256_source(STYLE)
+    ),
+});
+
+/// A CSP hash source: `sha256-<base64>` of the block's exact text.
+fn sha256_source(text: &str) -> String {
+    let digest = Sha256::digest(text.as_bytes());
+    format!(
+        "sha256-{}",
+        base64::engine::general_purpose::STANDARD.encode(digest)
+    )
+}
+
+/// `GET /`: the playground page.
+#[utoipa::path(get, path = "/", operation_id = "playground", tag = "operations", security(()),
+    responses((status = 200, description = "The playground: a page to try the API in a browser", content_type = "text/html")))]
+pub async fn page() -> Response {
+    let page = &*PAGE;
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (
+                header::CONTENT_SECURITY_POLICY,
+                page.content_security_policy.as_str(),
+            ),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::REFERRER_POLICY, "no-referrer"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        page.html.clone(),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_inlines_its_style_and_script_and_loads_nothing_from_elsewhere() {
+        let html = &PAGE.html;
+        assert!(html.contains(STYLE) && html.contains(SCRIPT));
+        assert_eq!(html.matches("<script").count(), 1, "one inline script");
+        assert!(!html.contains(" src=\"http") && !html.contains(" href=\"http"));
+        assert!(!html.contains("<link rel=\"stylesheet\""));
+    }
+
+    #[test]
+    fn the_policy_allows_exactly_the_inlined_blocks() {
+        let csp = &PAGE.content_security_policy;
+        assert!(csp.contains(&format!("script-src '{}'", sha256_source(SCRIPT))));
+        assert!(csp.contains(&format!("style-src '{}'", sha256_source(STYLE))));
+        assert!(csp.contains("connect-src 'self'"));
+    }
+}

@@ -1,0 +1,128 @@
+//! The playground at `/` (decisions.md §10), driven end to end in Debian's headless
+//! Chromium by Playwright for Python (`playground.py`): a file uploaded through the page,
+//! a three-command pipeline picked from what the page offers, the service's errors shown
+//! by code, the run followed live to `done`, the GIF previewed at its real size.
+//!
+//! With `MEDIAEDIT_SCREENSHOTS=DIR` the screenshots of the main states go to DIR
+//! (`MEDIAEDIT_SCREENSHOTS=$PWD/docs cargo test playground` refreshes those of docs/).
+
+use serde_json::Value;
+
+use crate::fixtures;
+use crate::helpers::*;
+
+#[tokio::test]
+async fn a_person_uploads_a_file_runs_a_pipeline_and_sees_the_gif_in_the_playground() {
+    let app = spawn_app().await;
+    let page = reqwest::get(format!("{}/", app.base)).await.unwrap();
+    assert_eq!(page.status(), 200);
+    let csp = page.headers()["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("connect-src 'self'"), "{csp}");
+    let html = page.text().await.unwrap();
+    for external in [
+        "src=\"http",
+        "href=\"http",
+        "@import",
+        "src=\"//",
+        "url(http",
+    ] {
+        assert!(
+            !html.contains(external),
+            "the page loads from elsewhere: {external}"
+        );
+    }
+
+    let jpeg = app.data_dir.path().join("photo.jpg");
+    std::fs::write(&jpeg, fixtures::jpeg(640, 480)).unwrap();
+    let shots = match std::env::var_os("MEDIAEDIT_SCREENSHOTS") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => app.data_dir.path().join("screenshots"),
+    };
+    std::fs::create_dir_all(&shots).unwrap();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/playground.py");
+    // A child process: the app serves from this test's own runtime meanwhile.
+    let out = tokio::process::Command::new(test_python())
+        .arg(script)
+        .args([&app.base, &app.token])
+        .arg(&jpeg)
+        .arg(&shots)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+
+    assert_eq!(seen["stored_token"], true);
+    assert_eq!(seen["token_after_reload"], true);
+    assert_eq!(seen["offered_without_source"].as_array().unwrap().len(), 9);
+    assert_eq!(
+        seen["offered_for_jpeg"],
+        serde_json::json!(["image-to-video", "image-to-webp", "resize-image"])
+    );
+    assert_eq!(
+        seen["offered_after_video"],
+        serde_json::json!([
+            "extract-frames",
+            "modify-video-speed",
+            "video-to-gif",
+            "video-to-ogg",
+            "video-to-webm"
+        ])
+    );
+    assert_eq!(
+        seen["steps"],
+        serde_json::json!(["resize-image", "image-to-video", "video-to-gif"])
+    );
+    assert!(
+        seen["server_error"]
+            .as_str()
+            .unwrap()
+            .contains("duration × fps"),
+        "{seen}"
+    );
+    let curl = seen["curl"].as_str().unwrap();
+    assert!(
+        curl.contains("\"scale\": 0.5") && curl.contains("/v1/uploads/"),
+        "{curl}"
+    );
+    // 640×480 halved, then a GIF at its own size.
+    assert_eq!(seen["preview"], serde_json::json!([320, 240]));
+    assert!(seen["caption"].as_str().unwrap().contains("GIF"), "{seen}");
+    assert_eq!(seen["script_errors"], serde_json::json!([]));
+
+    // The download link the page shows is the edit's own (signed afresh on each read),
+    // and it downloads the GIF: 1 s at 10 fps.
+    let edits = app.send(reqwest::Method::GET, "/v1/edits").await.1;
+    let edit = &edits["data"][0]["attributes"];
+    assert_eq!(edit["status"], "done");
+    let shown = seen["download"].as_str().unwrap();
+    let path_of = |url: &str| url.split('?').next().unwrap().to_string();
+    assert_eq!(
+        path_of(edit["downloadUrls"][0].as_str().unwrap()),
+        path_of(shown)
+    );
+    let gif = reqwest::get(shown).await.unwrap();
+    assert_eq!(gif.status(), 200);
+    let file = app.data_dir.path().join("downloaded.gif");
+    std::fs::write(&file, gif.bytes().await.unwrap()).unwrap();
+    let stream = probe(&file);
+    let stream = video_stream(&stream);
+    assert_eq!(
+        (&stream["width"], &stream["height"]),
+        (&320.into(), &240.into())
+    );
+    assert_eq!(edit["outputs"][0]["frames"], 10);
+    for shot in [
+        "playground-compose.png",
+        "playground-done.png",
+        "playground-error.png",
+    ] {
+        let bytes = std::fs::metadata(shots.join(shot)).unwrap().len();
+        assert!(bytes > 10_000, "{shot} is {bytes} bytes");
+    }
+}
