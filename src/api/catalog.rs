@@ -94,8 +94,10 @@ mod tests {
             Command::ALL.len()
         );
         let gif = command("video-to-gif")["attributes"].clone();
-        assert_eq!(gif["inputs"], json!(["mp4", "mov"]));
-        assert_eq!(gif["outputs"], json!({"mp4": "gif", "mov": "gif"}));
+        let containers = ["mp4", "mov", "webm", "mkv", "avi", "ts", "3gp", "ogv"];
+        assert_eq!(gif["inputs"], json!(containers));
+        assert_eq!(gif["outputs"]["mkv"], "gif");
+        assert_eq!(gif["outputs"].as_object().unwrap().len(), containers.len());
         assert_eq!(gif["files"], "one");
         assert_eq!(
             command("extract-frames")["attributes"]["files"],

@@ -42,9 +42,7 @@ pub async fn run(
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
     if input.format != MediaFormat::Gif {
-        return Err(MediaError::UnsupportedInputFormat {
-            found: input.format.name().to_string(),
-        });
+        return Err(MediaError::unsupported(input.format, INPUTS));
     }
     let bytes = tokio::fs::read(&input.path).await?;
     let scan = gif::scan(&bytes)?;

@@ -44,7 +44,7 @@ pub enum Command {
 /// The still images the image commands read.
 const IMAGES: &[MediaFormat] = &[MediaFormat::Jpeg, MediaFormat::Png, MediaFormat::Webp];
 /// The containers the video commands read.
-const VIDEOS: &[MediaFormat] = &[MediaFormat::Mp4, MediaFormat::Mov];
+const VIDEOS: &[MediaFormat] = crate::media::VIDEO_CONTAINERS;
 
 /// What is known of a file before it exists: enough for the budgets and a dry run.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -221,9 +221,7 @@ impl Command {
         if self.accepts(input.format) {
             return Ok(());
         }
-        Err(MediaError::UnsupportedInputFormat {
-            found: input.format.name().to_string(),
-        })
+        Err(MediaError::unsupported(input.format, self.inputs()))
     }
 
     /// Runs the command on `input`, writing into `out_dir`; `extract-frames` gives one

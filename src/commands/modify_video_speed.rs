@@ -2,7 +2,8 @@
 //! Video and audio are both retimed; audio keeps its pitch (`atempo`). Output frame
 //! rates above 60 are lowered to 60.
 //!
-//! A source whose video stream the output can keep — H.264 in 8-bit `yuv420p`, shown
+//! A source whose video stream the output can keep — H.264 in 8-bit `yuv420p` in an
+//! MP4, MOV or 3GP file, shown
 //! as stored (square pixels, no rotation), even sides, and a retimed rate of 60 fps at
 //! most — is not re-encoded: its packets are copied with their times scaled
 //! (`-itsscale`), the last one's duration too (`setts`), so every frame is kept and
@@ -67,7 +68,10 @@ pub async fn run(
         });
     }
     let info = transcode::inspect(media, input, INPUTS).await?;
-    let recipe = if can_copy_video(speed, &info) {
+    // Copies stay within ISO-BMFF, whose timing the in-process reader knows exactly.
+    let copyable =
+        [MediaFormat::Mp4, MediaFormat::Mov, MediaFormat::ThreeGp].contains(&input.format);
+    let recipe = if copyable && can_copy_video(speed, &info) {
         copy_recipe(speed, &info)
     } else {
         modify_speed_args(speed, &info).into()

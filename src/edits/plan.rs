@@ -71,9 +71,7 @@ pub fn plan_asset(
     for (c, command) in commands.iter().enumerate() {
         let at = |e: MediaError| PlanError::Media(Some(c), e);
         let Some(output) = command.output(format, options) else {
-            return Err(at(MediaError::UnsupportedInputFormat {
-                found: format.name().to_string(),
-            }));
+            return Err(at(MediaError::unsupported(format, command.inputs())));
         };
         if format.is_image() {
             let (w, h) = shape.size.unwrap_or_default();

@@ -43,16 +43,25 @@ impl Media {
                 let (width, height) = scan.screen;
                 (width, height, Some(scan.seconds()), Some(scan.frames))
             }
-            MediaFormat::Mp4 | MediaFormat::Mov => {
+            MediaFormat::Mp4 | MediaFormat::Mov | MediaFormat::ThreeGp => {
                 let info = transcode::read_info(self, file).await?;
                 (info.width, info.height, info.duration, info.frames)
             }
-            MediaFormat::Webm | MediaFormat::Ogv => {
+            MediaFormat::Webm
+            | MediaFormat::Ogv
+            | MediaFormat::Mkv
+            | MediaFormat::Avi
+            | MediaFormat::MpegTs => {
                 let probe = probe::run(self, &file.path, file.format, true).await?;
                 let video = probe.video().ok_or_else(unreadable)?;
                 let duration = probe.format.duration.or(video.duration);
                 let (width, height) = (video.width.unwrap_or(0), video.height.unwrap_or(0));
                 (width, height, duration, video.nb_read_packets)
+            }
+            // Not read yet: the error names the format (and, from the caller, what the
+            // command takes).
+            MediaFormat::Heif | MediaFormat::Avif | MediaFormat::Tiff | MediaFormat::Bmp => {
+                return Err(MediaError::unsupported(file.format, &[]))
             }
         };
         Ok(Described {

@@ -14,7 +14,33 @@ pub enum MediaFormat {
     Mov,
     Ogv,
     Webm,
+    /// Matroska other than WebM (`.mkv`): read, never written.
+    Mkv,
+    /// Read, never written.
+    Avi,
+    /// MPEG transport stream (`.ts`, `.mts`): read, never written.
+    MpegTs,
+    /// 3GPP/3GPP2 (`.3gp`, `.3g2`), ISO-BMFF like MP4: read, never written.
+    ThreeGp,
+    /// Recognised so that an error names them; not read yet.
+    Heif,
+    Avif,
+    Tiff,
+    Bmp,
 }
+
+/// The video containers every video command reads, each through its own named ffmpeg
+/// demuxer (`probe::demuxer`).
+pub const VIDEO_CONTAINERS: &[MediaFormat] = &[
+    MediaFormat::Mp4,
+    MediaFormat::Mov,
+    MediaFormat::Webm,
+    MediaFormat::Mkv,
+    MediaFormat::Avi,
+    MediaFormat::MpegTs,
+    MediaFormat::ThreeGp,
+    MediaFormat::Ogv,
+];
 
 impl MediaFormat {
     /// File extension (without dot) used for stored outputs.
@@ -28,6 +54,14 @@ impl MediaFormat {
             MediaFormat::Mov => "mov",
             MediaFormat::Ogv => "ogv",
             MediaFormat::Webm => "webm",
+            MediaFormat::Mkv => "mkv",
+            MediaFormat::Avi => "avi",
+            MediaFormat::MpegTs => "ts",
+            MediaFormat::ThreeGp => "3gp",
+            MediaFormat::Heif => "heic",
+            MediaFormat::Avif => "avif",
+            MediaFormat::Tiff => "tiff",
+            MediaFormat::Bmp => "bmp",
         }
     }
 
@@ -42,6 +76,14 @@ impl MediaFormat {
             MediaFormat::Mov => "video/quicktime",
             MediaFormat::Ogv => "video/ogg",
             MediaFormat::Webm => "video/webm",
+            MediaFormat::Mkv => "video/x-matroska",
+            MediaFormat::Avi => "video/x-msvideo",
+            MediaFormat::MpegTs => "video/mp2t",
+            MediaFormat::ThreeGp => "video/3gpp",
+            MediaFormat::Heif => "image/heic",
+            MediaFormat::Avif => "image/avif",
+            MediaFormat::Tiff => "image/tiff",
+            MediaFormat::Bmp => "image/bmp",
         }
     }
 
@@ -58,6 +100,11 @@ impl MediaFormat {
             "webm" => MediaFormat::Webm,
             _ => return None,
         })
+    }
+
+    /// Whether it is one of the [`VIDEO_CONTAINERS`].
+    pub fn is_video(self) -> bool {
+        VIDEO_CONTAINERS.contains(&self)
     }
 
     /// A still image (JPEG, PNG, WebP): what the image commands read and write.
@@ -79,6 +126,14 @@ impl MediaFormat {
             MediaFormat::Mov => "QuickTime MOV",
             MediaFormat::Ogv => "Ogg",
             MediaFormat::Webm => "WebM",
+            MediaFormat::Mkv => "Matroska (MKV)",
+            MediaFormat::Avi => "AVI",
+            MediaFormat::MpegTs => "MPEG-TS",
+            MediaFormat::ThreeGp => "3GP",
+            MediaFormat::Heif => "HEIC/HEIF",
+            MediaFormat::Avif => "AVIF",
+            MediaFormat::Tiff => "TIFF",
+            MediaFormat::Bmp => "BMP",
         }
     }
 }

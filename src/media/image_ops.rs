@@ -24,9 +24,13 @@ const WEBP_MAX_SIDE: u32 = 16383;
 /// The image format of an input, or `UnsupportedInputFormat` for anything but a still
 /// image we can decode.
 pub(crate) fn image_input(input: &MediaFile) -> Result<ImageFormat, MediaError> {
-    ImageFormat::from_media_format(input.format).ok_or_else(|| MediaError::UnsupportedInputFormat {
-        found: input.format.name().to_owned(),
-    })
+    let still = [
+        super::MediaFormat::Jpeg,
+        super::MediaFormat::Png,
+        super::MediaFormat::Webp,
+    ];
+    ImageFormat::from_media_format(input.format)
+        .ok_or_else(|| MediaError::unsupported(input.format, &still))
 }
 
 /// Reads `path`, scales its upright picture by `scale`, writes it as `output` into

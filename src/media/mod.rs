@@ -42,7 +42,7 @@ pub(crate) mod testutil;
 
 pub use decode::inspect_image;
 pub use describe::Described;
-pub use format::MediaFormat;
+pub use format::{MediaFormat, VIDEO_CONTAINERS};
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
 pub use progress::ProgressFn;
 pub use sniff::sniff;
@@ -120,8 +120,13 @@ pub struct MediaConfig {
 /// Why a media operation failed. Every variant maps to a stable snake_case code.
 #[derive(Debug, thiserror::Error)]
 pub enum MediaError {
-    #[error("the file is {found}, which this command does not accept")]
-    UnsupportedInputFormat { found: String },
+    /// `found`: the format's name, `None` when the bytes match no format this service
+    /// reads; `takes`: what the command reads (empty when not known).
+    #[error("{}", unsupported_message(.found.as_deref(), .takes))]
+    UnsupportedInputFormat {
+        found: Option<String>,
+        takes: Vec<MediaFormat>,
+    },
     #[error("the image is {width}x{height} pixels, more than the limit of {limit} pixels")]
     ImageTooLarge { width: u64, height: u64, limit: u64 },
     #[error("the output would be {width}x{height} pixels, more than the limit of {limit} pixels")]
@@ -177,7 +182,45 @@ pub enum MediaError {
     Io(#[from] std::io::Error),
 }
 
+/// "the file is HEIC/HEIF, which this command does not take; it takes JPEG, PNG, WebP".
+fn unsupported_message(found: Option<&str>, takes: &[MediaFormat]) -> String {
+    let names: Vec<&str> = takes.iter().map(|f| f.name()).collect();
+    match (found, names.is_empty()) {
+        (Some(found), true) => format!("the file is {found}, which this command does not take"),
+        (Some(found), false) => format!(
+            "the file is {found}, which this command does not take; it takes {}",
+            names.join(", ")
+        ),
+        (None, true) => "the file is in no format this service reads".into(),
+        (None, false) => format!(
+            "the file is in no format this service reads; this command takes {}",
+            names.join(", ")
+        ),
+    }
+}
+
 impl MediaError {
+    /// A `found` file that a command taking only `takes` was given.
+    pub fn unsupported(found: MediaFormat, takes: &[MediaFormat]) -> MediaError {
+        MediaError::UnsupportedInputFormat {
+            found: Some(found.name().to_string()),
+            takes: takes.to_vec(),
+        }
+    }
+
+    /// This error with what the command takes filled in, where it was not known.
+    pub fn naming_what_is_taken(self, inputs: &[MediaFormat]) -> MediaError {
+        match self {
+            MediaError::UnsupportedInputFormat { found, takes } if takes.is_empty() => {
+                MediaError::UnsupportedInputFormat {
+                    found,
+                    takes: inputs.to_vec(),
+                }
+            }
+            other => other,
+        }
+    }
+
     /// Stable error code reported in the failed edit's `error.code`.
     pub fn code(&self) -> Code {
         match self {
@@ -263,7 +306,8 @@ impl Media {
     pub async fn detect(&self, path: &Path) -> Result<MediaFormat, MediaError> {
         let head = sniff::read_head(path).await?;
         sniff::sniff(&head).ok_or_else(|| MediaError::UnsupportedInputFormat {
-            found: "in an unrecognised format".into(),
+            found: None,
+            takes: Vec::new(),
         })
     }
 

@@ -146,9 +146,15 @@ pub(crate) fn demuxer(format: MediaFormat) -> &'static str {
         MediaFormat::Png => "png_pipe",
         MediaFormat::Webp => "webp_pipe",
         MediaFormat::Gif => "gif",
-        MediaFormat::Mp4 | MediaFormat::Mov => "mov",
-        MediaFormat::Webm => "matroska",
+        // ISO-BMFF: MP4, QuickTime, 3GPP (HEIF and AVIF are not given to ffmpeg).
+        MediaFormat::Mp4 | MediaFormat::Mov | MediaFormat::ThreeGp => "mov",
+        MediaFormat::Heif | MediaFormat::Avif => "mov",
+        MediaFormat::Webm | MediaFormat::Mkv => "matroska",
         MediaFormat::Ogv => "ogg",
+        MediaFormat::Avi => "avi",
+        MediaFormat::MpegTs => "mpegts",
+        MediaFormat::Tiff => "tiff_pipe",
+        MediaFormat::Bmp => "bmp_pipe",
     }
 }
 

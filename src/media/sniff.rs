@@ -9,8 +9,9 @@ use tokio::io::AsyncReadExt;
 
 use super::MediaFormat;
 
-/// How many leading bytes [`sniff`] needs (ISO-BMFF brand ends at byte 12).
-pub(crate) const HEAD_LEN: usize = 16;
+/// How many leading bytes [`sniff`] needs: an MPEG-TS file is told by its sync byte
+/// at the start of three 188- or 192-byte packets.
+pub(crate) const HEAD_LEN: usize = 512;
 
 /// Reads up to [`HEAD_LEN`] bytes from the start of `path` (fewer for a short file).
 pub(crate) async fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
@@ -22,6 +23,7 @@ pub(crate) async fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// The format whose signature `head` starts with, if any.
 pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
+    let at = |offset: usize, bytes: &[u8]| head.get(offset..offset + bytes.len()) == Some(bytes);
     if head.starts_with(&[0xFF, 0xD8, 0xFF]) {
         return Some(MediaFormat::Jpeg);
     }
@@ -31,25 +33,65 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
     if head.starts_with(b"GIF87a") || head.starts_with(b"GIF89a") {
         return Some(MediaFormat::Gif);
     }
-    if head.len() >= 12 && head.starts_with(b"RIFF") && &head[8..12] == b"WEBP" {
+    if head.starts_with(b"RIFF") && at(8, b"WEBP") {
         return Some(MediaFormat::Webp);
     }
-    if head.len() >= 12 && &head[4..8] == b"ftyp" {
-        // QuickTime files name themselves `qt  `; every other brand (isom, mp42, M4V ...)
-        // is MP4 for our purposes, and ffmpeg's demuxer reads both the same way.
-        return Some(if &head[8..12] == b"qt  " {
-            MediaFormat::Mov
-        } else {
-            MediaFormat::Mp4
-        });
+    if head.starts_with(b"RIFF") && at(8, b"AVI ") {
+        return Some(MediaFormat::Avi);
+    }
+    if at(4, b"ftyp") && head.len() >= 12 {
+        return Some(iso_bmff(head));
     }
     if head.starts_with(&[0x1A, 0x45, 0xDF, 0xA3]) {
-        return Some(MediaFormat::Webm);
+        // The EBML header names its DocType: `webm` or `matroska`.
+        let webm = head.windows(4).take(64).any(|w| w == b"webm");
+        return Some(if webm {
+            MediaFormat::Webm
+        } else {
+            MediaFormat::Mkv
+        });
     }
     if head.starts_with(b"OggS") {
         return Some(MediaFormat::Ogv);
     }
+    let synced =
+        |first: usize, size: usize| (0..3).all(|i| head.get(first + i * size) == Some(&0x47));
+    if synced(0, 188) || synced(4, 192) {
+        return Some(MediaFormat::MpegTs);
+    }
+    if head.starts_with(b"II*\0") || head.starts_with(b"MM\0*") || head.starts_with(b"II+\0") {
+        return Some(MediaFormat::Tiff);
+    }
+    if head.starts_with(b"BM") && at(6, &[0, 0, 0, 0]) && head.len() >= 18 {
+        let dib = u32::from_le_bytes([head[14], head[15], head[16], head[17]]);
+        if [12, 40, 52, 56, 64, 108, 124].contains(&dib) {
+            return Some(MediaFormat::Bmp);
+        }
+    }
     None
+}
+
+/// An ISO-BMFF file (`ftyp` box) by its brands: QuickTime, HEIF/HEIC, AVIF, 3GPP, or
+/// MP4 (every other brand: isom, mp42, M4V, ...).
+fn iso_bmff(head: &[u8]) -> MediaFormat {
+    let major = &head[8..12];
+    let box_end =
+        (u32::from_be_bytes([head[0], head[1], head[2], head[3]]) as usize).min(head.len());
+    let compatible: Vec<&[u8]> = head[16.min(box_end)..box_end].chunks_exact(4).collect();
+    let has =
+        |brands: &[&[u8]]| brands.contains(&major) || compatible.iter().any(|b| brands.contains(b));
+    const HEIC: &[&[u8]] = &[
+        b"heic", b"heix", b"heim", b"heis", b"hevc", b"hevx", b"hevm", b"hevs",
+    ];
+    match major {
+        b"qt  " => MediaFormat::Mov,
+        b"avif" | b"avis" => MediaFormat::Avif,
+        _ if HEIC.contains(&major) => MediaFormat::Heif,
+        b"mif1" | b"msf1" if has(&[b"avif", b"avis"]) => MediaFormat::Avif,
+        b"mif1" | b"msf1" => MediaFormat::Heif,
+        _ if major.starts_with(b"3g") => MediaFormat::ThreeGp,
+        _ => MediaFormat::Mp4,
+    }
 }
 
 #[cfg(test)]
@@ -86,11 +128,61 @@ mod tests {
 
     #[test]
     fn sniff_recognises_matroska_and_ogg() {
-        assert_eq!(
-            sniff(&[0x1A, 0x45, 0xDF, 0xA3, 0x9F]),
-            Some(MediaFormat::Webm)
-        );
+        let ebml = |doc_type: &[u8]| {
+            [
+                &[0x1A, 0x45, 0xDF, 0xA3, 0x9F, 0x42, 0x82, 0x88][..],
+                doc_type,
+            ]
+            .concat()
+        };
+        assert_eq!(sniff(&ebml(b"webm")), Some(MediaFormat::Webm));
+        assert_eq!(sniff(&ebml(b"matroska")), Some(MediaFormat::Mkv));
         assert_eq!(sniff(b"OggS\0\x02"), Some(MediaFormat::Ogv));
+    }
+
+    #[test]
+    fn sniff_tells_heic_avif_and_3gp_from_mp4_by_their_brands() {
+        assert_eq!(
+            sniff(b"\0\0\0\x18ftypheic\0\0\0\0mif1heic"),
+            Some(MediaFormat::Heif)
+        );
+        assert_eq!(
+            sniff(b"\0\0\0\x18ftypavif\0\0\0\0avifmif1"),
+            Some(MediaFormat::Avif)
+        );
+        assert_eq!(
+            sniff(b"\0\0\0\x18ftypmif1\0\0\0\0mif1avif"),
+            Some(MediaFormat::Avif)
+        );
+        assert_eq!(
+            sniff(b"\0\0\0\x14ftypmif1\0\0\0\0mif1"),
+            Some(MediaFormat::Heif)
+        );
+        assert_eq!(
+            sniff(b"\0\0\0\x14ftyp3gp4\0\0\x02\0"),
+            Some(MediaFormat::ThreeGp)
+        );
+        assert_eq!(
+            sniff(b"\0\0\0\x14ftypM4V \0\0\x02\0"),
+            Some(MediaFormat::Mp4)
+        );
+    }
+
+    #[test]
+    fn sniff_recognises_avi_mpeg_ts_tiff_and_bmp() {
+        assert_eq!(sniff(b"RIFF\x24\0\0\0AVI LIST"), Some(MediaFormat::Avi));
+        let mut ts = vec![0u8; 512];
+        for i in 0..3 {
+            ts[i * 188] = 0x47;
+        }
+        assert_eq!(sniff(&ts), Some(MediaFormat::MpegTs));
+        ts[188] = 0;
+        assert_eq!(sniff(&ts), None, "one sync byte is not a stream");
+        assert_eq!(sniff(b"II*\0\x08\0\0\0"), Some(MediaFormat::Tiff));
+        assert_eq!(sniff(b"MM\0*\0\0\0\x08"), Some(MediaFormat::Tiff));
+        let bmp = b"BM\x46\0\0\0\0\0\0\0\x36\0\0\0\x28\0\0\0";
+        assert_eq!(sniff(bmp), Some(MediaFormat::Bmp));
+        assert_eq!(sniff(b"BMW is not a bitmap"), None);
     }
 
     #[test]

@@ -140,9 +140,7 @@ pub(crate) async fn inspect(
     accepted: &[MediaFormat],
 ) -> Result<VideoInfo, MediaError> {
     if !accepted.contains(&input.format) {
-        return Err(MediaError::UnsupportedInputFormat {
-            found: input.format.name().to_string(),
-        });
+        return Err(MediaError::unsupported(input.format, accepted));
     }
     let info = read_info(media, input).await?;
     info.check(&media.limits())?;
@@ -165,7 +163,7 @@ pub(crate) async fn read_info(media: &Media, input: &MediaFile) -> Result<VideoI
         Some(info) => info,
         None => {
             let info = match input.format {
-                MediaFormat::Mp4 | MediaFormat::Mov => {
+                MediaFormat::Mp4 | MediaFormat::Mov | MediaFormat::ThreeGp => {
                     let path = input.path.clone();
                     super::blocking(move || Ok(super::mp4::read_info(&path))).await?
                 }
@@ -202,6 +200,11 @@ async fn ffprobe_info(
             .await
             .map_err(unreadable)?;
         info.frames = counted.video().and_then(|v| v.nb_read_packets);
+    }
+    if info.frame_rate.is_none() {
+        // Ogg states no average rate: the frames over the video stream's own length.
+        let seconds = probe.video().and_then(|v| v.duration).filter(|s| *s > 0.0);
+        info.frame_rate = info.frames.zip(seconds).map(|(n, s)| n as f64 / s);
     }
     Ok(info)
 }

@@ -47,7 +47,7 @@ impl Media {
                     frames: scan.frames,
                 })
             }
-            MediaFormat::Mp4 | MediaFormat::Mov => {
+            format if format.is_video() => {
                 let info = transcode::inspect(self, file, &[file.format]).await.ok()?;
                 let frames = info.frames.or_else(|| {
                     let seconds = info.duration?;
@@ -58,7 +58,7 @@ impl Media {
                     frames,
                 })
             }
-            MediaFormat::Ogv | MediaFormat::Webm => None,
+            _ => None,
         }
     }
 }

@@ -169,7 +169,9 @@ impl EditRun<'_> {
                 Err(key) => cache_key = Some(key),
             }
         }
-        let format = self.ctx.media.detect(&source).await?;
+        let first = self.edit.commands[0];
+        let format = (self.ctx.media.detect(&source).await)
+            .map_err(|e| e.naming_what_is_taken(first.inputs()))?;
         self.tracker.finish_unit(i, &step);
         let file = MediaFile {
             path: source,

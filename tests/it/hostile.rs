@@ -189,7 +189,8 @@ async fn files_that_point_elsewhere_never_read_local_files_or_reach_the_network(
             concat.into_bytes(),
             "unsupported_input_format",
         ),
-        ("avi.mp4", avi_with_playlist, "unsupported_input_format"),
+        // An AVI header is read by the AVI demuxer, which finds no AVI after it.
+        ("avi.mp4", avi_with_playlist, "invalid_media"),
         ("stream.mp4", sdp.into_bytes(), "unsupported_input_format"),
         ("ftyp-playlist.mp4", ftyp_then_playlist, "invalid_media"),
     ];

@@ -31,6 +31,7 @@ mod cli_client;
 mod clips;
 mod cluster;
 mod connections;
+mod containers;
 mod corpus;
 mod crash;
 mod downloads;

@@ -28,8 +28,9 @@ const state = {
   plan: { timer: null, abort: null },
 };
 
-const VIDEO_FORMATS = new Set(["mp4", "mov", "webm", "ogv"]);
-const EXTENSIONS = { jpg: "jpeg", jpeg: "jpeg", png: "png", webp: "webp", gif: "gif", mp4: "mp4", m4v: "mp4", mov: "mov" };
+const VIDEO_FORMATS = new Set(["mp4", "mov", "webm", "mkv", "avi", "ts", "3gp", "ogv"]);
+const EXTENSIONS = { jpg: "jpeg", jpeg: "jpeg", png: "png", webp: "webp", gif: "gif", mp4: "mp4", m4v: "mp4", mov: "mov",
+  webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv" };
 
 /// The format of a file from its first bytes, as the service detects it (never the name).
 function formatFromBytes(b) {
@@ -38,7 +39,17 @@ function formatFromBytes(b) {
   if (b[0] === 0x89 && ascii(1, 4) === "PNG") return "png";
   if (ascii(0, 4) === "GIF8") return "gif";
   if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "WEBP") return "webp";
-  if (ascii(4, 8) === "ftyp") return ascii(8, 12) === "qt  " ? "mov" : "mp4";
+  if (ascii(0, 4) === "RIFF" && ascii(8, 12) === "AVI ") return "avi";
+  if (ascii(4, 8) === "ftyp") {
+    const brand = ascii(8, 12);
+    if (brand === "qt  ") return "mov";
+    if (brand.startsWith("3g")) return "3gp";
+    if (["heic", "heix", "mif1", "msf1", "avif", "avis"].includes(brand)) return null; // the dry run names it
+    return "mp4";
+  }
+  if (b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) return ascii(0, 64).includes("webm") ? "webm" : "mkv";
+  if (ascii(0, 4) === "OggS") return "ogv";
+  if (b[0] === 0x47 && b[188] === 0x47 && b[376] === 0x47) return "ts";
   if (["moov", "mdat", "wide", "free"].includes(ascii(4, 8))) return "mov";
   return null;
 }
@@ -71,7 +82,7 @@ async function addFiles(files) {
       format: null, status: "uploading", progress: 0, src: null, error: null };
     if (file.type.startsWith("image/")) source.thumb = URL.createObjectURL(file);
     state.sources.push(source);
-    source.format = formatFromBytes(new Uint8Array(await file.slice(0, 16).arrayBuffer()));
+    source.format = formatFromBytes(new Uint8Array(await file.slice(0, 512).arrayBuffer()));
     startUpload(source);
   }
   changed();
