@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages mediaedit needs when they are missing (Debian/Ubuntu):
-# ffmpeg/ffprobe for video; cmake and nasm to build the vendored libjpeg-turbo 3 (SIMD).
+# ffmpeg/ffprobe for video; cmake and nasm to build the vendored libjpeg-turbo 3 (SIMD);
+# libtiff (headers and library) for TIFF sources.
 #
 # With --test, also what the test suite's scale-out tests run against: PostgreSQL
 # (Debian's `postgresql`; the tests start a throwaway cluster with initdb + pg_ctl) and
@@ -32,6 +33,8 @@ command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 command -v cmake >/dev/null 2>&1 || missing+=(cmake)
 command -v nasm >/dev/null 2>&1 || missing+=(nasm)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
+# libtiff, the reference TIFF decoder, which the binary links.
+pkg-config --exists libtiff-4 2>/dev/null || missing+=(libtiff-dev)
 if $with_test_tools; then
   # The corpus test's reference decoder (Pillow) runs in a virtual environment.
   command -v python3 >/dev/null 2>&1 || missing+=(python3)

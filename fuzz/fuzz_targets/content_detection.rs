@@ -1,16 +1,14 @@
 //! Any bytes as a source file: content sniffing, then for images the header parsers
-//! (PNG IHDR, WebP VP8/VP8L/VP8X, JPEG SOF and EXIF) and decoding under a small pixel
+//! (PNG IHDR, WebP VP8/VP8L/VP8X, JPEG SOF and EXIF, TIFF IFDs, BMP headers) and decoding under a small pixel
 //! limit must return a result or a `MediaError`, never panic or allocate past the limit.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mediaedit::media::{inspect_image, sniff, ImageFormat, MediaFormat};
+use mediaedit::media::{inspect_image, sniff};
 
 fuzz_target!(|data: &[u8]| {
     let format = match sniff(data) {
-        Some(MediaFormat::Jpeg) => ImageFormat::Jpeg,
-        Some(MediaFormat::Png) => ImageFormat::Png,
-        Some(MediaFormat::Webp) => ImageFormat::Webp,
+        Some(format) if format.is_image() => format,
         _ => return,
     };
     if let Ok((width, height)) = inspect_image(data, format, 1 << 16) {

@@ -42,7 +42,7 @@ pub enum Command {
 }
 
 /// The still images the image commands read.
-const IMAGES: &[MediaFormat] = &[MediaFormat::Jpeg, MediaFormat::Png, MediaFormat::Webp];
+const IMAGES: &[MediaFormat] = crate::media::STILL_IMAGES;
 /// The containers the video commands read.
 const VIDEOS: &[MediaFormat] = crate::media::VIDEO_CONTAINERS;
 

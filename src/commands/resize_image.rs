@@ -36,8 +36,12 @@ pub const OPTIONS: &[OptionSpec] = &[
 ];
 
 /// The `format` option's format, or the input's.
+///
+/// Without `format`, the input's format where it can be written; else JPEG, or PNG once
+/// the decoded picture turns out to have transparency (`image_ops::default_output`).
 pub fn output(input: MediaFormat, options: &Options) -> MediaFormat {
-    options.format.map_or(input, ImageFormat::media_format)
+    let kept = ImageFormat::from_media_format(input).unwrap_or(ImageFormat::Jpeg);
+    options.format.unwrap_or(kept).media_format()
 }
 
 /// One image, each side scaled and rounded.

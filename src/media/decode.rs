@@ -13,7 +13,7 @@ use turbojpeg::ScalingFactor;
 
 use super::exif;
 use super::jpeg::{JpegDecoder, JpegHeader};
-use super::{ImageFormat, MediaError};
+use super::{MediaError, MediaFormat};
 
 /// Slack on top of the pixel buffer for a decoder's own scratch memory.
 const DECODER_SCRATCH_BYTES: u64 = 64 << 20;
@@ -53,7 +53,7 @@ pub(crate) fn swaps_sides(orientation: Orientation) -> bool {
 
 /// An image whose header has been read and checked against the pixel limit.
 pub(crate) struct Opened<'a> {
-    format: ImageFormat,
+    format: MediaFormat,
     header: Header,
     source: Source<'a>,
     max_pixels: u64,
@@ -62,9 +62,11 @@ pub(crate) struct Opened<'a> {
 enum Source<'a> {
     /// libjpeg-turbo: DCT-domain scaling makes large downscales several times cheaper.
     Jpeg(&'a [u8], JpegDecoder, JpegHeader),
-    /// The `image` crate: PNG, WebP, and the JPEG colour spaces libjpeg-turbo cannot
-    /// turn into RGB (CMYK, YCCK).
+    /// The `image` crate: PNG, WebP, TIFF, BMP, and the JPEG colour spaces libjpeg-turbo
+    /// cannot turn into RGB (CMYK, YCCK).
     Image(Box<dyn ImageDecoder + 'a>),
+    /// libtiff: what it reads, Pillow reads.
+    Tiff(super::tiff::TiffFile<'a>),
 }
 
 /// Runs untrusted image bytes through the whole in-process path of the image steps —
@@ -72,7 +74,7 @@ enum Source<'a> {
 /// Public so fuzz targets can drive it; the steps themselves use [`open`].
 pub fn inspect_image(
     bytes: &[u8],
-    format: ImageFormat,
+    format: MediaFormat,
     max_pixels: u64,
 ) -> Result<(u32, u32), MediaError> {
     let opened = open(bytes, format, max_pixels)?;
@@ -86,10 +88,30 @@ pub fn inspect_image(
 /// `ImageTooLarge` past the limit, `InvalidMedia` when the header cannot be parsed.
 pub(crate) fn open(
     bytes: &[u8],
-    format: ImageFormat,
+    format: MediaFormat,
     max_pixels: u64,
 ) -> Result<Opened<'_>, MediaError> {
-    if format == ImageFormat::Jpeg {
+    let mut orientation = None;
+    if format == MediaFormat::Tiff {
+        let file = super::tiff::open(bytes)?;
+        check_pixels(file.width, file.height, max_pixels)?;
+        orientation = Orientation::from_exif(file.orientation.clamp(1, 8) as u8);
+        if file.readable_as_rgba() {
+            let header = Header {
+                width: file.width,
+                height: file.height,
+                orientation: orientation.unwrap_or(Orientation::NoTransforms),
+            };
+            let source = Source::Tiff(file);
+            return Ok(Opened {
+                format,
+                header,
+                source,
+                max_pixels,
+            });
+        }
+    }
+    if format == MediaFormat::Jpeg {
         let mut decoder = JpegDecoder::new()?;
         let header = decoder.header(bytes)?;
         if !header.is_cmyk {
@@ -113,25 +135,28 @@ pub(crate) fn open(
     // that claims a huge size and then ends would come out as "corrupt" rather than
     // "too large", so the size is read from the first chunk here.
     let claimed = match format {
-        ImageFormat::Png => png_size(bytes),
-        ImageFormat::Webp => webp_size(bytes),
-        ImageFormat::Jpeg => None,
+        MediaFormat::Png => png_size(bytes),
+        MediaFormat::Webp => webp_size(bytes),
+        _ => None,
     };
     if let Some((width, height)) = claimed {
         check_pixels(width, height, max_pixels)?;
     }
-    if format == ImageFormat::Png && !png_methods_are_standard(bytes) {
+    if format == MediaFormat::Png && !png_methods_are_standard(bytes) {
         // libpng (and so browsers and Pillow) refuse these; the png crate reads on.
         return Err(MediaError::InvalidMedia(
             "the PNG declares a compression, filter or interlace method no decoder knows".into(),
         ));
     }
-    let mut reader = ImageReader::with_format(Cursor::new(bytes), image_crate_format(format));
+    let decoder_format = image_crate_format(format)
+        .ok_or_else(|| MediaError::unsupported(format, super::STILL_IMAGES))?;
+    let mut reader = ImageReader::with_format(Cursor::new(bytes), decoder_format);
     reader.limits(limits(max_pixels));
-    let decoder = reader.into_decoder().map_err(|e| undecodable(format, e))?;
+    let decoder =
+        decode_guarded(format, || reader.into_decoder())?.map_err(|e| undecodable(format, e))?;
     let (width, height) = decoder.dimensions();
     check_pixels(width, height, max_pixels)?;
-    let orientation = exif::orientation(bytes, format);
+    let orientation = orientation.unwrap_or_else(|| exif::orientation(bytes, format));
     Ok(Opened {
         format,
         header: Header {
@@ -160,8 +185,10 @@ impl Opened<'_> {
             Source::Jpeg(bytes, decoder, header) => {
                 decode_jpeg(bytes, decoder, header, min_width, min_height)
             }
+            Source::Tiff(file) => file.decode(),
             Source::Image(decoder) => {
-                let image = DynamicImage::from_decoder(decoder).map_err(|e| match e {
+                let image = decode_guarded(self.format, || DynamicImage::from_decoder(decoder))?;
+                let image = image.map_err(|e| match e {
                     ImageError::Limits(_) => MediaError::ImageTooLarge {
                         width: width.into(),
                         height: height.into(),
@@ -173,6 +200,19 @@ impl Opened<'_> {
             }
         }
     }
+}
+
+/// Runs a decoder of the `image` crate, turning a panic on a malformed file (the TIFF
+/// decoder asserts on some strip layouts) into `InvalidMedia`: damaged input is the
+/// file's fault, not a bug of ours to crash an edit over.
+fn decode_guarded<T>(format: MediaFormat, decode: impl FnOnce() -> T) -> Result<T, MediaError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)).map_err(|_| {
+        tracing::debug!(format = format.name(), "an image decoder panicked");
+        MediaError::InvalidMedia(format!(
+            "the {} data is damaged and no decoder can read it",
+            format.name()
+        ))
+    })
 }
 
 fn decode_jpeg(
@@ -276,12 +316,15 @@ fn limits(max_pixels: u64) -> Limits {
     limits
 }
 
-fn image_crate_format(format: ImageFormat) -> image::ImageFormat {
-    match format {
-        ImageFormat::Jpeg => image::ImageFormat::Jpeg,
-        ImageFormat::Png => image::ImageFormat::Png,
-        ImageFormat::Webp => image::ImageFormat::WebP,
-    }
+fn image_crate_format(format: MediaFormat) -> Option<image::ImageFormat> {
+    Some(match format {
+        MediaFormat::Jpeg => image::ImageFormat::Jpeg,
+        MediaFormat::Png => image::ImageFormat::Png,
+        MediaFormat::Webp => image::ImageFormat::WebP,
+        MediaFormat::Tiff => image::ImageFormat::Tiff,
+        MediaFormat::Bmp => image::ImageFormat::Bmp,
+        _ => return None,
+    })
 }
 
 /// Narrows any decoded layout to the two the resizer and encoders work with.
@@ -301,9 +344,9 @@ fn to_u32(n: usize) -> Result<u32, MediaError> {
 /// A decoder's refusal as a sentence for a person. The decoders' own messages carry
 /// debug output and bytes of the file (a PNG chunk type, say), so they go to the log
 /// and the client gets what it can act on.
-fn undecodable(format: ImageFormat, error: ImageError) -> MediaError {
+fn undecodable(format: MediaFormat, error: ImageError) -> MediaError {
     tracing::debug!(%error, "an image decoder refused a file");
-    let name = format.media_format().name();
+    let name = format.name();
     let what = match error {
         ImageError::Unsupported(_) => "uses a feature no supported decoder reads",
         ImageError::Limits(_) => "needs more memory to decode than the limits allow",

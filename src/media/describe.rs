@@ -3,9 +3,7 @@
 //! and plain MP4s; ffprobe for the rest) when the file is stored, so reading an edit
 //! never probes anything.
 
-use super::{
-    decode, gif, probe, transcode, ImageFormat, Media, MediaError, MediaFile, MediaFormat,
-};
+use super::{decode, gif, probe, transcode, Media, MediaError, MediaFile, MediaFormat};
 
 /// Bytes of an image read to find its size (our outputs carry no metadata before it).
 const IMAGE_HEAD_BYTES: u64 = 1 << 16;
@@ -29,9 +27,8 @@ impl Media {
         let bytes = tokio::fs::metadata(&file.path).await?.len();
         let unreadable = || MediaError::InvalidMedia("an output could not be read back".into());
         let (width, height, duration, frames) = match file.format {
-            MediaFormat::Jpeg | MediaFormat::Png | MediaFormat::Webp => {
-                let format = ImageFormat::from_media_format(file.format).ok_or_else(unreadable)?;
-                let head = super::work::read_head(file, IMAGE_HEAD_BYTES)
+            format if format.is_image() => {
+                let head = super::work::read_image_head(file, IMAGE_HEAD_BYTES)
                     .await
                     .ok_or_else(unreadable)?;
                 let header = decode::open(&head, format, u64::MAX)?.header();
@@ -58,11 +55,15 @@ impl Media {
                 let (width, height) = (video.width.unwrap_or(0), video.height.unwrap_or(0));
                 (width, height, duration, video.nb_read_packets)
             }
-            // Not read yet: the error names the format (and, from the caller, what the
-            // command takes).
-            MediaFormat::Heif | MediaFormat::Avif | MediaFormat::Tiff | MediaFormat::Bmp => {
-                return Err(MediaError::unsupported(file.format, &[]))
-            }
+            // HEIF and AVIF are not read yet (the still images are read above): the error
+            // names the format, and the caller what the command takes.
+            MediaFormat::Jpeg
+            | MediaFormat::Png
+            | MediaFormat::Webp
+            | MediaFormat::Tiff
+            | MediaFormat::Bmp
+            | MediaFormat::Heif
+            | MediaFormat::Avif => return Err(MediaError::unsupported(file.format, &[])),
         };
         Ok(Described {
             bytes,

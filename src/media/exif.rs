@@ -10,14 +10,15 @@
 
 use image::metadata::Orientation;
 
-use super::ImageFormat;
+use super::MediaFormat;
 
 /// How the stored pixels of `bytes` must be turned to show the picture upright.
-pub(crate) fn orientation(bytes: &[u8], format: ImageFormat) -> Orientation {
+pub(crate) fn orientation(bytes: &[u8], format: MediaFormat) -> Orientation {
     let payload = match format {
-        ImageFormat::Jpeg => jpeg_exif(bytes),
-        ImageFormat::Webp => webp_exif(bytes),
-        ImageFormat::Png => png_exif(bytes),
+        MediaFormat::Jpeg => jpeg_exif(bytes),
+        MediaFormat::Webp => webp_exif(bytes),
+        MediaFormat::Png => png_exif(bytes),
+        _ => None,
     };
     payload
         .map(|p| p.strip_prefix(b"Exif\0\0").unwrap_or(p))
@@ -161,13 +162,13 @@ mod tests {
         let prefixed: Vec<u8> = [b"Exif\0\0".as_slice(), &tiff(6)].concat();
         for exif in [tiff(6), prefixed] {
             let webp = webp_with(&exif);
-            assert_eq!(orientation(&webp, ImageFormat::Webp), Orientation::Rotate90);
+            assert_eq!(orientation(&webp, MediaFormat::Webp), Orientation::Rotate90);
             // After the image data, as the PNG spec allows.
             let png = png_with(&exif);
-            assert_eq!(orientation(&png, ImageFormat::Png), Orientation::Rotate90);
+            assert_eq!(orientation(&png, MediaFormat::Png), Orientation::Rotate90);
         }
         assert_eq!(
-            orientation(&webp_with(&tiff(3)), ImageFormat::Webp),
+            orientation(&webp_with(&tiff(3)), MediaFormat::Webp),
             Orientation::Rotate180
         );
     }
@@ -175,13 +176,13 @@ mod tests {
     #[test]
     fn missing_or_broken_exif_leaves_the_picture_as_stored() {
         let none = Orientation::NoTransforms;
-        assert_eq!(orientation(&webp_with(b"garbage"), ImageFormat::Webp), none);
-        assert_eq!(orientation(&webp_with(b"")[..30], ImageFormat::Webp), none);
-        assert_eq!(orientation(&png_with(&tiff(99)), ImageFormat::Png), none);
+        assert_eq!(orientation(&webp_with(b"garbage"), MediaFormat::Webp), none);
+        assert_eq!(orientation(&webp_with(b"")[..30], MediaFormat::Webp), none);
+        assert_eq!(orientation(&png_with(&tiff(99)), MediaFormat::Png), none);
         assert_eq!(
-            orientation(b"\x89PNG\r\n\x1a\n\xff\xff\xff\xff", ImageFormat::Png),
+            orientation(b"\x89PNG\r\n\x1a\n\xff\xff\xff\xff", MediaFormat::Png),
             none
         );
-        assert_eq!(orientation(b"", ImageFormat::Jpeg), none);
+        assert_eq!(orientation(b"", MediaFormat::Jpeg), none);
     }
 }

@@ -25,9 +25,20 @@ pub enum MediaFormat {
     /// Recognised so that an error names them; not read yet.
     Heif,
     Avif,
+    /// Read (first page), never written.
     Tiff,
+    /// Read, never written.
     Bmp,
 }
+
+/// The still images the image commands read: decoded in-process.
+pub const STILL_IMAGES: &[MediaFormat] = &[
+    MediaFormat::Jpeg,
+    MediaFormat::Png,
+    MediaFormat::Webp,
+    MediaFormat::Tiff,
+    MediaFormat::Bmp,
+];
 
 /// The video containers every video command reads, each through its own named ffmpeg
 /// demuxer (`probe::demuxer`).
@@ -107,12 +118,9 @@ impl MediaFormat {
         VIDEO_CONTAINERS.contains(&self)
     }
 
-    /// A still image (JPEG, PNG, WebP): what the image commands read and write.
+    /// One of the [`STILL_IMAGES`]: what the image commands read.
     pub fn is_image(self) -> bool {
-        matches!(
-            self,
-            MediaFormat::Jpeg | MediaFormat::Png | MediaFormat::Webp
-        )
+        STILL_IMAGES.contains(&self)
     }
 
     /// Human name used in error details.

@@ -12,7 +12,7 @@ use image::{DynamicImage, ExtendedColorType, ImageEncoder, RgbImage};
 use turbojpeg::{Compressor, PixelFormat, Subsamp};
 
 use super::decode::{self, swaps_sides};
-use super::{output_path, ImageFormat, MediaError, MediaFile};
+use super::{output_path, ImageFormat, MediaError, MediaFile, MediaFormat, STILL_IMAGES};
 
 /// JPEG output quality: the usual web trade-off; artefacts are hard to see at 85.
 const JPEG_QUALITY: i32 = 85;
@@ -23,31 +23,41 @@ const WEBP_MAX_SIDE: u32 = 16383;
 
 /// The image format of an input, or `UnsupportedInputFormat` for anything but a still
 /// image we can decode.
-pub(crate) fn image_input(input: &MediaFile) -> Result<ImageFormat, MediaError> {
-    let still = [
-        super::MediaFormat::Jpeg,
-        super::MediaFormat::Png,
-        super::MediaFormat::Webp,
-    ];
-    ImageFormat::from_media_format(input.format)
-        .ok_or_else(|| MediaError::unsupported(input.format, &still))
+pub(crate) fn image_input(input: &MediaFile) -> Result<MediaFormat, MediaError> {
+    if input.format.is_image() {
+        return Ok(input.format);
+    }
+    Err(MediaError::unsupported(input.format, STILL_IMAGES))
+}
+
+/// What `resize-image` writes without a `format`: the input's format when it can write
+/// it, else PNG for a picture with transparency and JPEG for one without.
+pub(crate) fn default_output(input: MediaFormat, image: &DynamicImage) -> ImageFormat {
+    match ImageFormat::from_media_format(input) {
+        Some(same) => same,
+        None if image.color().has_alpha() => ImageFormat::Png,
+        None => ImageFormat::Jpeg,
+    }
 }
 
 /// Reads `path`, scales its upright picture by `scale`, writes it as `output` into
 /// `out_dir`. The body of both `resize-image` and `image-to-webp` (scale 1).
 pub(crate) fn resize_image(
     path: &Path,
-    input: ImageFormat,
+    input: MediaFormat,
     scale: f64,
-    output: ImageFormat,
+    output: Option<ImageFormat>,
     max_pixels: u64,
     out_dir: &Path,
 ) -> Result<MediaFile, MediaError> {
     let bytes = std::fs::read(path)?;
+    // Without a format, the output is the input's, PNG or JPEG: none has WebP's limit.
+    let sized_for = output.unwrap_or(ImageFormat::Png);
     let image = load_upright(&bytes, input, max_pixels, |w, h| {
-        scaled_size(w, h, scale, output, max_pixels)
+        scaled_size(w, h, scale, sized_for, max_pixels)
     })?;
     drop(bytes);
+    let output = output.unwrap_or_else(|| default_output(input, &image));
     super::cancel::checkpoint()?;
     let encoded = encode(image, output)?;
     super::cancel::checkpoint()?;
@@ -108,7 +118,7 @@ fn too_large(width: u64, height: u64, limit: u64) -> MediaError {
 /// result for less work.
 pub(crate) fn load_upright(
     bytes: &[u8],
-    format: ImageFormat,
+    format: MediaFormat,
     max_pixels: u64,
     target: impl FnOnce(u32, u32) -> Result<(u32, u32), MediaError>,
 ) -> Result<DynamicImage, MediaError> {

@@ -30,6 +30,7 @@ pub(crate) mod probe;
 mod process;
 mod progress;
 mod sniff;
+mod tiff;
 pub(crate) mod transcode;
 pub(crate) mod video;
 mod work;
@@ -42,7 +43,7 @@ pub(crate) mod testutil;
 
 pub use decode::inspect_image;
 pub use describe::Described;
-pub use format::{MediaFormat, VIDEO_CONTAINERS};
+pub use format::{MediaFormat, STILL_IMAGES, VIDEO_CONTAINERS};
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
 pub use progress::ProgressFn;
 pub use sniff::sniff;
@@ -345,11 +346,10 @@ impl Media {
                 expected: "a positive number",
             });
         }
-        let output = format.unwrap_or(input_format);
         let limit = self.config().max_image_pixels;
         let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
         blocking(move || {
-            image_ops::resize_image(&path, input_format, scale, output, limit, &out_dir)
+            image_ops::resize_image(&path, input_format, scale, format, limit, &out_dir)
         })
         .await
     }
@@ -366,7 +366,8 @@ impl Media {
         let limit = self.config().max_image_pixels;
         let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
         blocking(move || {
-            image_ops::resize_image(&path, input_format, 1.0, ImageFormat::Webp, limit, &out_dir)
+            let webp = Some(ImageFormat::Webp);
+            image_ops::resize_image(&path, input_format, 1.0, webp, limit, &out_dir)
         })
         .await
     }

@@ -4,7 +4,7 @@
 
 use tokio::io::AsyncReadExt;
 
-use super::{decode, gif, transcode, ImageFormat, Media, MediaFile, MediaFormat};
+use super::{decode, gif, transcode, Media, MediaFile, MediaFormat};
 
 /// Bytes of an image read to find its size: enough for the size chunk of a PNG or
 /// WebP, and for the frame header of a JPEG behind its metadata segments.
@@ -30,9 +30,8 @@ impl Media {
     /// error it would report anyway.
     pub async fn measure_work(&self, file: &MediaFile) -> Option<Work> {
         match file.format {
-            MediaFormat::Jpeg | MediaFormat::Png | MediaFormat::Webp => {
-                let format = ImageFormat::from_media_format(file.format)?;
-                let head = read_head(file, IMAGE_HEAD_BYTES).await?;
+            format if format.is_image() => {
+                let head = read_image_head(file, IMAGE_HEAD_BYTES).await?;
                 let limit = self.config().max_image_pixels;
                 let header = decode::open(&head, format, limit).ok()?.header();
                 let pixels = u64::from(header.width) * u64::from(header.height);
@@ -61,6 +60,15 @@ impl Media {
             _ => None,
         }
     }
+}
+
+/// The start of an image, enough for its header: `max` bytes, or all of a TIFF, whose
+/// directory may come last.
+pub(super) async fn read_image_head(file: &MediaFile, max: u64) -> Option<Vec<u8>> {
+    if file.format == MediaFormat::Tiff {
+        return tokio::fs::read(&file.path).await.ok();
+    }
+    read_head(file, max).await
 }
 
 pub(super) async fn read_head(file: &MediaFile, max: u64) -> Option<Vec<u8>> {

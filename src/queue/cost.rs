@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::slots::Class;
 use super::JobError;
 use crate::error_code::Code;
-use crate::media::{ImageFormat, MediaFormat};
+use crate::media::MediaFormat;
 
 /// Steps up to this many pixels × frames are light: any still image up to 64 MP, a
 /// GIF or clip of a few seconds at a small size. A 10 s 1080p clip is 0.5 G.
@@ -26,7 +26,7 @@ pub fn class_of(work: Option<u64>, format: MediaFormat) -> Class {
     match work {
         Some(work) if work <= LIGHT_WORK => Class::Light,
         Some(_) => Class::Heavy,
-        None if ImageFormat::from_media_format(format).is_some() => Class::Light,
+        None if format.is_image() => Class::Light,
         None => Class::Heavy,
     }
 }

@@ -95,3 +95,75 @@ pub fn format_of(path: &std::path::Path) -> ImageFormat {
         .format()
         .unwrap()
 }
+
+/// An uncompressed, little-endian TIFF of one strip, 8 bits per sample, as many samples
+/// per pixel as `pixel` gives: `photometric` 2 (RGB; a fourth sample is unassociated
+/// alpha) or 5 (CMYK); and an Orientation tag.
+pub fn tiff(
+    w: u32,
+    h: u32,
+    photometric: u16,
+    orientation: u16,
+    pixel: impl Fn(u32, u32) -> Vec<u8>,
+) -> Vec<u8> {
+    let mut data = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            data.extend(pixel(x, y));
+        }
+    }
+    let samples = (data.len() / (w * h) as usize) as u16;
+    let with_alpha = photometric == 2 && samples == 4;
+    let mut entries: Vec<(u16, u16, u32)> = vec![
+        (256, 4, w),
+        (257, 4, h),
+        (258, 3, 0), // BitsPerSample: the offset is filled in below
+        (259, 3, 1),
+        (262, 3, u32::from(photometric)),
+        (273, 4, 0), // StripOffsets: filled in below
+        (274, 3, u32::from(orientation)),
+        (277, 3, u32::from(samples)),
+        (278, 4, h),
+        (279, 4, data.len() as u32),
+        (284, 3, 1),
+    ];
+    if with_alpha {
+        entries.push((338, 3, 2));
+    }
+    let ifd_len = 2 + entries.len() * 12 + 4;
+    let bits_at = 8 + ifd_len as u32;
+    let data_at = bits_at + 2 * u32::from(samples);
+    let mut out = b"II*\0\x08\0\0\0".to_vec();
+    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    for (tag, kind, value) in entries {
+        let value = match tag {
+            258 => bits_at,
+            273 => data_at,
+            _ => value,
+        };
+        out.extend_from_slice(&tag.to_le_bytes());
+        out.extend_from_slice(&kind.to_le_bytes());
+        out.extend_from_slice(&1u32.to_le_bytes());
+        let count_field = if tag == 258 { samples } else { 1 };
+        if tag == 258 {
+            let at = out.len() - 4;
+            out[at..].copy_from_slice(&u32::from(count_field).to_le_bytes());
+        }
+        if kind == 3 && tag != 258 {
+            out.extend_from_slice(&(value as u16).to_le_bytes());
+            out.extend_from_slice(&[0, 0]);
+        } else {
+            out.extend_from_slice(&value.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&0u32.to_le_bytes());
+    for _ in 0..samples {
+        out.extend_from_slice(&8u16.to_le_bytes());
+    }
+    out.extend_from_slice(&data);
+    out
+}
+
+pub fn bmp(image: DynamicImage) -> Vec<u8> {
+    encode(image, ImageFormat::Bmp)
+}

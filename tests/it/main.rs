@@ -53,6 +53,7 @@ mod playground;
 mod speed;
 mod stages;
 mod stalled_sources;
+mod still_formats;
 mod uploads;
 mod videos;
 mod webhooks;

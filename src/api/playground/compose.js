@@ -30,7 +30,7 @@ const state = {
 
 const VIDEO_FORMATS = new Set(["mp4", "mov", "webm", "mkv", "avi", "ts", "3gp", "ogv"]);
 const EXTENSIONS = { jpg: "jpeg", jpeg: "jpeg", png: "png", webp: "webp", gif: "gif", mp4: "mp4", m4v: "mp4", mov: "mov",
-  webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv" };
+  tif: "tiff", tiff: "tiff", bmp: "bmp", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv" };
 
 /// The format of a file from its first bytes, as the service detects it (never the name).
 function formatFromBytes(b) {
@@ -50,6 +50,8 @@ function formatFromBytes(b) {
   if (b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) return ascii(0, 64).includes("webm") ? "webm" : "mkv";
   if (ascii(0, 4) === "OggS") return "ogv";
   if (b[0] === 0x47 && b[188] === 0x47 && b[376] === 0x47) return "ts";
+  if (ascii(0, 4) === "II*\0" || ascii(0, 4) === "MM\0*") return "tiff";
+  if (ascii(0, 2) === "BM") return "bmp";
   if (["moov", "mdat", "wide", "free"].includes(ascii(4, 8))) return "mov";
   return null;
 }

@@ -4,7 +4,7 @@ use crate::media::testutil::{jpeg_with_orientation, png_claiming_size, solid_jpe
 #[test]
 fn header_reports_upright_size_for_rotated_jpeg() {
     let jpeg = jpeg_with_orientation(40, 20, 6);
-    let opened = open(&jpeg, ImageFormat::Jpeg, 1_000_000).unwrap();
+    let opened = open(&jpeg, MediaFormat::Jpeg, 1_000_000).unwrap();
     assert_eq!(opened.header().orientation, Orientation::Rotate90);
     assert_eq!(opened.header().upright_size(), (20, 40));
 }
@@ -12,7 +12,7 @@ fn header_reports_upright_size_for_rotated_jpeg() {
 #[test]
 fn open_refuses_a_huge_png_header_before_decoding() {
     let png = png_claiming_size(60_000, 60_000);
-    let err = open(&png, ImageFormat::Png, 100_000_000).err().unwrap();
+    let err = open(&png, MediaFormat::Png, 100_000_000).err().unwrap();
     assert!(
         matches!(
             err,
@@ -32,9 +32,9 @@ fn a_png_with_an_unknown_compression_method_is_refused_before_decoding() {
         image::DynamicImage::ImageRgb8(crate::media::testutil::two_tone(4, 4)),
         image::ImageFormat::Png,
     );
-    assert!(open(&png, ImageFormat::Png, 100).is_ok());
+    assert!(open(&png, MediaFormat::Png, 100).is_ok());
     png[26] = 1;
-    let err = open(&png, ImageFormat::Png, 100).err().unwrap();
+    let err = open(&png, MediaFormat::Png, 100).err().unwrap();
     assert!(
         matches!(err, MediaError::InvalidMedia(ref m) if m.contains("compression")),
         "{err:?}"
@@ -79,7 +79,7 @@ fn shrink_factor_keeps_at_least_the_target_size() {
 #[test]
 fn decode_jpeg_shrinks_in_the_dct_domain() {
     let jpeg = solid_jpeg(64, 48, [200, 10, 10]);
-    let opened = open(&jpeg, ImageFormat::Jpeg, 1_000_000).unwrap();
+    let opened = open(&jpeg, MediaFormat::Jpeg, 1_000_000).unwrap();
     let image = opened.decode(30, 20).unwrap();
     assert_eq!((image.width(), image.height()), (32, 24));
 }
@@ -90,16 +90,44 @@ fn decode_tolerates_extraneous_bytes_but_not_truncation() {
     // Garbage between the entropy-coded data and EOI: a libjpeg warning only.
     let mut padded = jpeg[..jpeg.len() - 2].to_vec();
     padded.extend_from_slice(&[0x12, 0x34, 0x56, 0xFF, 0xD9]);
-    let image = open(&padded, ImageFormat::Jpeg, 1_000_000)
+    let image = open(&padded, MediaFormat::Jpeg, 1_000_000)
         .unwrap()
         .decode(64, 48)
         .unwrap();
     assert_eq!(image.width(), 64);
 
     let truncated = &jpeg[..jpeg.len() * 2 / 3];
-    let result = open(truncated, ImageFormat::Jpeg, 1_000_000).and_then(|o| o.decode(64, 48));
+    let result = open(truncated, MediaFormat::Jpeg, 1_000_000).and_then(|o| o.decode(64, 48));
     assert!(
         matches!(result, Err(MediaError::InvalidMedia(_))),
         "{result:?}"
     );
+}
+
+/// Every single-byte corruption of a small TIFF and BMP (each byte set to 0x00, 0xFF and
+/// a bit flipped): a result or a `MediaError`, never a panic, never past the limit.
+#[test]
+fn corrupt_tiffs_and_bmps_never_panic_or_pass_the_limit() {
+    let picture = image::DynamicImage::ImageRgba8(image::RgbaImage::from_fn(8, 6, |x, y| {
+        image::Rgba([x as u8 * 30, y as u8 * 40, 90, 200])
+    }));
+    for (format, encoding) in [
+        (MediaFormat::Tiff, image::ImageFormat::Tiff),
+        (MediaFormat::Bmp, image::ImageFormat::Bmp),
+    ] {
+        let mut bytes = std::io::Cursor::new(Vec::new());
+        picture.write_to(&mut bytes, encoding).unwrap();
+        let bytes = bytes.into_inner();
+        assert_eq!(inspect_image(&bytes, format, 1 << 12).unwrap(), (8, 6));
+        for at in 0..bytes.len() {
+            for value in [0x00, 0xFF, bytes[at] ^ 0x10] {
+                let mut broken = bytes.clone();
+                broken[at] = value;
+                if let Ok((w, h)) = inspect_image(&broken, format, 1 << 12) {
+                    assert!(u64::from(w) * u64::from(h) <= 1 << 12, "{format:?} at {at}");
+                }
+            }
+        }
+        assert!(inspect_image(&bytes[..bytes.len() / 2], format, 1 << 12).is_err());
+    }
 }

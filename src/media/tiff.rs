@@ -1,0 +1,279 @@
+//! TIFF through libtiff, the reference decoder (Debian's `libtiff6`, linked as
+//! `libtiff`): every compression and photometric it knows (JPEG-in-TIFF, LZW, Deflate,
+//! PackBits, CCITT, YCbCr, CMYK, CIELab, palettes, 1- to 16-bit samples, strips or
+//! tiles, planar or chunky) comes out as 8-bit RGBA through its `TIFFRGBAImage`
+//! interface. The pure-Rust decoder of the `image` crate misses a third of the TIFFs
+//! of Pillow's test suite; this reads what Pillow reads.
+//!
+//! Only the first page is read. The bytes are handed over in memory (`TIFFClientOpen`
+//! with read/seek/size callbacks over a slice): libtiff never opens a file itself. The
+//! size is read from the first directory and checked against the pixel limit before a
+//! pixel buffer exists.
+
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::Once;
+
+use image::{DynamicImage, RgbImage, RgbaImage};
+
+use super::MediaError;
+
+#[repr(C)]
+struct Tiff {
+    _opaque: [u8; 0],
+}
+
+type ReadWrite = unsafe extern "C" fn(*mut c_void, *mut c_void, isize) -> isize;
+type Seek = unsafe extern "C" fn(*mut c_void, u64, c_int) -> u64;
+type Close = unsafe extern "C" fn(*mut c_void) -> c_int;
+type Size = unsafe extern "C" fn(*mut c_void) -> u64;
+type Map = unsafe extern "C" fn(*mut c_void, *mut *mut c_void, *mut u64) -> c_int;
+type Unmap = unsafe extern "C" fn(*mut c_void, *mut c_void, u64);
+
+#[link(name = "tiff")]
+extern "C" {
+    #[allow(clippy::too_many_arguments)]
+    fn TIFFClientOpen(
+        name: *const c_char,
+        mode: *const c_char,
+        handle: *mut c_void,
+        read: ReadWrite,
+        write: ReadWrite,
+        seek: Seek,
+        close: Close,
+        size: Size,
+        map: Map,
+        unmap: Unmap,
+    ) -> *mut Tiff;
+    fn TIFFClose(tiff: *mut Tiff);
+    fn TIFFGetField(tiff: *mut Tiff, tag: u32, ...) -> c_int;
+    fn TIFFRGBAImageOK(tiff: *mut Tiff, message: *mut c_char) -> c_int;
+    fn TIFFReadRGBAImageOriented(
+        tiff: *mut Tiff,
+        width: u32,
+        height: u32,
+        raster: *mut u32,
+        orientation: c_int,
+        stop_on_error: c_int,
+    ) -> c_int;
+    fn TIFFSetErrorHandler(handler: *const c_void) -> *const c_void;
+    fn TIFFSetWarningHandler(handler: *const c_void) -> *const c_void;
+}
+
+const TAG_IMAGE_WIDTH: u32 = 256;
+const TAG_IMAGE_LENGTH: u32 = 257;
+const TAG_ORIENTATION: u32 = 274;
+const TAG_EXTRA_SAMPLES: u32 = 338;
+const EXTRA_SAMPLE_ASSOCIATED_ALPHA: u16 = 1;
+const EXTRA_SAMPLE_UNASSOCIATED_ALPHA: u16 = 2;
+
+/// The bytes libtiff reads, and where it is.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: u64,
+}
+
+unsafe extern "C" fn read(handle: *mut c_void, buf: *mut c_void, size: isize) -> isize {
+    let cursor = &mut *(handle as *mut Cursor);
+    let start = cursor.at.min(cursor.bytes.len() as u64) as usize;
+    let n = (size.max(0) as usize).min(cursor.bytes.len() - start);
+    std::ptr::copy_nonoverlapping(cursor.bytes.as_ptr().add(start), buf as *mut u8, n);
+    cursor.at = (start + n) as u64;
+    n as isize
+}
+
+unsafe extern "C" fn write(_: *mut c_void, _: *mut c_void, _: isize) -> isize {
+    -1
+}
+
+unsafe extern "C" fn seek(handle: *mut c_void, offset: u64, whence: c_int) -> u64 {
+    let cursor = &mut *(handle as *mut Cursor);
+    // SEEK_SET takes the offset as is; SEEK_CUR and SEEK_END as a signed step.
+    let target = match whence {
+        1 => i128::from(cursor.at) + i128::from(offset as i64),
+        2 => cursor.bytes.len() as i128 + i128::from(offset as i64),
+        _ => i128::from(offset),
+    };
+    match u64::try_from(target) {
+        // An offset past the end stays there: reads then return nothing.
+        Ok(at) => {
+            cursor.at = at;
+            at
+        }
+        Err(_) => u64::MAX,
+    }
+}
+
+unsafe extern "C" fn close(_: *mut c_void) -> c_int {
+    0
+}
+
+unsafe extern "C" fn size(handle: *mut c_void) -> u64 {
+    let cursor = &*(handle as *const Cursor);
+    cursor.bytes.len() as u64
+}
+
+unsafe extern "C" fn no_map(_: *mut c_void, _: *mut *mut c_void, _: *mut u64) -> c_int {
+    0
+}
+
+unsafe extern "C" fn no_unmap(_: *mut c_void, _: *mut c_void, _: u64) {}
+
+/// An open TIFF, closed on drop.
+pub(crate) struct TiffFile<'a> {
+    tiff: *mut Tiff,
+    // Boxed: libtiff keeps a pointer to it for the life of `tiff`.
+    _cursor: Box<Cursor<'a>>,
+    pub width: u32,
+    pub height: u32,
+    /// The Orientation tag (1 when absent), as stored.
+    pub orientation: u16,
+}
+
+impl Drop for TiffFile<'_> {
+    fn drop(&mut self) {
+        // SAFETY: `tiff` came from TIFFClientOpen and is closed once.
+        unsafe { TIFFClose(self.tiff) }
+    }
+}
+
+fn damaged(why: &str) -> MediaError {
+    MediaError::InvalidMedia(format!("the TIFF data {why}"))
+}
+
+/// Opens `bytes` and reads its first directory: size and orientation.
+pub(crate) fn open(bytes: &[u8]) -> Result<TiffFile<'_>, MediaError> {
+    static QUIET: Once = Once::new();
+    // SAFETY: a null handler makes libtiff print nothing; errors come back as results.
+    QUIET.call_once(|| unsafe {
+        TIFFSetErrorHandler(std::ptr::null());
+        TIFFSetWarningHandler(std::ptr::null());
+    });
+    let mut cursor = Box::new(Cursor { bytes, at: 0 });
+    let handle = &mut *cursor as *mut Cursor as *mut c_void;
+    // SAFETY: the callbacks only touch `cursor`, which outlives the handle (it is
+    // dropped after TIFFClose, being a later field of TiffFile).
+    let tiff = unsafe {
+        TIFFClientOpen(
+            c"source".as_ptr(),
+            c"rm".as_ptr(),
+            handle,
+            read,
+            write,
+            seek,
+            close,
+            size,
+            no_map,
+            no_unmap,
+        )
+    };
+    if tiff.is_null() {
+        return Err(damaged("is damaged and no decoder can read it"));
+    }
+    let (mut width, mut height, mut orientation) = (0u32, 0u32, 1u16);
+    // SAFETY: these tags are read into the C types libtiff documents for them.
+    unsafe {
+        TIFFGetField(tiff, TAG_IMAGE_WIDTH, &mut width as *mut u32);
+        TIFFGetField(tiff, TAG_IMAGE_LENGTH, &mut height as *mut u32);
+        TIFFGetField(tiff, TAG_ORIENTATION, &mut orientation as *mut u16);
+    }
+    let file = TiffFile {
+        tiff,
+        _cursor: cursor,
+        width,
+        height,
+        orientation,
+    };
+    if width == 0 || height == 0 {
+        return Err(damaged("declares no image size"));
+    }
+    Ok(file)
+}
+
+impl TiffFile<'_> {
+    /// Whether libtiff's RGBA interface reads this page (it refuses 32-bit integer and
+    /// floating-point samples, which the `image` crate reads instead).
+    pub fn readable_as_rgba(&self) -> bool {
+        let mut message = [0 as c_char; 1024];
+        // SAFETY: libtiff writes at most 1024 bytes of message, NUL-terminated.
+        let ok = unsafe { TIFFRGBAImageOK(self.tiff, message.as_mut_ptr()) } != 0;
+        if !ok {
+            let why = unsafe { CStr::from_ptr(message.as_ptr()) }.to_string_lossy();
+            tracing::debug!(%why, "libtiff cannot read this TIFF as RGBA");
+        }
+        ok
+    }
+
+    /// The first page as stored (not yet oriented): `Rgba8` when it has an alpha
+    /// channel (associated alpha un-premultiplied), else `Rgb8`.
+    pub fn decode(self) -> Result<DynamicImage, MediaError> {
+        let pixels = self.width as usize * self.height as usize;
+        let mut raster = vec![0u32; pixels];
+        // Asking for the file's own orientation means no flip: the pixels come as
+        // stored, and the caller applies the orientation (as for EXIF) once.
+        // SAFETY: `raster` holds width × height pixels.
+        let read = unsafe {
+            TIFFReadRGBAImageOriented(
+                self.tiff,
+                self.width,
+                self.height,
+                raster.as_mut_ptr(),
+                c_int::from(self.orientation.clamp(1, 8)),
+                0,
+            )
+        };
+        if read == 0 {
+            return Err(damaged("is damaged and no decoder can read it"));
+        }
+        let alpha = self.alpha();
+        // Each pixel is A<<24 | B<<16 | G<<8 | R: little-endian bytes are R, G, B, A.
+        let (w, h) = (self.width, self.height);
+        let image = match alpha {
+            None => {
+                let rgb = raster.iter().flat_map(|p| {
+                    let [r, g, b, _] = p.to_le_bytes();
+                    [r, g, b]
+                });
+                DynamicImage::ImageRgb8(RgbImage::from_raw(w, h, rgb.collect()).unwrap())
+            }
+            Some(associated) => {
+                let rgba = raster.iter().flat_map(|p| {
+                    let [r, g, b, a] = p.to_le_bytes();
+                    if associated && a > 0 && a < 255 {
+                        let un = |c: u8| {
+                            ((u32::from(c) * 255 + u32::from(a) / 2) / u32::from(a)).min(255) as u8
+                        };
+                        [un(r), un(g), un(b), a]
+                    } else {
+                        [r, g, b, a]
+                    }
+                });
+                DynamicImage::ImageRgba8(RgbaImage::from_raw(w, h, rgba.collect()).unwrap())
+            }
+        };
+        Ok(image)
+    }
+
+    /// `Some(associated)` when the first extra sample is alpha.
+    fn alpha(&self) -> Option<bool> {
+        let (mut count, mut types) = (0u16, std::ptr::null::<u16>());
+        // SAFETY: ExtraSamples is read as a count and a pointer into libtiff's own
+        // directory, valid while the file is open.
+        let found = unsafe {
+            TIFFGetField(
+                self.tiff,
+                TAG_EXTRA_SAMPLES,
+                &mut count as *mut u16,
+                &mut types as *mut *const u16,
+            )
+        };
+        if found == 0 || count == 0 || types.is_null() {
+            return None;
+        }
+        // SAFETY: `types` points at `count` values.
+        match unsafe { *types } {
+            EXTRA_SAMPLE_ASSOCIATED_ALPHA => Some(true),
+            EXTRA_SAMPLE_UNASSOCIATED_ALPHA => Some(false),
+            _ => None,
+        }
+    }
+}
