@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages mediaedit needs when they are missing (Debian/Ubuntu):
 # ffmpeg/ffprobe for video; cmake and nasm to build the vendored libjpeg-turbo 3 (SIMD);
-# libtiff (headers and library) for TIFF sources.
+# libtiff and libheif (headers and libraries) for TIFF, HEIC and AVIF sources.
 #
 # With --test, also what the test suite's scale-out tests run against: PostgreSQL
 # (Debian's `postgresql`; the tests start a throwaway cluster with initdb + pg_ctl) and
@@ -35,6 +35,8 @@ command -v nasm >/dev/null 2>&1 || missing+=(nasm)
 command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 # libtiff, the reference TIFF decoder, which the binary links.
 pkg-config --exists libtiff-4 2>/dev/null || missing+=(libtiff-dev)
+# libheif (with libde265, dav1d and libaom behind it) for HEIC and AVIF sources.
+pkg-config --exists libheif 2>/dev/null || missing+=(libheif-dev)
 if $with_test_tools; then
   # The corpus test's reference decoder (Pillow) runs in a virtual environment.
   command -v python3 >/dev/null 2>&1 || missing+=(python3)
@@ -44,6 +46,8 @@ if $with_test_tools; then
     missing+=(postgresql)
   fi
   [ -x "${MEDIAEDIT_TEST_CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
+  # heif-enc makes the HEIC and AVIF test files.
+  command -v heif-enc >/dev/null 2>&1 || missing+=(libheif-examples)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

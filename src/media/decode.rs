@@ -67,6 +67,8 @@ enum Source<'a> {
     Image(Box<dyn ImageDecoder + 'a>),
     /// libtiff: what it reads, Pillow reads.
     Tiff(super::tiff::TiffFile<'a>),
+    /// libheif: HEIC and AVIF, already upright.
+    Heif(super::heif::HeifFile<'a>),
 }
 
 /// Runs untrusted image bytes through the whole in-process path of the image steps —
@@ -91,6 +93,22 @@ pub(crate) fn open(
     format: MediaFormat,
     max_pixels: u64,
 ) -> Result<Opened<'_>, MediaError> {
+    if matches!(format, MediaFormat::Heif | MediaFormat::Avif) {
+        let file = super::heif::open(bytes, format)?;
+        check_pixels(file.width, file.height, max_pixels)?;
+        let header = Header {
+            width: file.width,
+            height: file.height,
+            orientation: Orientation::NoTransforms,
+        };
+        let source = Source::Heif(file);
+        return Ok(Opened {
+            format,
+            header,
+            source,
+            max_pixels,
+        });
+    }
     let mut orientation = None;
     if format == MediaFormat::Tiff {
         let file = super::tiff::open(bytes)?;
@@ -186,6 +204,7 @@ impl Opened<'_> {
                 decode_jpeg(bytes, decoder, header, min_width, min_height)
             }
             Source::Tiff(file) => file.decode(),
+            Source::Heif(file) => file.decode(),
             Source::Image(decoder) => {
                 let image = decode_guarded(self.format, || DynamicImage::from_decoder(decoder))?;
                 let image = image.map_err(|e| match e {

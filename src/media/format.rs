@@ -22,8 +22,9 @@ pub enum MediaFormat {
     MpegTs,
     /// 3GPP/3GPP2 (`.3gp`, `.3g2`), ISO-BMFF like MP4: read, never written.
     ThreeGp,
-    /// Recognised so that an error names them; not read yet.
+    /// HEIC/HEIF (iPhone photos): read, never written.
     Heif,
+    /// Read, never written.
     Avif,
     /// Read (first page), never written.
     Tiff,
@@ -38,6 +39,8 @@ pub const STILL_IMAGES: &[MediaFormat] = &[
     MediaFormat::Webp,
     MediaFormat::Tiff,
     MediaFormat::Bmp,
+    MediaFormat::Heif,
+    MediaFormat::Avif,
 ];
 
 /// The video containers every video command reads, each through its own named ffmpeg

@@ -23,6 +23,7 @@ mod exif;
 mod format;
 pub(crate) mod frames;
 pub(crate) mod gif;
+mod heif;
 pub(crate) mod image_ops;
 mod jpeg;
 mod mp4;

@@ -62,10 +62,13 @@ impl Media {
     }
 }
 
-/// The start of an image, enough for its header: `max` bytes, or all of a TIFF, whose
-/// directory may come last.
+/// The start of an image, enough for its header: `max` bytes, or all of a TIFF, HEIF or
+/// AVIF, whose directory or item locations may point anywhere.
 pub(super) async fn read_image_head(file: &MediaFile, max: u64) -> Option<Vec<u8>> {
-    if file.format == MediaFormat::Tiff {
+    if matches!(
+        file.format,
+        MediaFormat::Tiff | MediaFormat::Heif | MediaFormat::Avif
+    ) {
         return tokio::fs::read(&file.path).await.ok();
     }
     read_head(file, max).await

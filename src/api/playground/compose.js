@@ -30,7 +30,7 @@ const state = {
 
 const VIDEO_FORMATS = new Set(["mp4", "mov", "webm", "mkv", "avi", "ts", "3gp", "ogv"]);
 const EXTENSIONS = { jpg: "jpeg", jpeg: "jpeg", png: "png", webp: "webp", gif: "gif", mp4: "mp4", m4v: "mp4", mov: "mov",
-  tif: "tiff", tiff: "tiff", bmp: "bmp", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv" };
+  tif: "tiff", tiff: "tiff", bmp: "bmp", heic: "heic", heif: "heic", avif: "avif", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv" };
 
 /// The format of a file from its first bytes, as the service detects it (never the name).
 function formatFromBytes(b) {
@@ -44,7 +44,8 @@ function formatFromBytes(b) {
     const brand = ascii(8, 12);
     if (brand === "qt  ") return "mov";
     if (brand.startsWith("3g")) return "3gp";
-    if (["heic", "heix", "mif1", "msf1", "avif", "avis"].includes(brand)) return null; // the dry run names it
+    if (brand === "avif" || brand === "avis") return "avif";
+    if (["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].includes(brand)) return null; // the dry run tells HEIC from AVIF
     return "mp4";
   }
   if (b[0] === 0x1a && b[1] === 0x45 && b[2] === 0xdf && b[3] === 0xa3) return ascii(0, 64).includes("webm") ? "webm" : "mkv";

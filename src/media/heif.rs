@@ -1,0 +1,227 @@
+//! HEIC/HEIF and AVIF through libheif (Debian's `libheif1`: libde265 for HEVC, dav1d
+//! and libaom for AV1), the library iPhones' photos are read with everywhere.
+//!
+//! libheif assembles grid images from their tiles, applies the `irot`/`imir`/`clap`
+//! transformations (so the size it reports is the upright one, and EXIF orientation —
+//! which HEIF writers keep only for old readers — is not applied again), and converts
+//! 10- and 12-bit pictures to the 8-bit RGB(A) asked for. The bytes are handed over in
+//! memory; the primary image's size is checked against the pixel limit before it is
+//! decoded.
+
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::Once;
+
+use image::{DynamicImage, RgbImage, RgbaImage};
+
+use super::{MediaError, MediaFormat};
+
+#[repr(C)]
+struct Context {
+    _opaque: [u8; 0],
+}
+#[repr(C)]
+struct Handle {
+    _opaque: [u8; 0],
+}
+#[repr(C)]
+struct Image {
+    _opaque: [u8; 0],
+}
+
+#[repr(C)]
+struct HeifError {
+    code: c_int,
+    subcode: c_int,
+    message: *const c_char,
+}
+
+const COLORSPACE_RGB: c_int = 1;
+const CHROMA_INTERLEAVED_RGB: c_int = 10;
+const CHROMA_INTERLEAVED_RGBA: c_int = 11;
+const CHANNEL_INTERLEAVED: c_int = 10;
+
+#[link(name = "heif")]
+extern "C" {
+    fn heif_init(params: *const c_void) -> HeifError;
+    fn heif_context_alloc() -> *mut Context;
+    fn heif_context_free(context: *mut Context);
+    fn heif_context_read_from_memory_without_copy(
+        context: *mut Context,
+        bytes: *const c_void,
+        size: usize,
+        options: *const c_void,
+    ) -> HeifError;
+    fn heif_context_get_primary_image_handle(
+        context: *mut Context,
+        handle: *mut *mut Handle,
+    ) -> HeifError;
+    fn heif_image_handle_release(handle: *const Handle);
+    fn heif_image_handle_get_width(handle: *const Handle) -> c_int;
+    fn heif_image_handle_get_height(handle: *const Handle) -> c_int;
+    fn heif_image_handle_has_alpha_channel(handle: *const Handle) -> c_int;
+    fn heif_decode_image(
+        handle: *const Handle,
+        image: *mut *mut Image,
+        colorspace: c_int,
+        chroma: c_int,
+        options: *const c_void,
+    ) -> HeifError;
+    fn heif_image_get_plane_readonly(
+        image: *const Image,
+        channel: c_int,
+        stride: *mut c_int,
+    ) -> *const u8;
+    fn heif_image_release(image: *const Image);
+    fn heif_image_get_width(image: *const Image, channel: c_int) -> c_int;
+    fn heif_image_get_height(image: *const Image, channel: c_int) -> c_int;
+}
+
+/// An error of libheif as ours, its message kept for the log only.
+fn checked(error: HeifError, format: MediaFormat, what: &str) -> Result<(), MediaError> {
+    if error.code == 0 {
+        return Ok(());
+    }
+    // SAFETY: libheif's error messages are static, NUL-terminated strings.
+    let message = unsafe { CStr::from_ptr(error.message) }.to_string_lossy();
+    tracing::debug!(%message, code = error.code, "libheif refused a file");
+    let kind = if error.code == 4 || error.code == 5 {
+        // heif_error_Unsupported_filetype / Unsupported_feature
+        "uses a feature no supported decoder reads"
+    } else {
+        "is damaged and no decoder can read it"
+    };
+    Err(MediaError::InvalidMedia(format!(
+        "the {} data {kind} ({what})",
+        format.name()
+    )))
+}
+
+/// An open HEIF file's primary image, released on drop.
+pub(crate) struct HeifFile<'a> {
+    context: *mut Context,
+    handle: *mut Handle,
+    format: MediaFormat,
+    /// libheif reads from these bytes, which must outlive the context.
+    _bytes: &'a [u8],
+    /// The upright size (transformations applied).
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Drop for HeifFile<'_> {
+    fn drop(&mut self) {
+        // SAFETY: both were allocated by libheif, and are freed once, handle first.
+        unsafe {
+            if !self.handle.is_null() {
+                heif_image_handle_release(self.handle);
+            }
+            heif_context_free(self.context);
+        }
+    }
+}
+
+// SAFETY: a context and its handle are used by one thread at a time (moved, never shared).
+unsafe impl Send for HeifFile<'_> {}
+
+/// Opens `bytes` and reads the primary image's upright size.
+pub(crate) fn open(bytes: &[u8], format: MediaFormat) -> Result<HeifFile<'_>, MediaError> {
+    static INIT: Once = Once::new();
+    // SAFETY: heif_init may be called once per process before any other call.
+    INIT.call_once(|| unsafe {
+        heif_init(std::ptr::null());
+    });
+    // SAFETY: the context reads `bytes` (without copying) for as long as the HeifFile
+    // lives, which borrows them.
+    let mut file = HeifFile {
+        context: unsafe { heif_context_alloc() },
+        handle: std::ptr::null_mut(),
+        format,
+        _bytes: bytes,
+        width: 0,
+        height: 0,
+    };
+    unsafe {
+        let read = heif_context_read_from_memory_without_copy(
+            file.context,
+            bytes.as_ptr() as *const c_void,
+            bytes.len(),
+            std::ptr::null(),
+        );
+        checked(read, format, "reading its boxes")?;
+        let primary = heif_context_get_primary_image_handle(file.context, &mut file.handle);
+        checked(primary, format, "finding its primary image")?;
+        let (w, h) = (
+            heif_image_handle_get_width(file.handle),
+            heif_image_handle_get_height(file.handle),
+        );
+        file.width = u32::try_from(w).unwrap_or(0);
+        file.height = u32::try_from(h).unwrap_or(0);
+    }
+    if file.width == 0 || file.height == 0 {
+        return Err(MediaError::InvalidMedia(format!(
+            "the {} declares no image size",
+            format.name()
+        )));
+    }
+    Ok(file)
+}
+
+impl HeifFile<'_> {
+    /// The primary image, upright, as `Rgb8` or (with an alpha channel) `Rgba8`.
+    pub fn decode(self) -> Result<DynamicImage, MediaError> {
+        // SAFETY: the handle is valid while `self` lives.
+        let alpha = unsafe { heif_image_handle_has_alpha_channel(self.handle) } != 0;
+        let (chroma, channels) = if alpha {
+            (CHROMA_INTERLEAVED_RGBA, 4)
+        } else {
+            (CHROMA_INTERLEAVED_RGB, 3)
+        };
+        let mut image: *mut Image = std::ptr::null_mut();
+        // SAFETY: default decoding options (null): transformations applied.
+        let decoded = unsafe {
+            heif_decode_image(
+                self.handle,
+                &mut image,
+                COLORSPACE_RGB,
+                chroma,
+                std::ptr::null(),
+            )
+        };
+        checked(decoded, self.format, "decoding its pixels")?;
+        // SAFETY: `image` was just decoded.
+        let (w, h) = unsafe {
+            (
+                heif_image_get_width(image, CHANNEL_INTERLEAVED).max(0) as usize,
+                heif_image_get_height(image, CHANNEL_INTERLEAVED).max(0) as usize,
+            )
+        };
+        let mut stride: c_int = 0;
+        // SAFETY: the interleaved plane is h rows of `stride` bytes, each at least
+        // w × channels long; the image is released right after the copy.
+        let pixels = unsafe {
+            let plane = heif_image_get_plane_readonly(image, CHANNEL_INTERLEAVED, &mut stride);
+            let row = w * channels;
+            let copied = if plane.is_null() || (stride as usize) < row || row == 0 || h == 0 {
+                None
+            } else {
+                let mut pixels = Vec::with_capacity(row * h);
+                for y in 0..h {
+                    let start = plane.add(y * stride as usize);
+                    pixels.extend_from_slice(std::slice::from_raw_parts(start, row));
+                }
+                Some(pixels)
+            };
+            heif_image_release(image);
+            copied
+        };
+        let pixels = pixels.ok_or_else(|| {
+            MediaError::InvalidMedia(format!("the {} decoded to no picture", self.format.name()))
+        })?;
+        let (w, h) = (w as u32, h as u32);
+        Ok(if alpha {
+            DynamicImage::ImageRgba8(RgbaImage::from_raw(w, h, pixels).expect("sized above"))
+        } else {
+            DynamicImage::ImageRgb8(RgbImage::from_raw(w, h, pixels).expect("sized above"))
+        })
+    }
+}
