@@ -197,15 +197,25 @@ impl Opened<'_> {
     ///
     /// A JPEG is shrunk while decoding to the smallest size still at least
     /// `min_width` x `min_height`, so that the final resize has full detail to work from.
+    ///
+    /// An embedded ICC profile is honoured: the pixels come out in sRGB.
     pub fn decode(self, min_width: u32, min_height: u32) -> Result<DynamicImage, MediaError> {
         let (width, height) = (self.header.width, self.header.height);
-        match self.source {
-            Source::Jpeg(bytes, decoder, header) => {
-                decode_jpeg(bytes, decoder, header, min_width, min_height)
+        let (mut image, icc) = match self.source {
+            Source::Jpeg(bytes, decoder, header) => (
+                decode_jpeg(bytes, decoder, header, min_width, min_height)?,
+                super::colour::jpeg_icc(bytes),
+            ),
+            Source::Tiff(file) => {
+                let icc = file.icc_profile();
+                (file.decode()?, icc)
             }
-            Source::Tiff(file) => file.decode(),
-            Source::Heif(file) => file.decode(),
-            Source::Image(decoder) => {
+            Source::Heif(file) => {
+                let icc = file.icc_profile();
+                (file.decode()?, icc)
+            }
+            Source::Image(mut decoder) => {
+                let icc = decoder.icc_profile().ok().flatten();
                 let image = decode_guarded(self.format, || DynamicImage::from_decoder(decoder))?;
                 let image = image.map_err(|e| match e {
                     ImageError::Limits(_) => MediaError::ImageTooLarge {
@@ -215,9 +225,13 @@ impl Opened<'_> {
                     },
                     e => undecodable(self.format, e),
                 })?;
-                Ok(to_rgb_or_rgba(image))
+                (to_rgb_or_rgba(image), icc)
             }
+        };
+        if let Some(icc) = icc {
+            super::colour::to_srgb(&mut image, &icc);
         }
+        Ok(image)
     }
 }
 

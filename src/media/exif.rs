@@ -26,16 +26,24 @@ pub(crate) fn orientation(bytes: &[u8], format: MediaFormat) -> Orientation {
         .unwrap_or(Orientation::NoTransforms)
 }
 
-/// The Exif payload (the TIFF structure after `Exif\0\0`) of a JPEG's APP1 segment.
-///
-/// Walks the marker segments up to the first scan; `None` when there is no Exif
-/// segment or the segments are malformed (the picture is then shown as stored).
+/// The Exif payload (the TIFF structure after `Exif\0\0`) of a JPEG's APP1 segment;
+/// `None` when there is none or the segments are malformed (the picture is then shown
+/// as stored).
 fn jpeg_exif(bytes: &[u8]) -> Option<&[u8]> {
-    if !bytes.starts_with(&[0xFF, 0xD8]) {
-        return None;
-    }
-    let mut at = 2;
-    loop {
+    jpeg_segments(bytes)
+        .filter(|(marker, _)| *marker == 0xE1)
+        .find_map(|(_, segment)| segment.strip_prefix(b"Exif\0\0"))
+}
+
+/// The marker segments of a JPEG up to its first scan, as (marker, payload); the walk
+/// stops at the first malformed segment.
+pub(crate) fn jpeg_segments(bytes: &[u8]) -> impl Iterator<Item = (u8, &[u8])> {
+    let mut at = if bytes.starts_with(&[0xFF, 0xD8]) {
+        2
+    } else {
+        usize::MAX
+    };
+    std::iter::from_fn(move || loop {
         if *bytes.get(at)? != 0xFF {
             return None;
         }
@@ -54,13 +62,9 @@ fn jpeg_exif(bytes: &[u8]) -> Option<&[u8]> {
         }
         let len = usize::from(u16::from_be_bytes([*bytes.get(at)?, *bytes.get(at + 1)?]));
         let segment = bytes.get(at + 2..at.checked_add(len)?)?;
-        if marker == 0xE1 {
-            if let Some(exif) = segment.strip_prefix(b"Exif\0\0") {
-                return Some(exif);
-            }
-        }
         at += len;
-    }
+        return Some((marker, segment));
+    })
 }
 
 /// The payload of a WebP's `EXIF` chunk: RIFF chunks are a fourcc, a little-endian

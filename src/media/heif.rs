@@ -59,6 +59,11 @@ extern "C" {
     fn heif_image_handle_get_width(handle: *const Handle) -> c_int;
     fn heif_image_handle_get_height(handle: *const Handle) -> c_int;
     fn heif_image_handle_has_alpha_channel(handle: *const Handle) -> c_int;
+    fn heif_image_handle_get_raw_color_profile_size(handle: *const Handle) -> usize;
+    fn heif_image_handle_get_raw_color_profile(
+        handle: *const Handle,
+        out: *mut c_void,
+    ) -> HeifError;
     fn heif_decode_image(
         handle: *const Handle,
         image: *mut *mut Image,
@@ -167,6 +172,21 @@ pub(crate) fn open(bytes: &[u8], format: MediaFormat) -> Result<HeifFile<'_>, Me
 }
 
 impl HeifFile<'_> {
+    /// The embedded ICC profile, if any (an `nclx` description is not one).
+    pub fn icc_profile(&self) -> Option<Vec<u8>> {
+        // SAFETY: the size is asked first and the buffer made that large.
+        unsafe {
+            let size = heif_image_handle_get_raw_color_profile_size(self.handle);
+            if size == 0 {
+                return None;
+            }
+            let mut profile = vec![0u8; size];
+            let out = profile.as_mut_ptr() as *mut c_void;
+            let error = heif_image_handle_get_raw_color_profile(self.handle, out);
+            (error.code == 0).then_some(profile)
+        }
+    }
+
     /// The primary image, upright, as `Rgb8` or (with an alpha channel) `Rgba8`.
     pub fn decode(self) -> Result<DynamicImage, MediaError> {
         // SAFETY: the handle is valid while `self` lives.

@@ -17,6 +17,7 @@
 //! - `cancel`: stopping in-process work whose job was given up.
 
 mod cancel;
+mod colour;
 mod decode;
 mod describe;
 mod exif;

@@ -63,6 +63,7 @@ const TAG_IMAGE_WIDTH: u32 = 256;
 const TAG_IMAGE_LENGTH: u32 = 257;
 const TAG_ORIENTATION: u32 = 274;
 const TAG_EXTRA_SAMPLES: u32 = 338;
+const TAG_ICC_PROFILE: u32 = 34675;
 const EXTRA_SAMPLE_ASSOCIATED_ALPHA: u16 = 1;
 const EXTRA_SAMPLE_UNASSOCIATED_ALPHA: u16 = 2;
 
@@ -251,6 +252,26 @@ impl TiffFile<'_> {
             }
         };
         Ok(image)
+    }
+
+    /// The embedded ICC profile, if any.
+    pub fn icc_profile(&self) -> Option<Vec<u8>> {
+        let (mut len, mut data) = (0u32, std::ptr::null::<u8>());
+        // SAFETY: InterColorProfile is read as a byte count and a pointer into libtiff's
+        // own copy, valid while the file is open; it is copied at once.
+        let found = unsafe {
+            TIFFGetField(
+                self.tiff,
+                TAG_ICC_PROFILE,
+                &mut len as *mut u32,
+                &mut data as *mut *const u8,
+            )
+        };
+        if found == 0 || data.is_null() || len == 0 {
+            return None;
+        }
+        // SAFETY: `data` points at `len` bytes.
+        Some(unsafe { std::slice::from_raw_parts(data, len as usize) }.to_vec())
     }
 
     /// `Some(associated)` when the first extra sample is alpha.

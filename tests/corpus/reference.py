@@ -12,16 +12,19 @@ Run by scripts/corpus.sh over the unpacked corpus; read by the corpus test
 - MP4: ffprobe's first video stream: its display aspect (sample aspect ratio and rotation
   applied), frame count and duration.
 
+An embedded RGB ICC profile is applied (to sRGB, with ImageCms), as the service does.
+
 Every picture is summarised as an 8x8 grid of mean colours, flattened onto white, which
 the test compares coarsely with the same summary of our outputs.
 """
 
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-from PIL import Image, ImageOps
+from PIL import Image, ImageCms, ImageOps
 
 Image.MAX_IMAGE_PIXELS = 100_000_000  # the service's default pixel limit
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".mpo", ".png", ".apng", ".webp"}
@@ -52,6 +55,26 @@ def grid(image):
     return [list(small.getpixel((x, y))) for y in range(8) for x in range(8)]
 
 
+def in_srgb(image):
+    """`image` with its embedded ICC profile applied, as the service applies it (with
+    the same lcms2 that Pillow's ImageCms wraps): RGB profiles other than sRGB only, to
+    sRGB, perceptual intent. A profile that does not parse leaves the pixels alone."""
+    icc = image.info.get("icc_profile")
+    if not icc:
+        return image
+    try:
+        profile = ImageCms.ImageCmsProfile(io.BytesIO(icc))
+        description = ImageCms.getProfileDescription(profile).strip()
+    except Exception:  # noqa: BLE001 - a broken profile is ignored, as browsers do
+        return image
+    if profile.profile.xcolor_space.strip() != "RGB" or description.startswith("sRGB"):
+        return image
+    mode = "RGBA" if has_transparency(image) else "RGB"
+    pixels = as_rgba(image) if mode == "RGBA" else as_rgba(image).convert("RGB")
+    srgb = ImageCms.createProfile("sRGB")
+    return ImageCms.profileToProfile(pixels, profile, srgb, renderingIntent=0, outputMode=mode)
+
+
 def has_transparency(image):
     return as_rgba(image).getextrema()[3][0] < 255
 
@@ -63,7 +86,7 @@ def image_reference(path):
             # Orientation from EXIF only: browsers ignore XMP's tiff:Orientation.
             for key in ("xmp", "XML:com.adobe.xmp"):
                 image.info.pop(key, None)
-            upright = ImageOps.exif_transpose(image)
+            upright = in_srgb(ImageOps.exif_transpose(image))
             upright.info.update(image.info)
             return {
                 "ok": True,

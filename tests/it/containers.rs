@@ -93,18 +93,17 @@ async fn a_gif_and_a_webm_in_one_pipeline_each_end_as_their_own_kind() {
 }
 
 #[tokio::test]
-async fn heic_avif_tiff_and_bmp_are_named_with_what_the_command_takes() {
+async fn heic_and_avif_are_named_as_such_not_as_mp4_with_what_the_command_takes() {
     let app = spawn_app().await;
     let heic = b"\0\0\0\x18ftypheic\0\0\0\0mif1heic\0\0\0\x08free".to_vec();
     let avif = b"\0\0\0\x18ftypavif\0\0\0\0avifmif1\0\0\0\x08free".to_vec();
     for (name, bytes, found) in [("a.heic", heic, "HEIC/HEIF"), ("a.avif", avif, "AVIF")] {
         let src = app.fixtures.add(name, bytes);
-        let error = app.run_failed(edit(&src, &["resize-image"], None)).await;
+        let error = app.run_failed(edit(&src, &["video-to-gif"], None)).await;
         assert_eq!(error["code"], "unsupported_input_format");
         let detail = error["detail"].as_str().unwrap();
-        assert!(detail.contains(found), "{detail}");
-        assert!(detail.contains("it takes JPEG, PNG, WebP"), "{detail}");
-        assert!(!detail.contains("MP4"), "{detail}");
+        assert!(detail.contains(&format!("file is {found},")), "{detail}");
+        assert!(detail.contains("it takes MP4, QuickTime MOV"), "{detail}");
     }
     // A JPEG given to a video command: the detail lists every container it reads.
     let jpeg = app.fixtures.add("a.jpg", fixtures::jpeg(32, 32));

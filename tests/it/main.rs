@@ -30,6 +30,7 @@ mod cli;
 mod cli_client;
 mod clips;
 mod cluster;
+mod colour;
 mod connections;
 mod containers;
 mod corpus;

@@ -1,0 +1,63 @@
+//! Colour management: a source's embedded ICC profile is honoured by converting its
+//! pixels to sRGB (with lcms2, Little CMS: the engine browsers, Pillow's ImageCms and
+//! libvips use), since every output this service writes is untagged and so read as
+//! sRGB. Without the conversion a Display P3 photo from a phone, or an Adobe RGB one
+//! from a camera, comes out with its colours shifted (dull reds, greens gone yellow).
+//!
+//! Only RGB profiles are applied (to RGB pixels); a grey or CMYK profile describes data
+//! the decoders have already turned into RGB, and a profile that does not parse, or
+//! describes sRGB itself, leaves the pixels as decoded — as browsers do.
+
+use image::DynamicImage;
+use lcms2::{ColorSpaceSignature, Intent, PixelFormat, Profile, Transform};
+
+/// A JPEG's ICC profile: the APP2 `ICC_PROFILE` chunks, in their sequence order.
+pub(crate) fn jpeg_icc(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut chunks: Vec<(u8, &[u8])> = super::exif::jpeg_segments(bytes)
+        .filter(|(marker, _)| *marker == 0xE2)
+        .filter_map(|(_, segment)| segment.strip_prefix(b"ICC_PROFILE\0"))
+        .filter_map(|chunk| Some((*chunk.first()?, chunk.get(2..)?)))
+        .collect();
+    if chunks.is_empty() {
+        return None;
+    }
+    chunks.sort_by_key(|(sequence, _)| *sequence);
+    Some(
+        chunks
+            .into_iter()
+            .flat_map(|(_, data)| data.to_vec())
+            .collect(),
+    )
+}
+
+/// Converts `image` (`Rgb8` or `Rgba8`; alpha untouched) from the colours `icc`
+/// describes to sRGB.
+pub(crate) fn to_srgb(image: &mut DynamicImage, icc: &[u8]) {
+    let Ok(profile) = Profile::new_icc(icc) else {
+        tracing::debug!("an embedded ICC profile does not parse; the pixels are kept");
+        return;
+    };
+    if profile.color_space() != ColorSpaceSignature::RgbData || is_srgb(&profile) {
+        return;
+    }
+    let srgb = Profile::new_srgb();
+    let (pixels, format) = match image {
+        DynamicImage::ImageRgb8(buffer) => (&mut **buffer, PixelFormat::RGB_8),
+        // In place, lcms2 writes the colour channels and leaves the alpha as it was.
+        DynamicImage::ImageRgba8(buffer) => (&mut **buffer, PixelFormat::RGBA_8),
+        _ => return,
+    };
+    match Transform::<u8, u8>::new(&profile, format, &srgb, format, Intent::Perceptual) {
+        Ok(transform) => transform.transform_in_place(pixels),
+        Err(error) => tracing::debug!(%error, "no transform from an embedded ICC profile"),
+    }
+}
+
+/// Whether `profile` says it is sRGB (most camera and editor JPEGs embed one): the
+/// conversion would change nothing and cost a pass over every pixel.
+fn is_srgb(profile: &Profile) -> bool {
+    let description = profile
+        .info(lcms2::InfoType::Description, lcms2::Locale::none())
+        .unwrap_or_default();
+    description.starts_with("sRGB")
+}

@@ -1,0 +1,146 @@
+//! Colour management (decisions.md §11): a Display P3 and an Adobe RGB source, each as a
+//! PNG (`iCCP`) and a JPEG (APP2 `ICC_PROFILE`), come out in sRGB: a patch of a known
+//! colour lands within ΔE 2 (CIE76) of what lcms2 makes of it, where the same pixels
+//! read as if they were sRGB land far off.
+
+use image::{DynamicImage, ImageEncoder, Rgb, RgbImage};
+use lcms2::{CIELab, CIELabExt, CIExyY, CIExyYTRIPLE, GlobalContext, Intent, PixelFormat};
+use lcms2::{Profile, ToneCurve, Transform};
+use serde_json::json;
+
+use crate::fixtures;
+use crate::helpers::*;
+
+const D65: CIExyY = CIExyY {
+    x: 0.3127,
+    y: 0.3290,
+    Y: 1.0,
+};
+
+fn rgb_profile(primaries: [(f64, f64); 3], curve: &ToneCurve) -> Profile {
+    let at = |(x, y): (f64, f64)| CIExyY { x, y, Y: 1.0 };
+    let primaries = CIExyYTRIPLE {
+        Red: at(primaries[0]),
+        Green: at(primaries[1]),
+        Blue: at(primaries[2]),
+    };
+    Profile::new_rgb(&D65, &primaries, &[curve, curve, curve]).unwrap()
+}
+
+/// Display P3: the P3 primaries, D65 and sRGB's transfer curve.
+fn display_p3() -> Profile {
+    let srgb_curve = [2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045];
+    let curve = ToneCurve::new_parametric(4, &srgb_curve).unwrap();
+    rgb_profile([(0.680, 0.320), (0.265, 0.690), (0.150, 0.060)], &curve)
+}
+
+/// Adobe RGB (1998): its primaries, D65 and a gamma of 563/256.
+fn adobe_rgb() -> Profile {
+    let curve = ToneCurve::new(563.0 / 256.0);
+    rgb_profile([(0.64, 0.33), (0.21, 0.71), (0.15, 0.06)], &curve)
+}
+
+fn lab_of_srgb(pixel: [u8; 3]) -> CIELab {
+    let lab = Profile::new_lab4_context(GlobalContext::new(), &D65).unwrap();
+    let to_lab: Transform<[u8; 3], [f64; 3]> = Transform::new(
+        &Profile::new_srgb(),
+        PixelFormat::RGB_8,
+        &lab,
+        PixelFormat::Lab_DBL,
+        Intent::RelativeColorimetric,
+    )
+    .unwrap();
+    let mut out = [[0f64; 3]];
+    to_lab.transform_pixels(&[pixel], &mut out);
+    let [lightness, a, b] = out[0];
+    CIELab { L: lightness, a, b }
+}
+
+/// What lcms2 makes of `pixel` in `profile`, in sRGB.
+fn reference(profile: &Profile, pixel: [u8; 3]) -> [u8; 3] {
+    let to_srgb: Transform<[u8; 3], [u8; 3]> = Transform::new(
+        profile,
+        PixelFormat::RGB_8,
+        &Profile::new_srgb(),
+        PixelFormat::RGB_8,
+        Intent::Perceptual,
+    )
+    .unwrap();
+    let mut out = [[0u8; 3]];
+    to_srgb.transform_pixels(&[pixel], &mut out);
+    out[0]
+}
+
+fn tagged(format: image::ImageFormat, patch: [u8; 3], icc: Vec<u8>) -> Vec<u8> {
+    let image = RgbImage::from_pixel(64, 64, Rgb(patch));
+    let mut bytes = Vec::new();
+    match format {
+        image::ImageFormat::Png => {
+            let mut encoder = image::codecs::png::PngEncoder::new(&mut bytes);
+            encoder.set_icc_profile(icc).unwrap();
+            encoder
+                .write_image(&image, 64, 64, image::ExtendedColorType::Rgb8)
+                .unwrap();
+        }
+        _ => {
+            let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 98);
+            encoder.set_icc_profile(icc).unwrap();
+            encoder
+                .write_image(&image, 64, 64, image::ExtendedColorType::Rgb8)
+                .unwrap();
+        }
+    }
+    bytes
+}
+
+#[tokio::test]
+async fn display_p3_and_adobe_rgb_sources_come_out_in_srgb_within_delta_e_2() {
+    let app = spawn_app().await;
+    // Saturated but inside sRGB once converted: no clipping decides the outcome.
+    let patch = [200, 120, 80];
+    for (name, profile) in [("display-p3", display_p3()), ("adobe-rgb", adobe_rgb())] {
+        let expected = reference(&profile, patch);
+        let naive = lab_of_srgb(patch).delta_e(&lab_of_srgb(expected));
+        assert!(
+            naive > 5.0,
+            "{name}: the patch barely moves ({naive}); a weak test"
+        );
+        for format in [image::ImageFormat::Png, image::ImageFormat::Jpeg] {
+            let bytes = tagged(format, patch, profile.icc().unwrap());
+            let src = app
+                .fixtures
+                .add(&format!("{name}.{}", format.extensions_str()[0]), bytes);
+            let options = json!({"scale": 0.5, "format": "png"});
+            let doc = app
+                .run_done(edit(&src, &["resize-image"], Some(options)))
+                .await;
+            let out = fixtures::decode(&app.download_all(&doc).await[0]).to_rgb8();
+            let got = out.get_pixel(16, 16).0;
+            let delta = lab_of_srgb(got).delta_e(&lab_of_srgb(expected));
+            assert!(
+                delta < 2.0,
+                "{name} {format:?}: {got:?} is ΔE {delta:.2} from lcms2's {expected:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_srgb_or_broken_profile_leaves_the_pixels_as_they_are() {
+    let app = spawn_app().await;
+    let patch = [200, 120, 80];
+    let srgb = Profile::new_srgb().icc().unwrap();
+    let mut broken = display_p3().icc().unwrap();
+    broken.truncate(60);
+    for (name, icc) in [("srgb", srgb), ("broken", broken)] {
+        let src = app.fixtures.add(
+            &format!("{name}.png"),
+            tagged(image::ImageFormat::Png, patch, icc),
+        );
+        let doc = app.run_done(edit(&src, &["image-to-webp"], None)).await;
+        let out: DynamicImage = fixtures::decode(&app.download_all(&doc).await[0]);
+        let got = out.to_rgb8().get_pixel(32, 32).0;
+        let delta = lab_of_srgb(got).delta_e(&lab_of_srgb(patch));
+        assert!(delta < 2.0, "{name}: {got:?} moved ΔE {delta:.2}");
+    }
+}
