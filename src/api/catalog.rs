@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::commands::{Command, OptionKind, Options, Shape};
 
 /// The names `format` takes (`jpg` is `jpeg`).
-const IMAGE_FORMAT_NAMES: [&str; 4] = ["jpeg", "jpg", "png", "webp"];
+const IMAGE_FORMAT_NAMES: [&str; 5] = ["jpeg", "jpg", "png", "webp", "avif"];
 
 /// `GET /v1/commands`: no token (nothing in it belongs to anyone).
 #[utoipa::path(get, path = "/v1/commands", operation_id = "listCommands", tag = "commands", security(()),

@@ -93,18 +93,21 @@ fn set(
                 return Err(ValidationError::new(
                     Code::InvalidType,
                     pointer,
-                    "`format` must be a string: one of jpeg, jpg, png, webp.",
+                    "`format` must be a string: one of jpeg, jpg, png, webp, avif.",
                 ));
             };
             let format = match s.as_str() {
                 "jpeg" | "jpg" => ImageFormat::Jpeg,
                 "png" => ImageFormat::Png,
                 "webp" => ImageFormat::Webp,
+                "avif" => ImageFormat::Avif,
                 _ => {
                     return Err(ValidationError::new(
                         Code::InvalidOptionValue,
                         pointer,
-                        format!("`{name}` is \"{s}\"; it must be one of jpeg, jpg, png, webp."),
+                        format!(
+                            "`{name}` is \"{s}\"; it must be one of jpeg, jpg, png, webp, avif."
+                        ),
                     ))
                 }
             };

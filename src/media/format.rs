@@ -24,7 +24,7 @@ pub enum MediaFormat {
     ThreeGp,
     /// HEIC/HEIF (iPhone photos): read, never written.
     Heif,
-    /// Read, never written.
+    /// Read, and written by `resize-image` (`format: "avif"`).
     Avif,
     /// Read (first page), never written.
     Tiff,
@@ -112,6 +112,7 @@ impl MediaFormat {
             "mov" => MediaFormat::Mov,
             "ogv" => MediaFormat::Ogv,
             "webm" => MediaFormat::Webm,
+            "avif" => MediaFormat::Avif,
             _ => return None,
         })
     }

@@ -192,6 +192,7 @@ pub(crate) fn encode(image: DynamicImage, format: ImageFormat) -> Result<Vec<u8>
         ImageFormat::Jpeg => encode_jpeg(&flatten_onto_white(image)),
         ImageFormat::Png => encode_png(&image),
         ImageFormat::Webp => encode_webp(&image),
+        ImageFormat::Avif => super::avif::encode(&image),
     }
 }
 

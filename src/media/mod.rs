@@ -16,6 +16,7 @@
 //! - `work`: a file's pixels × frames from its headers (the engine's cost estimate).
 //! - `cancel`: stopping in-process work whose job was given up.
 
+mod avif;
 mod cancel;
 mod colour;
 mod decode;
@@ -27,6 +28,7 @@ pub(crate) mod gif;
 mod heif;
 pub(crate) mod image_ops;
 mod jpeg;
+mod libheif;
 mod mp4;
 pub(crate) mod probe;
 mod process;
@@ -72,6 +74,7 @@ pub enum ImageFormat {
     Jpeg,
     Png,
     Webp,
+    Avif,
 }
 
 impl ImageFormat {
@@ -81,6 +84,7 @@ impl ImageFormat {
             ImageFormat::Jpeg => MediaFormat::Jpeg,
             ImageFormat::Png => MediaFormat::Png,
             ImageFormat::Webp => MediaFormat::Webp,
+            ImageFormat::Avif => MediaFormat::Avif,
         }
     }
 
@@ -90,6 +94,7 @@ impl ImageFormat {
             MediaFormat::Jpeg => Some(ImageFormat::Jpeg),
             MediaFormat::Png => Some(ImageFormat::Png),
             MediaFormat::Webp => Some(ImageFormat::Webp),
+            MediaFormat::Avif => Some(ImageFormat::Avif),
             _ => None,
         }
     }

@@ -22,6 +22,7 @@ macro_rules! on_both_backends {
 
 mod api_errors;
 mod auth_flood;
+mod avif_output;
 mod backends;
 mod binary;
 mod budgets;

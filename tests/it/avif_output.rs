@@ -1,0 +1,88 @@
+//! AVIF output (decisions.md §11): `resize-image` with `format: "avif"` writes an AVIF
+//! that libheif's own `heif-convert` reads back at the right size, in the source's
+//! colours, with its transparency.
+
+use image::{GenericImageView, ImageFormat};
+use serde_json::json;
+
+use crate::fixtures;
+use crate::helpers::*;
+
+/// An AVIF decoded by `heif-convert` (libheif-examples) into a PNG.
+fn decode_avif(avif: &std::path::Path) -> image::DynamicImage {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("out.png");
+    let status = std::process::Command::new("heif-convert")
+        .arg(avif)
+        .arg(&png)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("heif-convert runs");
+    assert!(status.success(), "heif-convert reads {}", avif.display());
+    fixtures::decode(&png)
+}
+
+#[tokio::test]
+async fn resize_image_writes_avif_with_its_size_colours_and_alpha() {
+    let app = spawn_app().await;
+    let source = image::DynamicImage::ImageRgb8(fixtures::gradient(320, 240));
+    let src = app
+        .fixtures
+        .add("a.png", fixtures::encode(source.clone(), ImageFormat::Png));
+    let options = json!({"scale": 0.5, "format": "avif"});
+    let doc = app
+        .run_done(edit(&src, &["resize-image"], Some(options)))
+        .await;
+    let output = &doc["attributes"]["outputs"][0];
+    assert_eq!(output["format"], "avif");
+    assert_eq!(
+        (&output["width"], &output["height"]),
+        (&160.into(), &120.into())
+    );
+    let path = &app.download_all(&doc).await[0];
+    assert_eq!(path.extension().unwrap(), "avif");
+    let got = decode_avif(path).to_rgb8();
+    assert_eq!(got.dimensions(), (160, 120));
+    let expected = source
+        .resize_exact(160, 120, image::imageops::FilterType::Triangle)
+        .to_rgb8();
+    let total: u64 = got
+        .as_raw()
+        .iter()
+        .zip(expected.as_raw())
+        .map(|(a, b)| u64::from(a.abs_diff(*b)))
+        .sum();
+    let apart = total as f64 / got.as_raw().len() as f64;
+    assert!(apart < 4.0, "the AVIF is {apart} away from its source");
+
+    let alpha = app.fixtures.add("b.png", fixtures::png_with_alpha(40, 30));
+    let doc = app
+        .run_done(edit(
+            &alpha,
+            &["resize-image"],
+            Some(json!({"format": "avif"})),
+        ))
+        .await;
+    let back = decode_avif(&app.download_all(&doc).await[0]);
+    assert!(
+        back.get_pixel(3, 15)[3] < 16,
+        "the left half stays transparent"
+    );
+    assert!(back.get_pixel(36, 15)[3] > 240);
+}
+
+#[tokio::test]
+async fn an_avif_output_feeds_the_next_command() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("a.jpg", fixtures::jpeg(64, 48));
+    let doc = app
+        .run_done(edit(
+            &src,
+            &["resize-image", "image-to-webp"],
+            Some(json!({"format": "avif"})),
+        ))
+        .await;
+    let out = &app.download_all(&doc).await[0];
+    assert_eq!(fixtures::format_of(out), ImageFormat::WebP);
+    assert_eq!(fixtures::decode(out).dimensions(), (64, 48));
+}
