@@ -95,19 +95,14 @@ pub(crate) fn open(
 ) -> Result<Opened<'_>, MediaError> {
     if matches!(format, MediaFormat::Heif | MediaFormat::Avif) {
         let file = super::heif::open(bytes, format)?;
-        check_pixels(file.width, file.height, max_pixels)?;
-        let header = Header {
-            width: file.width,
-            height: file.height,
-            orientation: Orientation::NoTransforms,
-        };
-        let source = Source::Heif(file);
-        return Ok(Opened {
+        let (width, height) = (file.width, file.height);
+        let upright = Orientation::NoTransforms;
+        return Opened::checked(
             format,
-            header,
-            source,
+            (width, height, upright),
+            Source::Heif(file),
             max_pixels,
-        });
+        );
     }
     let mut orientation = None;
     if format == MediaFormat::Tiff {
@@ -115,18 +110,14 @@ pub(crate) fn open(
         check_pixels(file.width, file.height, max_pixels)?;
         orientation = Orientation::from_exif(file.orientation.clamp(1, 8) as u8);
         if file.readable_as_rgba() {
-            let header = Header {
-                width: file.width,
-                height: file.height,
-                orientation: orientation.unwrap_or(Orientation::NoTransforms),
-            };
-            let source = Source::Tiff(file);
-            return Ok(Opened {
+            let (width, height) = (file.width, file.height);
+            let turned = orientation.unwrap_or(Orientation::NoTransforms);
+            return Opened::checked(
                 format,
-                header,
-                source,
+                (width, height, turned),
+                Source::Tiff(file),
                 max_pixels,
-            });
+            );
         }
     }
     if format == MediaFormat::Jpeg {
@@ -187,7 +178,29 @@ pub(crate) fn open(
     })
 }
 
-impl Opened<'_> {
+impl<'a> Opened<'a> {
+    /// An image of `width` × `height` stored turned by `orientation`, once its size is
+    /// checked against `max_pixels`.
+    fn checked(
+        format: MediaFormat,
+        (width, height, orientation): (u32, u32, Orientation),
+        source: Source<'a>,
+        max_pixels: u64,
+    ) -> Result<Opened<'a>, MediaError> {
+        check_pixels(width, height, max_pixels)?;
+        let header = Header {
+            width,
+            height,
+            orientation,
+        };
+        Ok(Opened {
+            format,
+            header,
+            source,
+            max_pixels,
+        })
+    }
+
     pub fn header(&self) -> Header {
         self.header
     }

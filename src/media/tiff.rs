@@ -256,42 +256,35 @@ impl TiffFile<'_> {
 
     /// The embedded ICC profile, if any.
     pub fn icc_profile(&self) -> Option<Vec<u8>> {
-        let (mut len, mut data) = (0u32, std::ptr::null::<u8>());
-        // SAFETY: InterColorProfile is read as a byte count and a pointer into libtiff's
-        // own copy, valid while the file is open; it is copied at once.
+        // InterColorProfile is a u32 count of bytes.
+        self.array::<u32, u8>(TAG_ICC_PROFILE).map(<[u8]>::to_vec)
+    }
+
+    /// A tag whose value libtiff hands out as a count (of type `N`) and a pointer into
+    /// its own copy of the directory, valid while the file is open.
+    fn array<N: Copy + Default + Into<u64>, T>(&self, tag: u32) -> Option<&[T]> {
+        let (mut count, mut data) = (N::default(), std::ptr::null::<T>());
+        // SAFETY: the caller names the count type libtiff documents for `tag`.
         let found = unsafe {
             TIFFGetField(
                 self.tiff,
-                TAG_ICC_PROFILE,
-                &mut len as *mut u32,
-                &mut data as *mut *const u8,
+                tag,
+                &mut count as *mut N,
+                &mut data as *mut *const T,
             )
         };
-        if found == 0 || data.is_null() || len == 0 {
+        let count = count.into() as usize;
+        if found == 0 || data.is_null() || count == 0 {
             return None;
         }
-        // SAFETY: `data` points at `len` bytes.
-        Some(unsafe { std::slice::from_raw_parts(data, len as usize) }.to_vec())
+        // SAFETY: `data` points at `count` values owned by libtiff while `self` lives.
+        Some(unsafe { std::slice::from_raw_parts(data, count) })
     }
 
     /// `Some(associated)` when the first extra sample is alpha.
     fn alpha(&self) -> Option<bool> {
-        let (mut count, mut types) = (0u16, std::ptr::null::<u16>());
-        // SAFETY: ExtraSamples is read as a count and a pointer into libtiff's own
-        // directory, valid while the file is open.
-        let found = unsafe {
-            TIFFGetField(
-                self.tiff,
-                TAG_EXTRA_SAMPLES,
-                &mut count as *mut u16,
-                &mut types as *mut *const u16,
-            )
-        };
-        if found == 0 || count == 0 || types.is_null() {
-            return None;
-        }
-        // SAFETY: `types` points at `count` values.
-        match unsafe { *types } {
+        // ExtraSamples is a u16 count of u16 kinds.
+        match *self.array::<u16, u16>(TAG_EXTRA_SAMPLES)?.first()? {
             EXTRA_SAMPLE_ASSOCIATED_ALPHA => Some(true),
             EXTRA_SAMPLE_UNASSOCIATED_ALPHA => Some(false),
             _ => None,

@@ -167,3 +167,31 @@ pub fn tiff(
 pub fn bmp(image: DynamicImage) -> Vec<u8> {
     encode(image, ImageFormat::Bmp)
 }
+
+/// How far two pictures of one size are apart: the mean absolute difference per
+/// channel, 0–255.
+pub fn distance(a: &DynamicImage, b: &DynamicImage) -> f64 {
+    let (a, b) = (a.to_rgb8(), b.to_rgb8());
+    assert_eq!(a.dimensions(), b.dimensions());
+    let total: u64 = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(p, q)| u64::from(p.abs_diff(*q)))
+        .sum();
+    total as f64 / a.as_raw().len() as f64
+}
+
+/// `image` made from [`png_with_alpha`]`(40, 30)` (at its size) kept its transparent
+/// left half and its opaque right half.
+pub fn assert_left_half_transparent(image: &DynamicImage) {
+    use image::GenericImageView;
+    assert!(
+        image.get_pixel(3, 15)[3] < 16,
+        "the left half stays transparent"
+    );
+    assert!(
+        image.get_pixel(36, 15)[3] > 240,
+        "the right half stays opaque"
+    );
+}
