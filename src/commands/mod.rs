@@ -42,7 +42,7 @@ pub enum Command {
 }
 
 /// The still images the image commands read.
-const IMAGES: &[MediaFormat] = crate::media::STILL_IMAGES;
+const IMAGES: &[MediaFormat] = crate::media::IMAGE_INPUTS;
 /// The containers the video commands read.
 const VIDEOS: &[MediaFormat] = crate::media::VIDEO_CONTAINERS;
 

@@ -42,14 +42,11 @@ async fn image_to_video_checks_the_pixel_limit_and_takes_only_still_images() {
         .await
         .unwrap_err();
     assert!(matches!(err, MediaError::ImageTooLarge { .. }), "{err:?}");
-    let gif_bytes = encode(
-        DynamicImage::ImageRgb8(two_tone(8, 8)),
-        image::ImageFormat::Gif,
-    );
-    let gif = write_file(dir.path(), "a.gif", &gif_bytes, MediaFormat::Gif);
-    match image_to_video(&media(), &gif, 25.0, 1.0, dir.path()).await {
+    // A video is not a picture, whatever the step is handed.
+    let ogg = write_file(dir.path(), "a.ogv", b"OggS\0\x02", MediaFormat::Ogv);
+    match image_to_video(&media(), &ogg, 25.0, 1.0, dir.path()).await {
         Err(MediaError::UnsupportedInputFormat { found, .. }) => {
-            assert_eq!(found.as_deref(), Some("GIF"))
+            assert_eq!(found.as_deref(), Some("Ogg"))
         }
         other => panic!("unexpected {other:?}"),
     }

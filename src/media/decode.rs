@@ -369,6 +369,8 @@ fn image_crate_format(format: MediaFormat) -> Option<image::ImageFormat> {
         MediaFormat::Webp => image::ImageFormat::WebP,
         MediaFormat::Tiff => image::ImageFormat::Tiff,
         MediaFormat::Bmp => image::ImageFormat::Bmp,
+        // The first frame, for `image-to-video` and outputs that cannot animate.
+        MediaFormat::Gif => image::ImageFormat::Gif,
         _ => return None,
     })
 }

@@ -43,6 +43,19 @@ pub const STILL_IMAGES: &[MediaFormat] = &[
     MediaFormat::Avif,
 ];
 
+/// What the image commands read: the still images, and GIF (its first frame for
+/// `image-to-video`; every frame through `resize-image` and `image-to-webp`).
+pub const IMAGE_INPUTS: &[MediaFormat] = &[
+    MediaFormat::Jpeg,
+    MediaFormat::Png,
+    MediaFormat::Webp,
+    MediaFormat::Gif,
+    MediaFormat::Tiff,
+    MediaFormat::Bmp,
+    MediaFormat::Heif,
+    MediaFormat::Avif,
+];
+
 /// The video containers every video command reads, each through its own named ffmpeg
 /// demuxer (`probe::demuxer`).
 pub const VIDEO_CONTAINERS: &[MediaFormat] = &[

@@ -12,7 +12,8 @@ use image::{DynamicImage, ExtendedColorType, ImageEncoder, RgbImage};
 use turbojpeg::{Compressor, PixelFormat, Subsamp};
 
 use super::decode::{self, swaps_sides};
-use super::{output_path, ImageFormat, MediaError, MediaFile, MediaFormat, STILL_IMAGES};
+use super::transcode::VideoLimits;
+use super::{output_path, ImageFormat, MediaError, MediaFile, MediaFormat, IMAGE_INPUTS};
 
 /// JPEG output quality: the usual web trade-off; artefacts are hard to see at 85.
 const JPEG_QUALITY: i32 = 85;
@@ -24,10 +25,27 @@ const WEBP_MAX_SIDE: u32 = 16383;
 /// The image format of an input, or `UnsupportedInputFormat` for anything but a still
 /// image we can decode.
 pub(crate) fn image_input(input: &MediaFile) -> Result<MediaFormat, MediaError> {
-    if input.format.is_image() {
+    if IMAGE_INPUTS.contains(&input.format) {
         return Ok(input.format);
     }
-    Err(MediaError::unsupported(input.format, STILL_IMAGES))
+    Err(MediaError::unsupported(input.format, IMAGE_INPUTS))
+}
+
+/// The format an animated `input` is written in, keeping its animation, or `None` for a
+/// still picture or an output that cannot animate (JPEG, PNG, AVIF: the first frame):
+/// GIF for a GIF without `format`, and animated WebP.
+fn animated_output(
+    bytes: &[u8],
+    input: MediaFormat,
+    output: Option<ImageFormat>,
+) -> Option<ImageFormat> {
+    let output = output.or_else(|| ImageFormat::from_media_format(input))?;
+    let animates = match output {
+        ImageFormat::Webp => true,
+        ImageFormat::Gif => input == MediaFormat::Gif,
+        ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Avif => false,
+    };
+    (animates && super::animation::is_animated(bytes, input)).then_some(output)
 }
 
 /// What `resize-image` writes without a `format`: the input's format when it can write
@@ -47,10 +65,16 @@ pub(crate) fn resize_image(
     input: MediaFormat,
     scale: f64,
     output: Option<ImageFormat>,
-    max_pixels: u64,
+    (max_pixels, limits): (u64, VideoLimits),
     out_dir: &Path,
 ) -> Result<MediaFile, MediaError> {
     let bytes = std::fs::read(path)?;
+    if let Some(animated) = animated_output(&bytes, input, output) {
+        let encoded = super::animation::resize_animation(
+            &bytes, input, scale, animated, &limits, max_pixels,
+        )?;
+        return write_output(out_dir, animated, &encoded);
+    }
     // Without a format, the output is the input's, PNG or JPEG: none has WebP's limit.
     let sized_for = output.unwrap_or(ImageFormat::Png);
     let image = load_upright(&bytes, input, max_pixels, |w, h| {
@@ -193,7 +217,18 @@ pub(crate) fn encode(image: DynamicImage, format: ImageFormat) -> Result<Vec<u8>
         ImageFormat::Png => encode_png(&image),
         ImageFormat::Webp => encode_webp(&image),
         ImageFormat::Avif => super::avif::encode(&image),
+        ImageFormat::Gif => encode_gif(image),
     }
+}
+
+/// A still picture as a one-frame GIF (a palette of its own, NeuQuant).
+fn encode_gif(image: DynamicImage) -> Result<Vec<u8>, MediaError> {
+    let mut out = Vec::new();
+    let frame = image::Frame::new(image.into_rgba8());
+    image::codecs::gif::GifEncoder::new_with_speed(&mut out, 10)
+        .encode_frame(frame)
+        .map_err(|e| not_encoded("encoded as GIF", e))?;
+    Ok(out)
 }
 
 /// libjpeg-turbo at quality 85 with 4:2:0 chroma, the common web setting.

@@ -16,6 +16,7 @@
 //! - `work`: a file's pixels × frames from its headers (the engine's cost estimate).
 //! - `cancel`: stopping in-process work whose job was given up.
 
+mod animation;
 mod avif;
 mod cancel;
 mod colour;
@@ -47,7 +48,7 @@ pub(crate) mod testutil;
 
 pub use decode::inspect_image;
 pub use describe::Described;
-pub use format::{MediaFormat, STILL_IMAGES, VIDEO_CONTAINERS};
+pub use format::{MediaFormat, IMAGE_INPUTS, STILL_IMAGES, VIDEO_CONTAINERS};
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
 pub use progress::ProgressFn;
 pub use sniff::sniff;
@@ -75,6 +76,8 @@ pub enum ImageFormat {
     Png,
     Webp,
     Avif,
+    /// Only for a GIF source (no `format` names it): animated GIFs stay GIFs.
+    Gif,
 }
 
 impl ImageFormat {
@@ -85,6 +88,7 @@ impl ImageFormat {
             ImageFormat::Png => MediaFormat::Png,
             ImageFormat::Webp => MediaFormat::Webp,
             ImageFormat::Avif => MediaFormat::Avif,
+            ImageFormat::Gif => MediaFormat::Gif,
         }
     }
 
@@ -95,6 +99,7 @@ impl ImageFormat {
             MediaFormat::Png => Some(ImageFormat::Png),
             MediaFormat::Webp => Some(ImageFormat::Webp),
             MediaFormat::Avif => Some(ImageFormat::Avif),
+            MediaFormat::Gif => Some(ImageFormat::Gif),
             _ => None,
         }
     }
@@ -353,10 +358,17 @@ impl Media {
                 expected: "a positive number",
             });
         }
-        let limit = self.config().max_image_pixels;
+        let (limit, limits) = (self.config().max_image_pixels, self.limits());
         let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
         blocking(move || {
-            image_ops::resize_image(&path, input_format, scale, format, limit, &out_dir)
+            image_ops::resize_image(
+                &path,
+                input_format,
+                scale,
+                format,
+                (limit, limits),
+                &out_dir,
+            )
         })
         .await
     }
@@ -370,11 +382,11 @@ impl Media {
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
         let input_format = image_ops::image_input(input)?;
-        let limit = self.config().max_image_pixels;
+        let (limit, limits) = (self.config().max_image_pixels, self.limits());
         let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
         blocking(move || {
             let webp = Some(ImageFormat::Webp);
-            image_ops::resize_image(&path, input_format, 1.0, webp, limit, &out_dir)
+            image_ops::resize_image(&path, input_format, 1.0, webp, (limit, limits), &out_dir)
         })
         .await
     }

@@ -240,8 +240,18 @@ async fn the_format_is_detected_from_content_not_the_url() {
         .unwrap()
         .contains(".png?"));
 
-    // A GIF is not an input of resize-image, whatever its name says.
+    // A GIF under a .png name resizes as a GIF.
     let src = app.fixtures.add("gif.png", fixtures::gif(20, 20));
+    let doc = app.run_done(edit(&src, &["resize-image"], None)).await;
+    assert_eq!(
+        fixtures::format_of(&app.download_all(&doc).await[0]),
+        ImageFormat::Gif
+    );
+
+    // A video is not an input of resize-image, whatever its name says.
+    let src = app
+        .fixtures
+        .add("clip.png", crate::clips::mp4("64x48", 10, 0.5, false));
     let error = app.run_failed(edit(&src, &["resize-image"], None)).await;
     assert_eq!(error["code"], "unsupported_input_format");
     let detail = error["detail"].as_str().unwrap();

@@ -20,6 +20,7 @@ macro_rules! on_both_backends {
     };
 }
 
+mod animation;
 mod api_errors;
 mod auth_flood;
 mod avif_output;

@@ -1,0 +1,135 @@
+//! Animation kept (decisions.md §11): animated GIF, WebP and APNG through
+//! `resize-image` and `image-to-webp` keep every frame, its delay and the loop count;
+//! `image-to-video` takes the first frame; the video limits apply.
+
+use std::io::Cursor;
+
+use image::codecs::webp::WebPDecoder;
+use image::AnimationDecoder;
+use serde_json::json;
+
+use crate::clips::*;
+use crate::fixtures;
+use crate::helpers::*;
+
+/// A frame's size and its delay in milliseconds.
+type FrameSummary = ((u32, u32), u32);
+
+/// Every frame's size and delay (ms) of an animated WebP, and how often it plays
+/// (0: forever).
+fn frames_of(bytes: &[u8]) -> (Vec<FrameSummary>, u32) {
+    let plays = |count: image::metadata::LoopCount| match count {
+        image::metadata::LoopCount::Infinite => 0,
+        image::metadata::LoopCount::Finite(n) => n.get(),
+    };
+    let summary = |frames: image::Frames| {
+        frames
+            .map(|f| {
+                let f = f.unwrap();
+                let (n, d) = f.delay().numer_denom_ms();
+                (f.buffer().dimensions(), n / d.max(1))
+            })
+            .collect::<Vec<_>>()
+    };
+    let decoder = WebPDecoder::new(Cursor::new(bytes)).unwrap();
+    assert!(decoder.has_animation());
+    let count = plays(decoder.loop_count());
+    (summary(decoder.into_frames()), count)
+}
+
+#[tokio::test]
+async fn an_animated_gif_stays_an_animated_gif_through_resize_image() {
+    let app = spawn_app().await;
+    let gif = lavfi_gif("testsrc2=size=64x48:rate=10:duration=1", "a.gif");
+    let src = app.fixtures.add("a.gif", gif);
+    let doc = app
+        .run_done(edit(&src, &["resize-image"], Some(json!({"scale": 0.5}))))
+        .await;
+    assert_eq!(doc["attributes"]["outputs"][0]["format"], "gif");
+    let out = &app.download_all(&doc).await[0];
+    let probe = probe(out);
+    let video = video_stream(&probe);
+    assert_eq!(dims(video), (32, 24));
+    assert_eq!(frames(video), 10);
+    assert!(
+        (duration(&probe) - 1.0).abs() < 0.05,
+        "lasts {}",
+        duration(&probe)
+    );
+}
+
+#[tokio::test]
+async fn image_to_webp_makes_an_animated_webp_with_the_delays_and_it_resizes_again() {
+    let app = spawn_app().await;
+    let gif = lavfi_gif("testsrc2=size=64x48:rate=10:duration=1", "a.gif");
+    let src = app.fixtures.add("a.gif", gif);
+    let doc = app.run_done(edit(&src, &["image-to-webp"], None)).await;
+    let webp = std::fs::read(&app.download_all(&doc).await[0]).unwrap();
+    let (frames, plays) = frames_of(&webp);
+    assert_eq!(frames.len(), 10);
+    assert!(
+        frames
+            .iter()
+            .all(|(size, delay)| *size == (64, 48) && *delay == 100),
+        "{frames:?}"
+    );
+    assert_eq!(plays, 0, "loops forever, as the GIF");
+
+    // The animated WebP in: resized, still animated, as WebP.
+    let again = app.fixtures.add("b.webp", webp);
+    let doc = app
+        .run_done(edit(&again, &["resize-image"], Some(json!({"scale": 2}))))
+        .await;
+    let (frames, _) = frames_of(&std::fs::read(&app.download_all(&doc).await[0]).unwrap());
+    assert_eq!(frames.len(), 10);
+    assert_eq!(frames[0].0, (128, 96));
+}
+
+#[tokio::test]
+async fn an_apng_becomes_its_default_image_and_a_gif_a_video_from_its_first_frame() {
+    let app = spawn_app().await;
+    let apng = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=40x30:rate=5:duration=1",
+            "-plays",
+            "2",
+            "-f",
+            "apng",
+        ],
+        "a.png",
+    );
+    let src = app.fixtures.add("a.png", apng);
+    let doc = app
+        .run_done(edit(&src, &["resize-image"], Some(json!({"scale": 0.5}))))
+        .await;
+    // APNG is not animated yet: the default image, resized.
+    let out = fixtures::decode(&app.download_all(&doc).await[0]);
+    assert_eq!(image::GenericImageView::dimensions(&out), (20, 15));
+
+    let gif = app.fixtures.add(
+        "g.gif",
+        lavfi_gif("testsrc2=size=64x48:rate=10:duration=1", "g.gif"),
+    );
+    let doc = app
+        .run_done(edit(
+            &gif,
+            &["image-to-video"],
+            Some(json!({"duration": 1, "fps": 5})),
+        ))
+        .await;
+    let probe = probe(&app.download_all(&doc).await[0]);
+    assert_eq!(dims(video_stream(&probe)), (64, 48));
+    assert_eq!(frames(video_stream(&probe)), 5);
+}
+
+#[tokio::test]
+async fn an_animation_past_the_frame_limit_fails_with_too_many_frames() {
+    let app = spawn_app_with(|c| c.max_video_frames = 5).await;
+    let gif = lavfi_gif("testsrc2=size=32x32:rate=10:duration=1", "long.gif");
+    let src = app.fixtures.add("long.gif", gif);
+    let error = app.run_failed(edit(&src, &["image-to-webp"], None)).await;
+    assert_eq!(error["code"], "too_many_frames", "{error}");
+}
