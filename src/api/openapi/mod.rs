@@ -57,6 +57,35 @@ impl Modify for BearerToken {
             "bearer",
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
         );
+        every_authenticated_operation_may_be_rate_limited(openapi);
+    }
+}
+
+/// Every operation that takes a token (it documents 401) is under its organization's
+/// read or write budget and the failed-authentication budget: it may answer 429, with
+/// the same error document. Said once here, so no operation can leave it out (the
+/// fuzzer found four that did).
+fn every_authenticated_operation_may_be_rate_limited(openapi: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::RefOr;
+    for item in openapi.paths.paths.values_mut() {
+        let operations = [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.options,
+            &mut item.head,
+            &mut item.patch,
+        ];
+        for operation in operations.into_iter().flatten() {
+            let responses = &mut operation.responses.responses;
+            if let Some(RefOr::T(mut limited)) = responses.get("401").cloned() {
+                limited.description =
+                    "Over the organization's request budget (`Retry-After` says when to retry)"
+                        .into();
+                responses.entry("429".into()).or_insert(RefOr::T(limited));
+            }
+        }
     }
 }
 
@@ -112,6 +141,22 @@ mod tests {
             }
         }
         routes
+    }
+
+    #[test]
+    fn every_operation_that_takes_a_token_documents_429() {
+        let document: serde_json::Value = serde_json::from_str(&document()).unwrap();
+        let mut checked = 0;
+        for (path, item) in document["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                if operation["responses"]["401"].is_object() {
+                    checked += 1;
+                    let limited = &operation["responses"]["429"];
+                    assert!(limited.is_object(), "{method} {path} does not document 429");
+                }
+            }
+        }
+        assert!(checked >= 12, "{checked}");
     }
 
     #[test]
