@@ -1,9 +1,11 @@
-//! AVIF output through libheif's encoder API with libaom behind it — the same AV1
-//! encoder `avifenc` (libavif) uses, so sizes and quality match it at equal settings.
+//! AVIF output through libheif's encoder API with libaom behind it — the AV1 encoder
+//! `avifenc` (libavif) uses. At equal SSIM its files are 10–38 % larger than avifenc's
+//! (libheif's RGB→YCbCr conversion and encoder controls; docs/PERFORMANCE.md): encoding
+//! through libavif itself is the planned fix.
 //!
-//! Settings (measured against `avifenc` in `bench/`): lossy quality 60 (libheif maps it
-//! to AV1 quantizer 25), 4:2:0 chroma, libaom speed 7, as many encoder threads as cores.
-//! Alpha is encoded as its own AV1 image, as AVIF requires.
+//! Settings: lossy quality 60 (libheif maps it to AV1 quantizer 25), 4:2:0 chroma,
+//! libaom speed 7, as many encoder threads as cores. Alpha is encoded as its own AV1
+//! image, as AVIF requires.
 
 use std::ffi::{c_int, c_void, CStr};
 
