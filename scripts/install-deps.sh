@@ -37,6 +37,8 @@ command -v cc >/dev/null 2>&1 || missing+=(build-essential)
 pkg-config --exists libtiff-4 2>/dev/null || missing+=(libtiff-dev)
 # libheif (with libde265, dav1d and libaom behind it) for HEIC and AVIF sources.
 pkg-config --exists libheif 2>/dev/null || missing+=(libheif-dev)
+# libavif (libaom behind it) writes AVIF outputs, as avifenc does.
+pkg-config --exists libavif 2>/dev/null || missing+=(libavif-dev)
 # Little CMS for colour profiles (without it, lcms2-sys builds its bundled copy).
 pkg-config --exists lcms2 2>/dev/null || missing+=(liblcms2-dev)
 if $with_test_tools; then

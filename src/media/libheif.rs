@@ -1,5 +1,5 @@
-//! The parts of libheif's C API (Debian's `libheif1` 1.15) that decoding (`heif`) and
-//! AVIF encoding (`avif`) use: one declaration of each, so the two agree.
+//! The parts of libheif's C API (Debian's `libheif1` 1.15) that decoding HEIC and AVIF
+//! (`heif`) uses.
 
 use std::ffi::{c_char, c_int, c_void};
 
@@ -15,10 +15,6 @@ pub(super) struct Handle {
 pub(super) struct Image {
     _opaque: [u8; 0],
 }
-#[repr(C)]
-pub(super) struct Encoder {
-    _opaque: [u8; 0],
-}
 
 /// `struct heif_error`: `code` 0 is success; `message` is always a valid C string.
 #[repr(C)]
@@ -28,14 +24,6 @@ pub(super) struct HeifError {
     pub message: *const c_char,
 }
 
-/// `struct heif_writer`, version 1.
-#[repr(C)]
-pub(super) struct Writer {
-    pub api_version: c_int,
-    pub write: unsafe extern "C" fn(*mut Context, *const c_void, usize, *mut c_void) -> HeifError,
-}
-
-pub(super) const COMPRESSION_AV1: c_int = 4;
 pub(super) const COLORSPACE_RGB: c_int = 1;
 pub(super) const CHROMA_INTERLEAVED_RGB: c_int = 10;
 pub(super) const CHROMA_INTERLEAVED_RGBA: c_int = 11;
@@ -77,58 +65,7 @@ extern "C" {
         channel: c_int,
         stride: *mut c_int,
     ) -> *const u8;
-    pub(super) fn heif_image_get_plane(
-        image: *mut Image,
-        channel: c_int,
-        stride: *mut c_int,
-    ) -> *mut u8;
     pub(super) fn heif_image_get_width(image: *const Image, channel: c_int) -> c_int;
     pub(super) fn heif_image_get_height(image: *const Image, channel: c_int) -> c_int;
     pub(super) fn heif_image_release(image: *const Image);
-    pub(super) fn heif_image_create(
-        width: c_int,
-        height: c_int,
-        colorspace: c_int,
-        chroma: c_int,
-        image: *mut *mut Image,
-    ) -> HeifError;
-    pub(super) fn heif_image_add_plane(
-        image: *mut Image,
-        channel: c_int,
-        width: c_int,
-        height: c_int,
-        bit_depth: c_int,
-    ) -> HeifError;
-    pub(super) fn heif_context_get_encoder_for_format(
-        context: *mut Context,
-        format: c_int,
-        encoder: *mut *mut Encoder,
-    ) -> HeifError;
-    pub(super) fn heif_encoder_release(encoder: *mut Encoder);
-    pub(super) fn heif_encoder_set_lossy_quality(
-        encoder: *mut Encoder,
-        quality: c_int,
-    ) -> HeifError;
-    pub(super) fn heif_encoder_set_parameter_integer(
-        encoder: *mut Encoder,
-        name: *const c_char,
-        value: c_int,
-    ) -> HeifError;
-    pub(super) fn heif_encoder_set_parameter_string(
-        encoder: *mut Encoder,
-        name: *const c_char,
-        value: *const c_char,
-    ) -> HeifError;
-    pub(super) fn heif_context_encode_image(
-        context: *mut Context,
-        image: *const Image,
-        encoder: *mut Encoder,
-        options: *const c_void,
-        handle: *mut *mut Handle,
-    ) -> HeifError;
-    pub(super) fn heif_context_write(
-        context: *mut Context,
-        writer: *const Writer,
-        userdata: *mut c_void,
-    ) -> HeifError;
 }
