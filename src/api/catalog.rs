@@ -7,9 +7,7 @@ use axum::Json;
 use serde_json::{json, Map, Value};
 
 use crate::commands::{Command, OptionKind, Options, Shape};
-
-/// The names `format` takes (`jpg` is `jpeg`).
-const IMAGE_FORMAT_NAMES: [&str; 5] = ["jpeg", "jpg", "png", "webp", "avif"];
+use crate::media::ImageFormat;
 
 /// `GET /v1/commands`: no token (nothing in it belongs to anyone).
 #[utoipa::path(get, path = "/v1/commands", operation_id = "listCommands", tag = "commands", security(()),
@@ -68,7 +66,7 @@ fn option(name: &str, kind: &OptionKind) -> Value {
             "exclusiveMinimum": !min_inclusive, "maximum": max, "default": default,
         }),
         OptionKind::ImageFormat { .. } => json!({
-            "name": name, "type": "string", "enum": IMAGE_FORMAT_NAMES, "default": null,
+            "name": name, "type": "string", "enum": ImageFormat::OPTION_NAMES, "default": null,
         }),
     }
 }

@@ -79,10 +79,10 @@ async fn plan_one(
     }
     .map_err(|e| e.at(&place))?;
     let media = &state.probing.media;
-    let format = media.detect(&dest).await.map_err(|e| {
-        let e = e.naming_what_is_taken(edit.commands[0].inputs());
-        JobError::from(e).at(&place)
-    })?;
+    let format = media
+        .detect_for(&dest, edit.commands[0].inputs())
+        .await
+        .map_err(|e| JobError::from(e).at(&place))?;
     let file = MediaFile { path: dest, format };
     let described = media
         .describe(&file)

@@ -69,9 +69,7 @@ pub async fn run(
     }
     let info = transcode::inspect(media, input, INPUTS).await?;
     // Copies stay within ISO-BMFF, whose timing the in-process reader knows exactly.
-    let copyable =
-        [MediaFormat::Mp4, MediaFormat::Mov, MediaFormat::ThreeGp].contains(&input.format);
-    let recipe = if copyable && can_copy_video(speed, &info) {
+    let recipe = if input.format.is_iso_bmff_video() && can_copy_video(speed, &info) {
         copy_recipe(speed, &info)
     } else {
         modify_speed_args(speed, &info).into()

@@ -89,27 +89,20 @@ fn set(
             number_in(value, pointer, name, min, min_inclusive, max)?,
         ),
         OptionKind::ImageFormat { set } => {
+            let names = ImageFormat::OPTION_NAMES.join(", ");
             let Value::String(s) = value else {
                 return Err(ValidationError::new(
                     Code::InvalidType,
                     pointer,
-                    "`format` must be a string: one of jpeg, jpg, png, webp, avif.",
+                    format!("`format` must be a string: one of {names}."),
                 ));
             };
-            let format = match s.as_str() {
-                "jpeg" | "jpg" => ImageFormat::Jpeg,
-                "png" => ImageFormat::Png,
-                "webp" => ImageFormat::Webp,
-                "avif" => ImageFormat::Avif,
-                _ => {
-                    return Err(ValidationError::new(
-                        Code::InvalidOptionValue,
-                        pointer,
-                        format!(
-                            "`{name}` is \"{s}\"; it must be one of jpeg, jpg, png, webp, avif."
-                        ),
-                    ))
-                }
+            let Some(format) = ImageFormat::from_option_name(s) else {
+                return Err(ValidationError::new(
+                    Code::InvalidOptionValue,
+                    pointer,
+                    format!("`{name}` is \"{s}\"; it must be one of {names}."),
+                ));
             };
             set(options, format);
         }

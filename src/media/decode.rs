@@ -11,6 +11,7 @@ use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageError, ImageReader, Limits};
 use turbojpeg::ScalingFactor;
 
+use self::headers::{png_methods_are_standard, png_size, webp_size};
 use super::exif;
 use super::jpeg::{JpegDecoder, JpegHeader};
 use super::{MediaError, MediaFormat};
@@ -104,10 +105,11 @@ pub(crate) fn open(
             max_pixels,
         );
     }
+    // A TIFF libtiff's RGBA interface refuses (32-bit or float samples) goes on to the
+    // `image` crate below, keeping the orientation read here.
     let mut orientation = None;
     if format == MediaFormat::Tiff {
         let file = super::tiff::open(bytes)?;
-        check_pixels(file.width, file.height, max_pixels)?;
         orientation = Orientation::from_exif(file.orientation.clamp(1, 8) as u8);
         if file.readable_as_rgba() {
             let (width, height) = (file.width, file.height);
@@ -293,50 +295,6 @@ pub(crate) fn shrink_factor(
         .unwrap_or(ScalingFactor::ONE)
 }
 
-/// The size in a PNG's IHDR chunk, which the format requires to come first.
-fn png_size(bytes: &[u8]) -> Option<(u32, u32)> {
-    if bytes.get(12..16)? != b"IHDR" {
-        return None;
-    }
-    let be = |at: usize| Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
-    Some((be(16)?, be(20)?))
-}
-
-/// Whether the IHDR's compression and filter methods are 0 and its interlace method 0
-/// or 1, the only ones PNG defines. True when there is no IHDR to read: the decoder
-/// reports that.
-fn png_methods_are_standard(bytes: &[u8]) -> bool {
-    match bytes.get(26..29) {
-        Some(&[compression, filter, interlace]) if bytes.get(12..16) == Some(b"IHDR") => {
-            compression == 0 && filter == 0 && interlace <= 1
-        }
-        _ => true,
-    }
-}
-
-/// The canvas size in a WebP's first chunk: VP8X (extended), VP8 (lossy) or VP8L
-/// (lossless).
-fn webp_size(bytes: &[u8]) -> Option<(u32, u32)> {
-    let le24 = |at: usize| -> Option<u32> {
-        let b = bytes.get(at..at + 3)?;
-        Some(u32::from(b[0]) | u32::from(b[1]) << 8 | u32::from(b[2]) << 16)
-    };
-    let le16 = |at: usize| -> Option<u32> {
-        let b = bytes.get(at..at + 2)?;
-        Some(u32::from(u16::from_le_bytes([b[0], b[1]])))
-    };
-    match bytes.get(12..16)? {
-        b"VP8X" => Some((le24(24)? + 1, le24(27)? + 1)),
-        b"VP8 " => Some((le16(26)? & 0x3FFF, le16(28)? & 0x3FFF)),
-        b"VP8L" => {
-            let b = bytes.get(21..25)?;
-            let bits = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-            Some(((bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1))
-        }
-        _ => None,
-    }
-}
-
 /// `ImageTooLarge` when `width * height` exceeds `max_pixels`.
 pub(crate) fn check_pixels(width: u32, height: u32, max_pixels: u64) -> Result<(), MediaError> {
     if u64::from(width) * u64::from(height) > max_pixels {
@@ -403,5 +361,6 @@ fn undecodable(format: MediaFormat, error: ImageError) -> MediaError {
     MediaError::InvalidMedia(format!("the {name} data {what}"))
 }
 
+mod headers;
 #[cfg(test)]
 mod tests;

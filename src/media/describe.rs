@@ -40,30 +40,18 @@ impl Media {
                 let (width, height) = scan.screen;
                 (width, height, Some(scan.seconds()), Some(scan.frames))
             }
-            MediaFormat::Mp4 | MediaFormat::Mov | MediaFormat::ThreeGp => {
+            format if format.is_iso_bmff_video() => {
                 let info = transcode::read_info(self, file).await?;
                 (info.width, info.height, info.duration, info.frames)
             }
-            MediaFormat::Webm
-            | MediaFormat::Ogv
-            | MediaFormat::Mkv
-            | MediaFormat::Avi
-            | MediaFormat::MpegTs => {
+            // The other video containers.
+            _ => {
                 let probe = probe::run(self, &file.path, file.format, true).await?;
                 let video = probe.video().ok_or_else(unreadable)?;
                 let duration = probe.format.duration.or(video.duration);
                 let (width, height) = (video.width.unwrap_or(0), video.height.unwrap_or(0));
                 (width, height, duration, video.nb_read_packets)
             }
-            // HEIF and AVIF are not read yet (the still images are read above): the error
-            // names the format, and the caller what the command takes.
-            MediaFormat::Jpeg
-            | MediaFormat::Png
-            | MediaFormat::Webp
-            | MediaFormat::Tiff
-            | MediaFormat::Bmp
-            | MediaFormat::Heif
-            | MediaFormat::Avif => return Err(MediaError::unsupported(file.format, &[])),
         };
         Ok(Described {
             bytes,

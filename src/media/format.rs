@@ -130,6 +130,15 @@ impl MediaFormat {
         })
     }
 
+    /// MP4, MOV or 3GP: the ISO-BMFF video files whose headers `mp4` reads in-process
+    /// (and whose timing a stream-copied speed change keeps exact).
+    pub fn is_iso_bmff_video(self) -> bool {
+        matches!(
+            self,
+            MediaFormat::Mp4 | MediaFormat::Mov | MediaFormat::ThreeGp
+        )
+    }
+
     /// Whether it is one of the [`VIDEO_CONTAINERS`].
     pub fn is_video(self) -> bool {
         VIDEO_CONTAINERS.contains(&self)
@@ -159,6 +168,57 @@ impl MediaFormat {
             MediaFormat::Avif => "AVIF",
             MediaFormat::Tiff => "TIFF",
             MediaFormat::Bmp => "BMP",
+        }
+    }
+}
+
+/// Output format of `resize-image`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageFormat {
+    Jpeg,
+    Png,
+    Webp,
+    Avif,
+    /// Only for a GIF source (no `format` names it): animated GIFs stay GIFs.
+    Gif,
+}
+
+impl ImageFormat {
+    /// The names the `format` option takes (`jpg` is `jpeg`), in the order errors and
+    /// the command catalog list them.
+    pub const OPTION_NAMES: [&'static str; 5] = ["jpeg", "jpg", "png", "webp", "avif"];
+
+    /// The format a `format` option names, if it names one.
+    pub fn from_option_name(name: &str) -> Option<ImageFormat> {
+        Some(match name {
+            "jpeg" | "jpg" => ImageFormat::Jpeg,
+            "png" => ImageFormat::Png,
+            "webp" => ImageFormat::Webp,
+            "avif" => ImageFormat::Avif,
+            _ => return None,
+        })
+    }
+
+    /// The container format a file written in this image format is detected as.
+    pub fn media_format(self) -> MediaFormat {
+        match self {
+            ImageFormat::Jpeg => MediaFormat::Jpeg,
+            ImageFormat::Png => MediaFormat::Png,
+            ImageFormat::Webp => MediaFormat::Webp,
+            ImageFormat::Avif => MediaFormat::Avif,
+            ImageFormat::Gif => MediaFormat::Gif,
+        }
+    }
+
+    /// The image format of `format`, or `None` for formats the image steps cannot read.
+    pub fn from_media_format(format: MediaFormat) -> Option<ImageFormat> {
+        match format {
+            MediaFormat::Jpeg => Some(ImageFormat::Jpeg),
+            MediaFormat::Png => Some(ImageFormat::Png),
+            MediaFormat::Webp => Some(ImageFormat::Webp),
+            MediaFormat::Avif => Some(ImageFormat::Avif),
+            MediaFormat::Gif => Some(ImageFormat::Gif),
+            _ => None,
         }
     }
 }

@@ -8,14 +8,79 @@
 //! memory; the primary image's size is checked against the pixel limit before it is
 //! decoded.
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::Once;
 
 use image::{DynamicImage, RgbImage, RgbaImage};
 
 use super::{MediaError, MediaFormat};
 
-use super::libheif::*;
+#[repr(C)]
+struct Context {
+    _opaque: [u8; 0],
+}
+#[repr(C)]
+struct Handle {
+    _opaque: [u8; 0],
+}
+#[repr(C)]
+struct Image {
+    _opaque: [u8; 0],
+}
+
+/// `struct heif_error`: `code` 0 is success; `message` is always a valid C string.
+#[repr(C)]
+struct HeifError {
+    code: c_int,
+    subcode: c_int,
+    message: *const c_char,
+}
+
+const COLORSPACE_RGB: c_int = 1;
+const CHROMA_INTERLEAVED_RGB: c_int = 10;
+const CHROMA_INTERLEAVED_RGBA: c_int = 11;
+const CHANNEL_INTERLEAVED: c_int = 10;
+
+#[link(name = "heif")]
+extern "C" {
+    fn heif_init(params: *const c_void) -> HeifError;
+    fn heif_context_alloc() -> *mut Context;
+    fn heif_context_free(context: *mut Context);
+    fn heif_context_read_from_memory_without_copy(
+        context: *mut Context,
+        bytes: *const c_void,
+        size: usize,
+        options: *const c_void,
+    ) -> HeifError;
+    fn heif_context_get_primary_image_handle(
+        context: *mut Context,
+        handle: *mut *mut Handle,
+    ) -> HeifError;
+    fn heif_image_handle_release(handle: *const Handle);
+    fn heif_image_handle_get_width(handle: *const Handle) -> c_int;
+    fn heif_image_handle_get_height(handle: *const Handle) -> c_int;
+    fn heif_image_handle_has_alpha_channel(handle: *const Handle) -> c_int;
+    fn heif_image_handle_get_raw_color_profile_size(handle: *const Handle) -> usize;
+    fn heif_image_handle_get_raw_color_profile(
+        handle: *const Handle,
+        out: *mut c_void,
+    ) -> HeifError;
+    fn heif_decode_image(
+        handle: *const Handle,
+        image: *mut *mut Image,
+        colorspace: c_int,
+        chroma: c_int,
+        options: *const c_void,
+    ) -> HeifError;
+    fn heif_image_get_plane_readonly(
+        image: *const Image,
+        channel: c_int,
+        stride: *mut c_int,
+    ) -> *const u8;
+    fn heif_image_get_width(image: *const Image, channel: c_int) -> c_int;
+    fn heif_image_get_height(image: *const Image, channel: c_int) -> c_int;
+    fn heif_image_release(image: *const Image);
+}
 
 /// An error of libheif as ours, its message kept for the log only.
 fn checked(error: HeifError, format: MediaFormat, what: &str) -> Result<(), MediaError> {

@@ -29,7 +29,6 @@ pub(crate) mod gif;
 mod heif;
 pub(crate) mod image_ops;
 mod jpeg;
-mod libheif;
 mod mp4;
 pub(crate) mod probe;
 mod process;
@@ -48,7 +47,7 @@ pub(crate) mod testutil;
 
 pub use decode::inspect_image;
 pub use describe::Described;
-pub use format::{MediaFormat, IMAGE_INPUTS, STILL_IMAGES, VIDEO_CONTAINERS};
+pub use format::{ImageFormat, MediaFormat, IMAGE_INPUTS, STILL_IMAGES, VIDEO_CONTAINERS};
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
 pub use progress::ProgressFn;
 pub use sniff::sniff;
@@ -67,42 +66,6 @@ use crate::error_code::Code;
 pub struct MediaFile {
     pub path: PathBuf,
     pub format: MediaFormat,
-}
-
-/// Output format of `resize-image`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ImageFormat {
-    Jpeg,
-    Png,
-    Webp,
-    Avif,
-    /// Only for a GIF source (no `format` names it): animated GIFs stay GIFs.
-    Gif,
-}
-
-impl ImageFormat {
-    /// The container format a file written in this image format is detected as.
-    pub fn media_format(self) -> MediaFormat {
-        match self {
-            ImageFormat::Jpeg => MediaFormat::Jpeg,
-            ImageFormat::Png => MediaFormat::Png,
-            ImageFormat::Webp => MediaFormat::Webp,
-            ImageFormat::Avif => MediaFormat::Avif,
-            ImageFormat::Gif => MediaFormat::Gif,
-        }
-    }
-
-    /// The image format of `format`, or `None` for formats the image steps cannot read.
-    pub fn from_media_format(format: MediaFormat) -> Option<ImageFormat> {
-        match format {
-            MediaFormat::Jpeg => Some(ImageFormat::Jpeg),
-            MediaFormat::Png => Some(ImageFormat::Png),
-            MediaFormat::Webp => Some(ImageFormat::Webp),
-            MediaFormat::Avif => Some(ImageFormat::Avif),
-            MediaFormat::Gif => Some(ImageFormat::Gif),
-            _ => None,
-        }
-    }
 }
 
 /// Limits and tuning shared by all media operations.
@@ -221,19 +184,6 @@ impl MediaError {
         }
     }
 
-    /// This error with what the command takes filled in, where it was not known.
-    pub fn naming_what_is_taken(self, inputs: &[MediaFormat]) -> MediaError {
-        match self {
-            MediaError::UnsupportedInputFormat { found, takes } if takes.is_empty() => {
-                MediaError::UnsupportedInputFormat {
-                    found,
-                    takes: inputs.to_vec(),
-                }
-            }
-            other => other,
-        }
-    }
-
     /// Stable error code reported in the failed edit's `error.code`.
     pub fn code(&self) -> Code {
         match self {
@@ -317,10 +267,20 @@ impl Media {
     /// `UnsupportedInputFormat` when the bytes match none of the formats we handle
     /// (including an empty file); `Io` when the file cannot be read.
     pub async fn detect(&self, path: &Path) -> Result<MediaFormat, MediaError> {
+        self.detect_for(path, &[]).await
+    }
+
+    /// [`Media::detect`] for a source of a command that takes `takes`, which the error
+    /// for unrecognised bytes then names.
+    pub async fn detect_for(
+        &self,
+        path: &Path,
+        takes: &[MediaFormat],
+    ) -> Result<MediaFormat, MediaError> {
         let head = sniff::read_head(path).await?;
         sniff::sniff(&head).ok_or_else(|| MediaError::UnsupportedInputFormat {
             found: None,
-            takes: Vec::new(),
+            takes: takes.to_vec(),
         })
     }
 

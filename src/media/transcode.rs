@@ -162,12 +162,11 @@ pub(crate) async fn read_info(media: &Media, input: &MediaFile) -> Result<VideoI
     let info = match cached {
         Some(info) => info,
         None => {
-            let info = match input.format {
-                MediaFormat::Mp4 | MediaFormat::Mov | MediaFormat::ThreeGp => {
-                    let path = input.path.clone();
-                    super::blocking(move || Ok(super::mp4::read_info(&path))).await?
-                }
-                _ => None,
+            let info = if input.format.is_iso_bmff_video() {
+                let path = input.path.clone();
+                super::blocking(move || Ok(super::mp4::read_info(&path))).await?
+            } else {
+                None
             };
             let info = match info {
                 Some(info) => info,

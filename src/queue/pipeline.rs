@@ -169,9 +169,8 @@ impl EditRun<'_> {
                 Err(key) => cache_key = Some(key),
             }
         }
-        let first = self.edit.commands[0];
-        let format = (self.ctx.media.detect(&source).await)
-            .map_err(|e| e.naming_what_is_taken(first.inputs()))?;
+        let takes = self.edit.commands[0].inputs();
+        let format = self.ctx.media.detect_for(&source, takes).await?;
         self.tracker.finish_unit(i, &step);
         let file = MediaFile {
             path: source,
