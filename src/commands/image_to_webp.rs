@@ -8,7 +8,7 @@ use crate::media::{Media, MediaError, MediaFile, MediaFormat};
 
 pub const NAME: &str = "image-to-webp";
 /// What it does, in a sentence (the command catalog, `GET /v1/commands`).
-pub const SUMMARY: &str = "An image as a lossy WebP (quality 80), transparency kept.";
+pub const SUMMARY: &str = "An image as a lossy WebP (quality 80), transparency and animation kept.";
 pub const INPUTS: &[MediaFormat] = IMAGES;
 pub const OUTPUT: MediaFormat = MediaFormat::Webp;
 

@@ -12,7 +12,7 @@ use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, Work}
 pub const NAME: &str = "resize-image";
 /// What it does, in a sentence (the command catalog, `GET /v1/commands`).
 pub const SUMMARY: &str =
-    "An image scaled by `scale`, as JPEG, PNG or WebP (`format`; the input's by default).";
+    "An image scaled by `scale`, as JPEG, PNG, WebP or AVIF (`format`; the input's by default); animated GIFs and WebPs stay animated.";
 pub const INPUTS: &[MediaFormat] = IMAGES;
 pub const DEFAULT_SCALE: f64 = 1.0;
 
