@@ -56,9 +56,22 @@ extern "C" {
         context: *mut Context,
         handle: *mut *mut Handle,
     ) -> HeifError;
+    fn heif_context_get_list_of_top_level_image_IDs(
+        context: *mut Context,
+        ids: *mut u32,
+        count: c_int,
+    ) -> c_int;
+    fn heif_context_get_image_handle(
+        context: *mut Context,
+        id: u32,
+        handle: *mut *mut Handle,
+    ) -> HeifError;
+    fn heif_image_handle_is_primary_image(handle: *const Handle) -> c_int;
     fn heif_image_handle_release(handle: *const Handle);
     fn heif_image_handle_get_width(handle: *const Handle) -> c_int;
     fn heif_image_handle_get_height(handle: *const Handle) -> c_int;
+    fn heif_image_handle_get_ispe_width(handle: *const Handle) -> c_int;
+    fn heif_image_handle_get_ispe_height(handle: *const Handle) -> c_int;
     fn heif_image_handle_has_alpha_channel(handle: *const Handle) -> c_int;
     fn heif_image_handle_get_raw_color_profile_size(handle: *const Handle) -> usize;
     fn heif_image_handle_get_raw_color_profile(
@@ -154,12 +167,22 @@ pub(crate) fn open(bytes: &[u8], format: MediaFormat) -> Result<HeifFile<'_>, Me
             std::ptr::null(),
         );
         checked(read, format, "reading its boxes")?;
-        let primary = heif_context_get_primary_image_handle(file.context, &mut file.handle);
-        checked(primary, format, "finding its primary image")?;
+        file.handle = primary_image(file.context, format)?;
         let (w, h) = (
             heif_image_handle_get_width(file.handle),
             heif_image_handle_get_height(file.handle),
         );
+        let ispe = (
+            heif_image_handle_get_ispe_width(file.handle),
+            heif_image_handle_get_ispe_height(file.handle),
+        );
+        // libheif 1.15 may announce a turned image unturned (see heif_boxes).
+        let turned = super::heif_boxes::primary_quarter_turns(bytes).is_some_and(|t| t % 2 == 1);
+        let (w, h) = if turned && (w, h) == ispe {
+            (h, w)
+        } else {
+            (w, h)
+        };
         file.width = u32::try_from(w).unwrap_or(0);
         file.height = u32::try_from(h).unwrap_or(0);
     }
@@ -170,6 +193,48 @@ pub(crate) fn open(bytes: &[u8], format: MediaFormat) -> Result<HeifFile<'_>, Me
         )));
     }
     Ok(file)
+}
+
+/// The primary image, as pillow-heif picks it: the top-level image marked primary, or
+/// the first top-level image where `pitm` names none (libheif 1.15 would hand out a
+/// thumbnail then).
+///
+/// # Safety
+/// `context` holds a file read without error.
+unsafe fn primary_image(
+    context: *mut Context,
+    format: MediaFormat,
+) -> Result<*mut Handle, MediaError> {
+    let mut ids = [0u32; 64];
+    let count = heif_context_get_list_of_top_level_image_IDs(context, ids.as_mut_ptr(), 64);
+    let mut first: *mut Handle = std::ptr::null_mut();
+    for &id in &ids[..count.clamp(0, 64) as usize] {
+        let mut handle = std::ptr::null_mut();
+        if heif_context_get_image_handle(context, id, &mut handle).code != 0 || handle.is_null() {
+            continue;
+        }
+        if heif_image_handle_is_primary_image(handle) != 0 {
+            if !first.is_null() {
+                heif_image_handle_release(first);
+            }
+            return Ok(handle);
+        }
+        if first.is_null() {
+            first = handle;
+        } else {
+            heif_image_handle_release(handle);
+        }
+    }
+    if first.is_null() {
+        let mut handle = std::ptr::null_mut();
+        checked(
+            heif_context_get_primary_image_handle(context, &mut handle),
+            format,
+            "finding its primary image",
+        )?;
+        first = handle;
+    }
+    Ok(first)
 }
 
 impl HeifFile<'_> {
@@ -239,10 +304,30 @@ impl HeifFile<'_> {
             MediaError::InvalidMedia(format!("the {} decoded to no picture", self.format.name()))
         })?;
         let (w, h) = (w as u32, h as u32);
-        Ok(if alpha {
+        let image = if alpha {
             DynamicImage::ImageRgba8(RgbaImage::from_raw(w, h, pixels).expect("sized above"))
         } else {
             DynamicImage::ImageRgb8(RgbImage::from_raw(w, h, pixels).expect("sized above"))
-        })
+        };
+        self.to_announced_size(image)
+    }
+
+    /// The decoded picture at the size the file announces, as libheif 1.18 (and so
+    /// pillow-heif) gives it: a coded picture larger than its `ispe` is cropped to it
+    /// from the top left; a smaller one means the header lies, and is refused.
+    fn to_announced_size(&self, image: DynamicImage) -> Result<DynamicImage, MediaError> {
+        let (w, h) = (image.width(), image.height());
+        if (w, h) == (self.width, self.height) {
+            return Ok(image);
+        }
+        if w < self.width || h < self.height {
+            return Err(MediaError::InvalidMedia(format!(
+                "the {} is damaged: its header says {}x{} but its picture is {w}x{h}",
+                self.format.name(),
+                self.width,
+                self.height
+            )));
+        }
+        Ok(image.crop_imm(0, 0, self.width, self.height))
     }
 }

@@ -27,6 +27,7 @@ mod format;
 pub(crate) mod frames;
 pub(crate) mod gif;
 mod heif;
+mod heif_boxes;
 pub(crate) mod image_ops;
 mod jpeg;
 mod mp4;

@@ -8,20 +8,6 @@ use serde_json::json;
 use crate::fixtures;
 use crate::helpers::*;
 
-/// An AVIF decoded by `heif-convert` (libheif-examples) into a PNG.
-fn decode_avif(avif: &std::path::Path) -> image::DynamicImage {
-    let dir = tempfile::tempdir().unwrap();
-    let png = dir.path().join("out.png");
-    let status = std::process::Command::new("heif-convert")
-        .arg(avif)
-        .arg(&png)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .expect("heif-convert runs");
-    assert!(status.success(), "heif-convert reads {}", avif.display());
-    fixtures::decode(&png)
-}
-
 #[tokio::test]
 async fn resize_image_writes_avif_with_its_size_colours_and_alpha() {
     let app = spawn_app().await;
@@ -41,7 +27,7 @@ async fn resize_image_writes_avif_with_its_size_colours_and_alpha() {
     );
     let path = &app.download_all(&doc).await[0];
     assert_eq!(path.extension().unwrap(), "avif");
-    let got = decode_avif(path);
+    let got = fixtures::decode_avif(path);
     assert_eq!(got.dimensions(), (160, 120));
     let expected = source.resize_exact(160, 120, image::imageops::FilterType::Triangle);
     let apart = fixtures::distance(&got, &expected);
@@ -55,7 +41,9 @@ async fn resize_image_writes_avif_with_its_size_colours_and_alpha() {
             Some(json!({"format": "avif"})),
         ))
         .await;
-    fixtures::assert_left_half_transparent(&decode_avif(&app.download_all(&doc).await[0]));
+    fixtures::assert_left_half_transparent(&fixtures::decode_avif(
+        &app.download_all(&doc).await[0],
+    ));
 }
 
 #[tokio::test]
@@ -78,7 +66,7 @@ async fn an_avif_source_resized_without_a_format_stays_avif() {
         .await;
     assert_eq!(doc["attributes"]["outputs"][0]["format"], "avif");
     assert_eq!(
-        decode_avif(&app.download_all(&doc).await[0]).dimensions(),
+        fixtures::decode_avif(&app.download_all(&doc).await[0]).dimensions(),
         (32, 24)
     );
 }

@@ -86,6 +86,20 @@ pub fn decode(path: &std::path::Path) -> DynamicImage {
         .unwrap()
 }
 
+/// An AVIF decoded by `heif-convert` (libheif-examples) into a PNG.
+pub fn decode_avif(avif: &std::path::Path) -> image::DynamicImage {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("out.png");
+    let status = std::process::Command::new("heif-convert")
+        .arg(avif)
+        .arg(&png)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("heif-convert runs");
+    assert!(status.success(), "heif-convert reads {}", avif.display());
+    decode(&png)
+}
+
 /// The format of a downloaded image, sniffed from its bytes.
 pub fn format_of(path: &std::path::Path) -> ImageFormat {
     image::ImageReader::open(path)

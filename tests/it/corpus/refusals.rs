@@ -156,9 +156,14 @@ fn unclean(detail: &str) -> Option<&'static str> {
         return Some("not a sentence");
     }
     let debug = [
-        "{", "}", "::", "Some(", "None", "Err(", "Ok(", "\\u", "\"", "/", "\\",
+        "{", "}", "::", "Some(", "None", "Err(", "Ok(", "\\u", "\"", "\\",
     ];
-    if debug.iter().any(|d| detail.contains(d)) {
+    // A slash between capitals names a format ("HEIC/HEIF"); any other is a path.
+    let path = detail
+        .split('/')
+        .skip(1)
+        .any(|after| !after.starts_with(|c: char| c.is_ascii_uppercase()));
+    if path || debug.iter().any(|d| detail.contains(d)) {
         return Some("debug output or a path");
     }
     // A pointer as debug output prints it: 0x and at least six hex digits.
