@@ -289,7 +289,7 @@ impl<W: std::io::Write> ApngWriter<W> {
 /// A delay in milliseconds as `fcTL`'s 16-bit fraction of a second: exact for whole
 /// milliseconds up to 65.535 s and for thirds, hundredths and tenths of a second.
 fn delay_fraction(delay_ms: f64) -> (u16, u16) {
-    for den in [1000u16, 300, 100, 10, 1] {
+    for den in [1000u16, 100, 10, 1, 300] {
         let num = delay_ms * f64::from(den) / 1000.0;
         if (num - num.round()).abs() < 1e-6 && num.round() <= f64::from(u16::MAX) {
             return (num.round() as u16, den);
@@ -308,7 +308,7 @@ mod tests {
     fn delays_keep_their_fraction_of_a_second() {
         assert_eq!(delay_fraction(100.0), (100, 1000));
         assert_eq!(delay_fraction(1000.0 / 3.0), (100, 300));
-        assert_eq!(delay_fraction(70_000.0), (700, 10));
+        assert_eq!(delay_fraction(70_000.0), (7000, 100));
         assert_eq!(delay_fraction(0.0), (0, 1000));
     }
 

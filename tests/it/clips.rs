@@ -169,7 +169,7 @@ pub fn frame_starts(path: &Path) -> Vec<f64> {
     assert!(out.status.success(), "ffprobe reads {}", path.display());
     String::from_utf8(out.stdout)
         .unwrap()
-        .split(|c: char| c == '\n' || c == ',')
+        .split(['\n', ','])
         .filter(|l| !l.trim().is_empty())
         .map(|l| l.trim().parse().unwrap())
         .collect()
