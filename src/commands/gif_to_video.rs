@@ -1,4 +1,4 @@
-//! `gif-to-video`: an animated GIF as an H.264 MP4 with the GIF's exact timing.
+//! `gif-to-video`: an animated GIF, WebP or APNG as an H.264 MP4 with its exact timing.
 //!
 //! The GIF is read block by block first ([`super::gif`]): limits come from its headers,
 //! frames without a colour table get the palette browsers give them, and the length of
@@ -9,6 +9,17 @@
 //! variable-rate MP4 would last one tick. The `setts` bitstream filter sets the last
 //! packet's duration to what is left of the animation; without B-frames packets come
 //! in presentation order, so that packet is the last frame shown.
+//!
+//! Animated WebP and APNG: ffmpeg 5.1 cannot decode an animated WebP, and its APNG
+//! decoder is not ours (limits, damaged files, the default image). Both are decoded
+//! here, a frame at a time, by the frames `resize-image` uses (`media::animation`),
+//! flattened onto white and written losslessly to a temporary APNG of whole frames,
+//! each with its delay in milliseconds, which ffmpeg reads through its `apng` demuxer
+//! (named, as every input): variable frame durations reach ffmpeg exactly, and no
+//! more than a frame is ever held in memory. Measured against the alternatives: raw
+//! frames through a pipe have no timestamps (a fine fixed rate repeats each frame
+//! tens of times), and PNG files listed in an ffconcat file need the `concat` demuxer,
+//! which probes each listed file by guess.
 
 use std::path::Path;
 
@@ -20,8 +31,11 @@ use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const NAME: &str = "gif-to-video";
 /// What it does, in a sentence (the command catalog, `GET /v1/commands`).
-pub const SUMMARY: &str = "An animated GIF as an H.264 MP4, with the GIF's own timing.";
-pub const INPUTS: &[MediaFormat] = &[MediaFormat::Gif];
+pub const SUMMARY: &str =
+    "An animated GIF, WebP or APNG as an H.264 MP4, with the animation's own timing.";
+/// GIF, and animated WebP and APNG: a still WebP or PNG fails
+/// `unsupported_input_format` saying so (see [`run`]).
+pub const INPUTS: &[MediaFormat] = &[MediaFormat::Gif, MediaFormat::Webp, MediaFormat::Png];
 pub const OUTPUT: MediaFormat = MediaFormat::Mp4;
 
 /// One video as long as the animation, at the screen's size fitted to 4K.
@@ -35,15 +49,32 @@ pub fn predict(input: Shape) -> Prediction {
 /// of the delays. Frames without a colour table are drawn in opaque black, as
 /// browsers draw them. Transparency is flattened onto white; the pixel limit applies
 /// to the screen and every frame's extent.
+///
+/// A WebP or PNG must be animated: a still one fails `unsupported_input_format` (a
+/// still has no length to give the video; `image-to-video` takes it, with a duration).
+/// An APNG's default image that is not a frame of the animation is left out, as
+/// animating viewers leave it out.
 pub async fn run(
     media: &Media,
     input: &MediaFile,
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
-    if input.format != MediaFormat::Gif {
-        return Err(MediaError::unsupported(input.format, INPUTS));
+    match input.format {
+        MediaFormat::Gif => run_gif(media, input, out_dir, progress).await,
+        MediaFormat::Webp | MediaFormat::Png => {
+            animated::run(media, input, out_dir, progress).await
+        }
+        other => Err(MediaError::unsupported(other, INPUTS)),
     }
+}
+
+async fn run_gif(
+    media: &Media,
+    input: &MediaFile,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<MediaFile, MediaError> {
     let bytes = tokio::fs::read(&input.path).await?;
     let scan = gif::scan(&bytes)?;
     check(&scan, &media.limits())?;
@@ -91,23 +122,44 @@ fn gif_to_video_args(scan: &GifScan) -> Vec<String> {
          scale={w}:{h}:flags=lanczos:out_color_matrix=bt709:out_range=tv,format=yuv420p[v]"
     );
     // The last frame lasts until the end of the animation (see the module's docs).
-    let last_duration = format!(
-        "setts=pts=PTS:dts=DTS:duration='if(gte(PTS\\,{start})\\,max({total}-PTS\\,1)\\,DURATION)'",
-        start = scan.last_start_cs,
-        total = scan.total_cs,
-    );
-    let mut args = vec!["-filter_complex".to_string(), graph];
+    let last_duration = last_duration(scan.last_start_cs, scan.total_cs);
+    let mut args = vec![
+        "-filter_complex".to_string(),
+        graph,
+        "-map".into(),
+        "[v]".into(),
+    ];
     // Timestamps in the input's own time base (1/100 s for GIF): ffmpeg's default of
     // 1/frame-rate would round uneven delays onto a grid, merging or shifting frames.
-    args.extend(["-map", "[v]", "-fps_mode", "vfr", "-enc_time_base", "-1"].map(String::from));
+    args.extend(timed_h264_args("-1", last_duration, "100"));
+    args
+}
+
+/// The encoder half shared by GIF and the other animations: variable frame rate in
+/// `time_base`, H.264 without B-frames, the last packet's duration set by `setts`
+/// (see the module's docs), in an MP4 track of `timescale`.
+fn timed_h264_args(time_base: &str, last_duration: String, timescale: &str) -> Vec<String> {
+    let mut args: Vec<String> = ["-fps_mode", "vfr", "-enc_time_base", time_base]
+        .map(String::from)
+        .into();
     args.extend(X264.map(String::from));
     args.extend(["-bf", "0"].map(String::from));
     args.extend(BT709_TAGS.map(String::from));
     args.extend(["-bsf:v".to_string(), last_duration]);
-    args.extend(["-video_track_timescale", "100"].map(String::from));
+    args.extend(["-video_track_timescale", timescale].map(String::from));
     args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
     args
 }
+
+/// The `setts` expression that makes the packet starting at or after `start` last
+/// until `total` (in the encoder's time base).
+fn last_duration(start: u64, total: u64) -> String {
+    format!(
+        "setts=pts=PTS:dts=DTS:duration='if(gte(PTS\\,{start})\\,max({total}-PTS\\,1)\\,DURATION)'"
+    )
+}
+
+mod animated;
 
 #[cfg(test)]
 mod tests {

@@ -1,16 +1,22 @@
-//! Animated GIF and WebP through `resize-image` and `image-to-webp`: every frame
-//! resized and re-encoded, delays and loop count kept (decisions.md §11).
-//!
-//! APNG is not animated yet: its default image (which may not be a frame of the
-//! animation at all) goes the still path, as Pillow and non-APNG readers show it.
+//! Animated GIF, WebP and APNG through `resize-image` and `image-to-webp`: every
+//! frame resized and re-encoded, delays and loop count kept (decisions.md §11); the
+//! same frames feed `gif-to-video` for WebP and APNG.
 //!
 //! Frames stream: each is decoded (composited onto the canvas, as viewers show it),
 //! resized and handed to the encoder before the next is decoded, so memory is a few
 //! canvases whatever the length. The video limits apply: the canvas to the frame pixel
-//! limit, the frame count and the total of the delays to theirs.
+//! limit, the frame count (the declared count first, where the format declares one)
+//! and the total of the delays to theirs.
+//!
+//! An APNG's default image that is not a frame of the animation (see `apng.rs`) stays
+//! the APNG output's default image, so still viewers and Pillow show what they showed
+//! of the source; an animated WebP has no such picture, so it becomes the WebP's first
+//! frame, lasting 0 ms as it has no delay (Pillow's frame 0, what the WebP shows as a
+//! still; a video leaves it out).
 //!
 //! Encoders: GIF by the `gif` crate through `image` (a palette per frame, NeuQuant);
-//! animated WebP by libwebp's `WebPAnimEncoder` (lossy q80, as still WebP, alpha kept).
+//! animated WebP by libwebp's `WebPAnimEncoder` (lossy q80, as still WebP, alpha kept);
+//! APNG by the `png` crate (whole RGBA frames, fast deflate).
 
 use std::io::Cursor;
 
@@ -19,7 +25,8 @@ use image::codecs::webp::WebPDecoder;
 use image::metadata::LoopCount;
 use image::{AnimationDecoder, DynamicImage, Frames, ImageDecoder, RgbaImage};
 
-use super::image_ops::{resize, scaled_size, WEBP_QUALITY};
+use super::apng::{ApngFrames, ApngWriter};
+use super::image_ops::{resize, scaled_size};
 use super::transcode::VideoLimits;
 use super::{ImageFormat, MediaError, MediaFormat};
 
@@ -28,34 +35,152 @@ pub(crate) fn is_animated(bytes: &[u8], format: MediaFormat) -> bool {
     match format {
         MediaFormat::Gif => super::gif::scan(bytes).is_ok_and(|scan| scan.frames > 1),
         MediaFormat::Webp => WebPDecoder::new(Cursor::new(bytes)).is_ok_and(|d| d.has_animation()),
+        MediaFormat::Png => super::apng::is_animated(bytes),
         _ => false,
     }
 }
 
-/// The frames of an animation, its canvas and how often it plays.
-fn open(
-    bytes: &[u8],
+/// An animation's frames as the limits allow them: each the whole canvas (RGBA) and
+/// its delay in milliseconds. `TooManyFrames` and `VideoTooLong` as soon as a frame
+/// passes them, `InvalidMedia` for a damaged frame.
+pub(crate) struct Animation<'a> {
+    frames: Frames<'a>,
     format: MediaFormat,
-) -> Result<(Frames<'_>, (u32, u32), LoopCount), MediaError> {
+    limits: VideoLimits,
+    count: u64,
+    elapsed_ms: f64,
+    /// The canvas.
+    pub size: (u32, u32),
+    pub plays: LoopCount,
+    /// The frame count the file states before its frames (APNG's `acTL`, WebP's
+    /// `ANMF` chunks); `None` for GIF.
+    pub declared: Option<u64>,
+    /// An APNG's default image when it is not a frame of the animation.
+    pub default_image: Option<RgbaImage>,
+}
+
+/// Opens an animation of `format`, checking its canvas (and declared frame count)
+/// against `limits` before any frame is decoded.
+pub(crate) fn open<'a>(
+    bytes: &'a [u8],
+    format: MediaFormat,
+    limits: &VideoLimits,
+) -> Result<Animation<'a>, MediaError> {
     let bad = |e: image::ImageError| {
         MediaError::InvalidMedia(format!("the animated {} is damaged ({e})", format.name()))
     };
-    Ok(match format {
+    let (frames, size, plays, declared, default_image) = match format {
         MediaFormat::Gif => {
             let decoder = GifDecoder::new(Cursor::new(bytes)).map_err(bad)?;
             let (size, plays) = (decoder.dimensions(), decoder.loop_count());
-            (decoder.into_frames(), size, plays)
+            (decoder.into_frames(), size, plays, None, None)
+        }
+        MediaFormat::Png => {
+            let max_bytes = limits.max_pixels.saturating_mul(8).saturating_add(64 << 20);
+            let max_bytes = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+            let mut apng = ApngFrames::open(bytes, max_bytes).map_err(bad)?;
+            let default_image = apng.default_image.take();
+            let (size, plays) = (apng.dimensions(), apng.plays);
+            let declared = Some(u64::from(apng.declared));
+            (
+                Frames::new(Box::new(apng)),
+                size,
+                plays,
+                declared,
+                default_image,
+            )
         }
         _ => {
             let decoder = WebPDecoder::new(Cursor::new(bytes)).map_err(bad)?;
             let (size, plays) = (decoder.dimensions(), decoder.loop_count());
-            (decoder.into_frames(), size, plays)
+            let declared = Some(webp_frame_count(bytes));
+            (decoder.into_frames(), size, plays, declared, None)
         }
+    };
+    let (width, height) = size;
+    if u64::from(width) * u64::from(height) > limits.max_pixels {
+        return Err(MediaError::VideoTooLarge {
+            width,
+            height,
+            limit: limits.max_pixels,
+        });
+    }
+    if let Some(frames) = declared.filter(|&n| n > limits.max_frames) {
+        return Err(too_many(frames, limits));
+    }
+    Ok(Animation {
+        frames,
+        format,
+        limits: *limits,
+        count: 0,
+        elapsed_ms: 0.0,
+        size,
+        plays,
+        declared,
+        default_image,
     })
 }
 
+impl Iterator for Animation<'_> {
+    type Item = Result<(RgbaImage, f64), MediaError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let frame = self.frames.next()?;
+        Some(self.checked(frame))
+    }
+}
+
+impl Animation<'_> {
+    fn checked(
+        &mut self,
+        frame: image::ImageResult<image::Frame>,
+    ) -> Result<(RgbaImage, f64), MediaError> {
+        super::cancel::checkpoint()?;
+        let name = self.format.name();
+        let frame = frame.map_err(|e| {
+            MediaError::InvalidMedia(format!("a frame of the {name} is damaged ({e})"))
+        })?;
+        self.count += 1;
+        if self.count > self.limits.max_frames {
+            return Err(too_many(self.count, &self.limits));
+        }
+        let (numer, denom) = frame.delay().numer_denom_ms();
+        let delay_ms = f64::from(numer) / f64::from(denom.max(1));
+        self.elapsed_ms += delay_ms;
+        if self.elapsed_ms / 1000.0 > self.limits.max_seconds {
+            return Err(MediaError::VideoTooLong {
+                seconds: self.elapsed_ms / 1000.0,
+                limit: self.limits.max_seconds,
+            });
+        }
+        Ok((frame.into_buffer(), delay_ms))
+    }
+}
+
+fn too_many(frames: u64, limits: &VideoLimits) -> MediaError {
+    MediaError::TooManyFrames {
+        frames,
+        limit: limits.max_frames,
+        what: "frames a video may have",
+    }
+}
+
+/// The `ANMF` chunks of an animated WebP: its frames, counted without decoding.
+fn webp_frame_count(bytes: &[u8]) -> u64 {
+    let (mut at, mut count) = (12usize, 0);
+    while let Some(header) = bytes.get(at..at + 8) {
+        count += u64::from(&header[..4] == b"ANMF");
+        let size = u32::from_le_bytes([header[4], header[5], header[6], header[7]]) as usize;
+        at = at
+            .saturating_add(8)
+            .saturating_add(size)
+            .saturating_add(size & 1);
+    }
+    count
+}
+
 /// `bytes`, an animation of `format`, with every frame scaled by `scale`, written as
-/// `output` (GIF or WebP).
+/// `output` (GIF, WebP or, for an APNG, PNG).
 pub(crate) fn resize_animation(
     bytes: &[u8],
     format: MediaFormat,
@@ -64,42 +189,17 @@ pub(crate) fn resize_animation(
     limits: &VideoLimits,
     max_pixels: u64,
 ) -> Result<Vec<u8>, MediaError> {
-    let (frames, (width, height), plays) = open(bytes, format)?;
-    let canvas = u64::from(width) * u64::from(height);
-    if canvas > limits.max_pixels {
-        return Err(MediaError::VideoTooLarge {
-            width,
-            height,
-            limit: limits.max_pixels,
-        });
-    }
+    let mut animation = open(bytes, format, limits)?;
+    let (width, height) = animation.size;
     let (w, h) = scaled_size(width, height, scale, output, max_pixels)?;
-    let mut encoder = Encoder::new(output, w, h, plays)?;
-    let (mut count, mut elapsed_ms) = (0u64, 0f64);
-    for frame in frames {
-        super::cancel::checkpoint()?;
-        let frame = frame.map_err(|e| {
-            MediaError::InvalidMedia(format!("a frame of the {} is damaged ({e})", format.name()))
-        })?;
-        count += 1;
-        if count > limits.max_frames {
-            return Err(MediaError::TooManyFrames {
-                frames: count,
-                limit: limits.max_frames,
-                what: "frames a video may have",
-            });
-        }
-        let (numer, denom) = frame.delay().numer_denom_ms();
-        let delay_ms = f64::from(numer) / f64::from(denom.max(1));
-        elapsed_ms += delay_ms;
-        if elapsed_ms / 1000.0 > limits.max_seconds {
-            return Err(MediaError::VideoTooLong {
-                seconds: elapsed_ms / 1000.0,
-                limit: limits.max_seconds,
-            });
-        }
-        let resized = resize(DynamicImage::ImageRgba8(frame.into_buffer()), w, h)?;
-        encoder.add(resized.into_rgba8(), delay_ms)?;
+    let mut encoder = Encoder::new(output, (w, h), &animation)?;
+    let scaled = |rgba: RgbaImage| resize(DynamicImage::ImageRgba8(rgba), w, h);
+    if let Some(default) = animation.default_image.take() {
+        encoder.add(scaled(default)?.into_rgba8(), 0.0)?;
+    }
+    for frame in &mut animation {
+        let (rgba, delay_ms) = frame?;
+        encoder.add(scaled(rgba)?.into_rgba8(), delay_ms)?;
     }
     encoder.finish()
 }
@@ -130,14 +230,15 @@ impl Sink {
 enum Encoder {
     Gif(GifEncoder<Sink>, Sink),
     Webp(AnimatedWebp),
+    Apng(ApngWriter<Sink>, Sink),
 }
 
 impl Encoder {
-    fn new(output: ImageFormat, w: u32, h: u32, plays: LoopCount) -> Result<Encoder, MediaError> {
+    fn new(output: ImageFormat, (w, h): (u32, u32), of: &Animation) -> Result<Encoder, MediaError> {
         let failed = |e: &dyn std::fmt::Display| {
             MediaError::InvalidMedia(format!("the animation could not be encoded ({e})"))
         };
-        let loops = match plays {
+        let loops = match of.plays {
             LoopCount::Infinite => 0,
             LoopCount::Finite(n) => n.get(),
         };
@@ -152,6 +253,21 @@ impl Encoder {
                 };
                 gif.set_repeat(repeat).map_err(|e| failed(&e))?;
                 Encoder::Gif(gif, sink)
+            }
+            ImageFormat::Png => {
+                let sink = Sink::default();
+                let frames = u32::try_from(of.declared.unwrap_or(0)).unwrap_or(u32::MAX);
+                let separate = of.default_image.is_some();
+                let apng = ApngWriter::new(
+                    sink.clone(),
+                    (w, h),
+                    png::ColorType::Rgba,
+                    frames,
+                    loops,
+                    separate,
+                )
+                .map_err(|e| failed(&e))?;
+                Encoder::Apng(apng, sink)
             }
             _ => Encoder::Webp(AnimatedWebp::new(w, h, loops)?),
         })
@@ -168,6 +284,7 @@ impl Encoder {
                     .map_err(|e| failed(&e))
             }
             Encoder::Webp(webp) => webp.add(&frame, delay_ms),
+            Encoder::Apng(apng, _) => apng.add(frame.as_raw(), delay_ms).map_err(|e| failed(&e)),
         }
     }
 
@@ -178,109 +295,15 @@ impl Encoder {
                 Ok(sink.take())
             }
             Encoder::Webp(webp) => webp.finish(),
+            Encoder::Apng(apng, sink) => {
+                apng.finish().map_err(|e| {
+                    MediaError::InvalidMedia(format!("the APNG could not be finished ({e})"))
+                })?;
+                Ok(sink.take())
+            }
         }
     }
 }
 
-/// libwebp's animation encoder.
-struct AnimatedWebp {
-    encoder: *mut libwebp_sys::WebPAnimEncoder,
-    config: libwebp_sys::WebPConfig,
-    timestamp_ms: f64,
-}
-
-// SAFETY: the encoder is used from one thread at a time (moved, never shared).
-unsafe impl Send for AnimatedWebp {}
-
-impl AnimatedWebp {
-    fn new(width: u32, height: u32, loops: u32) -> Result<AnimatedWebp, MediaError> {
-        let failed = || MediaError::InvalidMedia("the animated WebP encoder did not start".into());
-        let config = libwebp_sys::WebPConfig::new_with_preset(
-            libwebp_sys::WebPPreset::WEBP_PRESET_DEFAULT,
-            WEBP_QUALITY,
-        )
-        .map_err(|()| failed())?;
-        // SAFETY: the options are initialised by libwebp before use; the encoder is
-        // deleted in Drop.
-        unsafe {
-            let mut options: libwebp_sys::WebPAnimEncoderOptions = std::mem::zeroed();
-            let abi = libwebp_sys::WEBP_MUX_ABI_VERSION as std::ffi::c_int;
-            if libwebp_sys::WebPAnimEncoderOptionsInitInternal(&mut options, abi) == 0 {
-                return Err(failed());
-            }
-            options.anim_params.loop_count = loops as std::ffi::c_int;
-            options.allow_mixed = 0;
-            let encoder =
-                libwebp_sys::WebPAnimEncoderNewInternal(width as _, height as _, &options, abi);
-            if encoder.is_null() {
-                return Err(failed());
-            }
-            Ok(AnimatedWebp {
-                encoder,
-                config,
-                timestamp_ms: 0.0,
-            })
-        }
-    }
-
-    fn add(&mut self, frame: &RgbaImage, delay_ms: f64) -> Result<(), MediaError> {
-        // SAFETY: the picture imports `frame` (width × height RGBA) and is freed here.
-        unsafe {
-            let mut picture = libwebp_sys::WebPPicture::new()
-                .map_err(|()| MediaError::InvalidMedia("no WebP picture".into()))?;
-            picture.use_argb = 1;
-            picture.width = frame.width() as _;
-            picture.height = frame.height() as _;
-            let imported = libwebp_sys::WebPPictureImportRGBA(
-                &mut picture,
-                frame.as_raw().as_ptr(),
-                (frame.width() * 4) as _,
-            );
-            let added = imported != 0
-                && libwebp_sys::WebPAnimEncoderAdd(
-                    self.encoder,
-                    &mut picture,
-                    self.timestamp_ms.round() as _,
-                    &self.config,
-                ) != 0;
-            libwebp_sys::WebPPictureFree(&mut picture);
-            if !added {
-                return Err(MediaError::InvalidMedia(
-                    "a frame could not be encoded as WebP".into(),
-                ));
-            }
-        }
-        self.timestamp_ms += delay_ms;
-        Ok(())
-    }
-
-    fn finish(self) -> Result<Vec<u8>, MediaError> {
-        // SAFETY: the last call marks the end time; the assembled data is copied and
-        // freed by libwebp's own clear.
-        unsafe {
-            let end = self.timestamp_ms.round() as _;
-            libwebp_sys::WebPAnimEncoderAdd(
-                self.encoder,
-                std::ptr::null_mut(),
-                end,
-                std::ptr::null(),
-            );
-            let mut data: libwebp_sys::WebPData = std::mem::zeroed();
-            if libwebp_sys::WebPAnimEncoderAssemble(self.encoder, &mut data) == 0 {
-                return Err(MediaError::InvalidMedia(
-                    "the animated WebP could not be assembled".into(),
-                ));
-            }
-            let bytes = std::slice::from_raw_parts(data.bytes, data.size).to_vec();
-            libwebp_sys::WebPDataClear(&mut data);
-            Ok(bytes)
-        }
-    }
-}
-
-impl Drop for AnimatedWebp {
-    fn drop(&mut self) {
-        // SAFETY: created by WebPAnimEncoderNewInternal, deleted once.
-        unsafe { libwebp_sys::WebPAnimEncoderDelete(self.encoder) }
-    }
-}
+mod webp;
+use webp::AnimatedWebp;

@@ -32,8 +32,9 @@ pub(crate) fn image_input(input: &MediaFile) -> Result<MediaFormat, MediaError> 
 }
 
 /// The format an animated `input` is written in, keeping its animation, or `None` for a
-/// still picture or an output that cannot animate (JPEG, PNG, AVIF: the first frame):
-/// GIF for a GIF without `format`, and animated WebP.
+/// still picture or an output that cannot animate it (JPEG, AVIF, PNG for a GIF or
+/// WebP: the first frame): GIF for a GIF and APNG for an APNG without `format`, and
+/// animated WebP.
 fn animated_output(
     bytes: &[u8],
     input: MediaFormat,
@@ -43,7 +44,8 @@ fn animated_output(
     let animates = match output {
         ImageFormat::Webp => true,
         ImageFormat::Gif => input == MediaFormat::Gif,
-        ImageFormat::Png | ImageFormat::Jpeg | ImageFormat::Avif => false,
+        ImageFormat::Png => input == MediaFormat::Png,
+        ImageFormat::Jpeg | ImageFormat::Avif => false,
     };
     (animates && super::animation::is_animated(bytes, input)).then_some(output)
 }
@@ -70,10 +72,18 @@ pub(crate) fn resize_image(
 ) -> Result<MediaFile, MediaError> {
     let bytes = std::fs::read(path)?;
     if let Some(animated) = animated_output(&bytes, input, output) {
-        let encoded = super::animation::resize_animation(
+        match super::animation::resize_animation(
             &bytes, input, scale, animated, &limits, max_pixels,
-        )?;
-        return write_output(out_dir, animated, &encoded);
+        ) {
+            Ok(encoded) => return write_output(out_dir, animated, &encoded),
+            // An APNG whose animation chunks are damaged is shown as its default image,
+            // as PNG readers and Pillow show it; the still path below refuses the file
+            // if that is damaged too.
+            Err(MediaError::InvalidMedia(why)) if input == MediaFormat::Png => {
+                tracing::debug!(%why, "an APNG's animation is damaged; its default image is kept");
+            }
+            Err(e) => return Err(e),
+        }
     }
     // Without a format, the output is the input's, PNG or JPEG: none has WebP's limit.
     let sized_for = output.unwrap_or(ImageFormat::Png);

@@ -16,7 +16,8 @@
 //! - `work`: a file's pixels × frames from its headers (the engine's cost estimate).
 //! - `cancel`: stopping in-process work whose job was given up.
 
-mod animation;
+pub(crate) mod animation;
+pub(crate) mod apng;
 mod avif;
 mod cancel;
 mod colour;

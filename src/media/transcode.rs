@@ -243,22 +243,27 @@ impl InfoCache {
 }
 
 /// The head of every ffmpeg command line: quiet, no stdin, progress on stdout, no
-/// overwriting, and the input read only as a local file of the sniffed format.
+/// overwriting, and the input read only as a local file through the named `demuxer`
+/// (the sniffed format's, see `probe::demuxer`).
 ///
 /// `-t max_seconds` caps what is read: the limit was checked on the honest duration
 /// before, so this only bites on a file whose every length field lies, which is then
 /// cut at the limit rather than run for as long as it goes on. `options` for the
 /// input (such as `-itsscale`) go just before it.
 pub(crate) fn input_args_with(
-    input: &MediaFile,
+    (input, demuxer): (&Path, &str),
     max_seconds: f64,
     options: &[String],
 ) -> Vec<OsString> {
-    let mut args = head_args(input, max_seconds, options);
-    // Twice ffmpeg's default rate: short jobs still show movement.
+    with_progress(head_args_as(input, demuxer, max_seconds, options))
+}
+
+/// `head` with progress reports on stdout, twice a second at ffmpeg's default rate:
+/// short jobs still show movement.
+fn with_progress(mut head: Vec<OsString>) -> Vec<OsString> {
     let progress = ["-progress", "pipe:1", "-stats_period", "0.25"];
-    args.splice(1..1, progress.map(OsString::from));
-    args
+    head.splice(1..1, progress.map(OsString::from));
+    head
 }
 
 /// [`input_args_with`] without the progress reports, for a run whose stdout carries data
@@ -268,6 +273,12 @@ pub(crate) fn quiet_input_args(input: &MediaFile, max_seconds: f64) -> Vec<OsStr
 }
 
 fn head_args(input: &MediaFile, max_seconds: f64, options: &[String]) -> Vec<OsString> {
+    let demuxer = demuxer(input.format);
+    head_args_as(&input.path, demuxer, max_seconds, options)
+}
+
+/// [`head_args`] for `path` read through the named `demuxer`.
+fn head_args_as(path: &Path, demuxer: &str, max_seconds: f64, options: &[String]) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "-nostdin",
         "-hide_banner",
@@ -281,14 +292,14 @@ fn head_args(input: &MediaFile, max_seconds: f64, options: &[String]) -> Vec<OsS
     .iter()
     .map(OsString::from)
     .collect();
-    if input.format == MediaFormat::Gif {
+    if demuxer == "gif" {
         // Play a looping GIF once (the default, stated so it stays so).
         args.extend(["-ignore_loop", "1"].map(OsString::from));
     }
     args.extend(["-t".into(), max_seconds.to_string().into()]);
     args.extend(options.iter().map(OsString::from));
-    args.extend(["-f", demuxer(input.format), "-i"].map(OsString::from));
-    args.push(file_url(&input.path));
+    args.extend(["-f", demuxer, "-i"].map(OsString::from));
+    args.push(file_url(path));
     args.extend(["-map_metadata", "-1"].map(OsString::from));
     args
 }
@@ -370,12 +381,28 @@ pub(crate) async fn run_to_file(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
+    let source = (input.path.as_path(), demuxer(input.format));
+    run_demuxed_to_file(media, source, recipe, format, (expected, out_dir), progress).await
+}
+
+/// [`run_to_file`] for a file of our own making, read through the named demuxer given
+/// with it rather than its format's (an APNG written for ffmpeg: `apng`, where a PNG's
+/// is `png_pipe`).
+pub(crate) async fn run_demuxed_to_file(
+    media: &Media,
+    (input, demuxer): (&Path, &str),
+    recipe: impl Into<Recipe>,
+    format: MediaFormat,
+    (expected, out_dir): (Option<f64>, &Path),
+    progress: ProgressFn<'_>,
+) -> Result<MediaFile, MediaError> {
     let recipe = recipe.into();
     let output = output_path(out_dir, format);
     let max_seconds = media.config().max_video_seconds;
+    let head = input_args_with((input, demuxer), max_seconds, &recipe.input_options);
     let result = run_ffmpeg(
         media,
-        input_args_with(input, max_seconds, &recipe.input_options),
+        head,
         recipe.output_options,
         file_url(&output),
         expected,

@@ -1,6 +1,7 @@
-//! Animation kept (decisions.md §11): animated GIF, WebP and APNG through
-//! `resize-image` and `image-to-webp` keep every frame, its delay and the loop count;
-//! `image-to-video` takes the first frame; the video limits apply.
+//! Animation kept (decisions.md §11): animated GIF and WebP through `resize-image` and
+//! `image-to-webp` keep every frame, its delay and the loop count (APNG: `apng.rs`);
+//! `gif-to-video` plays animated WebP and APNG as it plays GIF; `image-to-video` takes
+//! the first frame; the video limits apply.
 
 use std::io::Cursor;
 
@@ -8,6 +9,7 @@ use image::codecs::webp::WebPDecoder;
 use image::AnimationDecoder;
 use serde_json::json;
 
+use crate::apng;
 use crate::clips::*;
 use crate::fixtures;
 use crate::helpers::*;
@@ -86,29 +88,8 @@ async fn image_to_webp_makes_an_animated_webp_with_the_delays_and_it_resizes_aga
 }
 
 #[tokio::test]
-async fn an_apng_becomes_its_default_image_and_a_gif_a_video_from_its_first_frame() {
+async fn image_to_video_takes_an_animations_first_frame() {
     let app = spawn_app().await;
-    let apng = ffmpeg(
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=40x30:rate=5:duration=1",
-            "-plays",
-            "2",
-            "-f",
-            "apng",
-        ],
-        "a.png",
-    );
-    let src = app.fixtures.add("a.png", apng);
-    let doc = app
-        .run_done(edit(&src, &["resize-image"], Some(json!({"scale": 0.5}))))
-        .await;
-    // APNG is not animated yet: the default image, resized.
-    let out = fixtures::decode(&app.download_all(&doc).await[0]);
-    assert_eq!(image::GenericImageView::dimensions(&out), (20, 15));
-
     let gif = app.fixtures.add(
         "g.gif",
         lavfi_gif("testsrc2=size=64x48:rate=10:duration=1", "g.gif"),
@@ -123,6 +104,75 @@ async fn an_apng_becomes_its_default_image_and_a_gif_a_video_from_its_first_fram
     let probe = probe(&app.download_all(&doc).await[0]);
     assert_eq!(dims(video_stream(&probe)), (64, 48));
     assert_eq!(frames(video_stream(&probe)), 5);
+}
+
+/// The colour at the centre of every frame of a video, and when each frame starts.
+fn video_frames(path: &std::path::Path) -> Vec<([u8; 3], f64)> {
+    let starts = frame_starts(path);
+    let raw = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(path)
+        .args(["-vf", "crop=2:2", "-fps_mode", "passthrough"])
+        .args(["-pix_fmt", "rgb24", "-f", "rawvideo", "-"])
+        .output()
+        .unwrap();
+    let colours = raw.stdout.chunks_exact(12).map(|px| [px[0], px[1], px[2]]);
+    colours.zip(starts).collect()
+}
+
+fn assert_video_shows(path: &std::path::Path, expected: &[([u8; 3], f64)], seconds: f64) {
+    let probe = probe(path);
+    assert_eq!(frames(video_stream(&probe)), expected.len() as u64);
+    assert!(
+        (duration(&probe) - seconds).abs() < 0.002,
+        "lasts {}, not {seconds}",
+        duration(&probe)
+    );
+    let shown = video_frames(path);
+    assert_eq!(shown.len(), expected.len(), "{shown:?}");
+    for ((colour, start), (want, want_start)) in shown.iter().zip(expected) {
+        let close = colour.iter().zip(want).all(|(a, b)| a.abs_diff(*b) <= 16);
+        assert!(close, "{colour:?} is not {want:?}: {shown:?}");
+        assert!((start - want_start).abs() < 0.0015, "{shown:?}");
+    }
+}
+
+const RGB_SHOWN: [([u8; 3], f64); 3] =
+    [([255, 0, 0], 0.0), ([0, 255, 0], 0.1), ([0, 0, 255], 0.35)];
+
+#[tokio::test]
+async fn gif_to_video_plays_an_apng_frame_by_frame_for_its_own_delays() {
+    let app = spawn_app().await;
+    // The default image is not a frame: the video leaves it out, as players do.
+    let src = app
+        .fixtures
+        .add("a.png", apng::three_frames(Some(apng::MAGENTA), 0));
+    let doc = app.run_done(edit(&src, &["gif-to-video"], None)).await;
+    let out = &app.download_all(&doc).await[0];
+    assert_eq!(dims(video_stream(&probe(out))), (40, 30));
+    assert_video_shows(out, &RGB_SHOWN, 0.75);
+}
+
+#[tokio::test]
+async fn gif_to_video_plays_an_animated_webp_in_a_pipeline() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("a.png", apng::three_frames(None, 0));
+    let doc = app
+        .run_done(edit(&src, &["image-to-webp", "gif-to-video"], None))
+        .await;
+    assert_video_shows(&app.download_all(&doc).await[0], &RGB_SHOWN, 0.75);
+}
+
+#[tokio::test]
+async fn gif_to_video_refuses_a_still_png_saying_it_is_not_animated() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("s.png", fixtures::png(16, 16));
+    let error = app.run_failed(edit(&src, &["gif-to-video"], None)).await;
+    assert_eq!(error["code"], "unsupported_input_format", "{error}");
+    assert!(
+        error["detail"].as_str().unwrap().contains("not animated"),
+        "{error}"
+    );
 }
 
 #[tokio::test]

@@ -157,3 +157,20 @@ pub fn vfr_mp4() -> Vec<u8> {
         "vfr.mp4",
     )
 }
+
+/// When each frame of the first video stream starts, in seconds (ffprobe's reading).
+pub fn frame_starts(path: &Path) -> Vec<f64> {
+    let out = std::process::Command::new("ffprobe")
+        .args(["-v", "error", "-select_streams", "v:0", "-show_entries"])
+        .args(["frame=pts_time", "-of", "csv=p=0"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "ffprobe reads {}", path.display());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split(['\n', ','])
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}

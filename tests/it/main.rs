@@ -22,6 +22,7 @@ macro_rules! on_both_backends {
 
 mod animation;
 mod api_errors;
+mod apng;
 mod auth_flood;
 mod avif_output;
 mod backends;

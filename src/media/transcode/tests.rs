@@ -77,7 +77,7 @@ fn input_args_force_the_demuxer_and_the_file_protocol() {
         path: "/tmp/-x|concat:y".into(),
         format: MediaFormat::Mov,
     };
-    let args: Vec<String> = input_args_with(&input, 600.0, &[])
+    let args: Vec<String> = input_args_with((&input.path, demuxer(input.format)), 600.0, &[])
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
