@@ -70,6 +70,8 @@ enum Source<'a> {
     Tiff(super::tiff::TiffFile<'a>),
     /// libheif: HEIC and AVIF, already upright.
     Heif(super::heif::HeifFile<'a>),
+    /// Our own reader, which reads BMP as Pillow does.
+    Bmp(super::bmp::BmpFile<'a>),
 }
 
 /// Runs untrusted image bytes through the whole in-process path of the image steps —
@@ -104,6 +106,11 @@ pub(crate) fn open(
             Source::Heif(file),
             max_pixels,
         );
+    }
+    if format == MediaFormat::Bmp {
+        let file = super::bmp::open(bytes)?;
+        let size = (file.width, file.height, Orientation::NoTransforms);
+        return Opened::checked(format, size, Source::Bmp(file), max_pixels);
     }
     // A TIFF libtiff's RGBA interface refuses (32-bit or float samples) goes on to the
     // `image` crate below, keeping the orientation read here.
@@ -229,6 +236,7 @@ impl<'a> Opened<'a> {
                 let icc = file.icc_profile();
                 (file.decode()?, icc)
             }
+            Source::Bmp(file) => (file.decode()?, None),
             Source::Image(mut decoder) => {
                 let icc = decoder.icc_profile().ok().flatten();
                 let image = decode_guarded(self.format, || DynamicImage::from_decoder(decoder))?;

@@ -19,6 +19,7 @@
 pub(crate) mod animation;
 pub(crate) mod apng;
 mod avif;
+mod bmp;
 mod cancel;
 mod colour;
 mod decode;
