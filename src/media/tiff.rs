@@ -307,7 +307,10 @@ impl TiffFile<'_> {
         let pixels = self.width as usize * self.height as usize;
         let mut raster = vec![0u32; pixels];
         // Asking for the file's own orientation means no flip: the pixels come as
-        // stored, and the caller applies the orientation (as for EXIF) once.
+        // stored, and the caller applies the orientation (as for EXIF) once. The read
+        // stops at the first strip or tile that does not decode: left to go on, libtiff
+        // would leave it blank and call the page read, where Pillow refuses the file
+        // (fuzzed files, strips shorter than RowsPerStrip says).
         // SAFETY: `raster` holds width × height pixels.
         let read = unsafe {
             TIFFReadRGBAImageOriented(
@@ -316,7 +319,7 @@ impl TiffFile<'_> {
                 self.height,
                 raster.as_mut_ptr(),
                 c_int::from(self.orientation.clamp(1, 8)),
-                0,
+                1,
             )
         };
         if read == 0 {

@@ -175,3 +175,21 @@ fn corrupt_sample_tiffs_never_panic() {
         }
     }
 }
+
+#[test]
+fn an_rgb_page_whose_strips_hold_fewer_rows_than_it_declares_is_damaged() {
+    let row = [90u8; 4 * 3];
+    let tags = page(4, 3, &[8; 3], 2);
+    let whole = raw_tiff(&tags, &[row.repeat(3)], false);
+    assert_eq!(
+        decode(&whole).unwrap().as_rgb8().unwrap()[(3, 2)].0,
+        [90; 3]
+    );
+    let short = raw_tiff(&tags, &[row.repeat(2)], false);
+    assert_invalid(decode(&short));
+    // RowsPerStrip overflowed past the height, planes stored apart: one strip of
+    // three rows is expected in each plane, and a strip of one row is found.
+    let overflowed = with(with(tags, 278, &[0x8000_0001]), 284, &[2]);
+    let strips = vec![vec![90u8; 4]; 9];
+    assert_invalid(decode(&raw_tiff(&overflowed, &strips, false)));
+}
