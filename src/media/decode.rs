@@ -246,9 +246,9 @@ impl<'a> Opened<'a> {
     }
 }
 
-/// Runs a decoder of the `image` crate, turning a panic on a malformed file (the TIFF
-/// decoder asserts on some strip layouts) into `InvalidMedia`: damaged input is the
-/// file's fault, not a bug of ours to crash an edit over.
+/// Runs a decoder, turning a panic on a malformed file (the `image` crate's decoders
+/// assert on some layouts) into `InvalidMedia`: damaged input is the file's fault, not
+/// a bug of ours to crash an edit over.
 fn decode_guarded<T>(format: MediaFormat, decode: impl FnOnce() -> T) -> Result<T, MediaError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)).map_err(|_| {
         tracing::debug!(format = format.name(), "an image decoder panicked");
