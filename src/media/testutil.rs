@@ -215,3 +215,61 @@ pub(crate) fn files_in(dir: &Path) -> Vec<PathBuf> {
         .map(|e| e.unwrap().path())
         .collect()
 }
+
+/// An uncompressed little-endian TIFF with the given tags (each a list of SHORT values,
+/// or LONG for sizes and offsets) and pixel data in `chunks`: strips, or tiles when
+/// `tiled`. The offsets and byte counts of the chunks are added here.
+pub(crate) fn raw_tiff(tags: &[(u16, Vec<u32>)], chunks: &[Vec<u8>], tiled: bool) -> Vec<u8> {
+    let (offsets, counts) = if tiled { (324, 325) } else { (273, 279) };
+    let mut tags = tags.to_vec();
+    tags.push((offsets, vec![0; chunks.len()]));
+    tags.push((counts, chunks.iter().map(|c| c.len() as u32).collect()));
+    tags.sort_by_key(|(tag, _)| *tag);
+    let long = |tag: u16| matches!(tag, 256 | 257 | 273 | 278 | 279 | 322 | 323 | 324 | 325);
+    let ifd_len = 2 + tags.len() * 12 + 4;
+    // Values that do not fit in an entry follow the IFD, then the pixel data.
+    let mut extra = Vec::new();
+    let mut entries = Vec::new();
+    let data_at = 8 + ifd_len + tags.iter().map(|(_, v)| v.len() * 4).sum::<usize>();
+    let mut chunk_at = data_at as u32;
+    for (tag, values) in &tags {
+        let values: Vec<u32> = if *tag == offsets {
+            chunks
+                .iter()
+                .map(|c| {
+                    chunk_at += c.len() as u32;
+                    chunk_at - c.len() as u32
+                })
+                .collect()
+        } else {
+            values.clone()
+        };
+        let bytes: Vec<u8> = values
+            .iter()
+            .flat_map(|v| match long(*tag) {
+                true => v.to_le_bytes().to_vec(),
+                false => (*v as u16).to_le_bytes().to_vec(),
+            })
+            .collect();
+        entries.extend_from_slice(&tag.to_le_bytes());
+        entries.extend_from_slice(&(if long(*tag) { 4u16 } else { 3 }).to_le_bytes());
+        entries.extend_from_slice(&(values.len() as u32).to_le_bytes());
+        if bytes.len() <= 4 {
+            entries.extend_from_slice(&bytes);
+            entries.resize(entries.len() + 4 - bytes.len(), 0);
+        } else {
+            entries.extend_from_slice(&((8 + ifd_len + extra.len()) as u32).to_le_bytes());
+            extra.extend_from_slice(&bytes);
+        }
+    }
+    let mut out = b"II*\0\x08\0\0\0".to_vec();
+    out.extend_from_slice(&(tags.len() as u16).to_le_bytes());
+    out.extend_from_slice(&entries);
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.extend_from_slice(&extra);
+    out.resize(data_at, 0);
+    for chunk in chunks {
+        out.extend_from_slice(chunk);
+    }
+    out
+}

@@ -1,9 +1,12 @@
-//! TIFF through libtiff, the reference decoder (Debian's `libtiff6`, linked as
-//! `libtiff`): every compression and photometric it knows (JPEG-in-TIFF, LZW, Deflate,
-//! PackBits, CCITT, YCbCr, CMYK, CIELab, palettes, 1- to 16-bit samples, strips or
-//! tiles, planar or chunky) comes out as 8-bit RGBA through its `TIFFRGBAImage`
-//! interface. The pure-Rust decoder of the `image` crate misses a third of the TIFFs
-//! of Pillow's test suite; this reads what Pillow reads.
+//! TIFF through libtiff, the library Pillow (the reference) decodes compressed TIFFs
+//! with (Debian's `libtiff6`, linked as `libtiff`). Its `TIFFRGBAImage` interface reads
+//! every compression and photometric it knows (JPEG-in-TIFF, LZW, Deflate, PackBits,
+//! CCITT, YCbCr, CMYK, CIELab, palettes, 1- to 16-bit samples, strips or tiles, planar
+//! or chunky) as 8-bit RGBA; the layouts Pillow reads beyond it (grey of 12 or 32 bits,
+//! 16-bit CMYK) are decoded strip by strip in [`samples`]. Pillow's table of sample
+//! layouts decides: what it has no mode for (RGB of 32 bits, grey of 24) is refused, as
+//! the pure-Rust decoder of the `image` crate, which read some of those and missed a
+//! third of Pillow's test images, is no longer asked.
 //!
 //! Only the first page is read. The bytes are handed over in memory (`TIFFClientOpen`
 //! with read/seek/size callbacks over a slice): libtiff never opens a file itself. The
@@ -15,6 +18,7 @@ use std::sync::Once;
 
 use image::{DynamicImage, RgbImage, RgbaImage};
 
+use self::samples::Samples;
 use super::MediaError;
 
 #[repr(C)]
@@ -46,6 +50,8 @@ extern "C" {
     ) -> *mut Tiff;
     fn TIFFClose(tiff: *mut Tiff);
     fn TIFFGetField(tiff: *mut Tiff, tag: u32, ...) -> c_int;
+    fn TIFFGetFieldDefaulted(tiff: *mut Tiff, tag: u32, ...) -> c_int;
+    fn TIFFSetField(tiff: *mut Tiff, tag: u32, ...) -> c_int;
     fn TIFFRGBAImageOK(tiff: *mut Tiff, message: *mut c_char) -> c_int;
     fn TIFFReadRGBAImageOriented(
         tiff: *mut Tiff,
@@ -61,8 +67,20 @@ extern "C" {
 
 const TAG_IMAGE_WIDTH: u32 = 256;
 const TAG_IMAGE_LENGTH: u32 = 257;
+const TAG_BITS_PER_SAMPLE: u32 = 258;
+const TAG_PHOTOMETRIC: u32 = 262;
 const TAG_ORIENTATION: u32 = 274;
+const TAG_SAMPLES_PER_PIXEL: u32 = 277;
+const TAG_PLANAR_CONFIG: u32 = 284;
+const TAG_INK_SET: u32 = 332;
 const TAG_EXTRA_SAMPLES: u32 = 338;
+const TAG_SAMPLE_FORMAT: u32 = 339;
+const PHOTOMETRIC_MIN_IS_BLACK: u16 = 1;
+const PHOTOMETRIC_RGB: u16 = 2;
+const PHOTOMETRIC_SEPARATED: u16 = 5;
+const SAMPLE_FORMAT_UINT: u16 = 1;
+const SAMPLE_FORMAT_INT: u16 = 2;
+const SAMPLE_FORMAT_IEEEFP: u16 = 3;
 const TAG_ICC_PROFILE: u32 = 34675;
 const EXTRA_SAMPLE_ASSOCIATED_ALPHA: u16 = 1;
 const EXTRA_SAMPLE_UNASSOCIATED_ALPHA: u16 = 2;
@@ -128,6 +146,16 @@ pub(crate) struct TiffFile<'a> {
     pub height: u32,
     /// The Orientation tag (1 when absent), as stored.
     pub orientation: u16,
+    layout: Layout,
+}
+
+/// Which of libtiff's interfaces reads the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    /// `TIFFReadRGBAImage`: every photometric, 1 to 16 bits per sample.
+    Rgba,
+    /// The decoded strips or tiles, turned into colours here.
+    Samples(Samples),
 }
 
 impl Drop for TiffFile<'_> {
@@ -177,40 +205,112 @@ pub(crate) fn open(bytes: &[u8]) -> Result<TiffFile<'_>, MediaError> {
         TIFFGetField(tiff, TAG_IMAGE_LENGTH, &mut height as *mut u32);
         TIFFGetField(tiff, TAG_ORIENTATION, &mut orientation as *mut u16);
     }
-    let file = TiffFile {
+    let mut file = TiffFile {
         tiff,
         _cursor: cursor,
         width,
         height,
         orientation,
+        layout: Layout::Rgba,
     };
     if width == 0 || height == 0 {
         return Err(damaged("declares no image size"));
     }
+    file.layout = file.layout()?;
     Ok(file)
 }
 
 impl TiffFile<'_> {
-    /// Whether libtiff's RGBA interface reads this page (it refuses 32-bit integer and
-    /// floating-point samples, which the `image` crate reads instead).
-    pub fn readable_as_rgba(&self) -> bool {
+    /// Which interface reads this page, or why none does. Pillow's table of sample
+    /// layouts is the rule: what it reads is read, what it has no mode for (RGB of 32
+    /// bits, grey of 24 or 64) is refused as it refuses it.
+    fn layout(&mut self) -> Result<Layout, MediaError> {
+        let bits = self.field_u16(TAG_BITS_PER_SAMPLE).unwrap_or(1);
+        let samples = self.field_u16(TAG_SAMPLES_PER_PIXEL).unwrap_or(1);
+        let format = self
+            .field_u16(TAG_SAMPLE_FORMAT)
+            .unwrap_or(SAMPLE_FORMAT_UINT);
+        let contiguous = self.field_u16(TAG_PLANAR_CONFIG) == Some(1);
+        // libtiff assumes min-is-black when a one-sample file leaves Photometric out,
+        // as Pillow does.
+        let photometric = self
+            .field(TAG_PHOTOMETRIC)
+            .unwrap_or(PHOTOMETRIC_MIN_IS_BLACK);
+        let grey = samples == 1 && photometric == PHOTOMETRIC_MIN_IS_BLACK;
+        let cmyk = photometric == PHOTOMETRIC_SEPARATED
+            && samples == 4
+            && contiguous
+            && self.field_u16(TAG_INK_SET) == Some(1);
+        let special = match (bits, format) {
+            (12, SAMPLE_FORMAT_UINT) if grey => Some(Samples::Grey12),
+            (32, SAMPLE_FORMAT_UINT | SAMPLE_FORMAT_INT) if grey => Some(Samples::GreyInt32),
+            (32, SAMPLE_FORMAT_IEEEFP) if grey => Some(Samples::GreyFloat32),
+            (16, SAMPLE_FORMAT_UINT) if cmyk => Some(Samples::Cmyk16),
+            _ => None,
+        };
+        if let Some(samples) = special {
+            return Ok(Layout::Samples(samples));
+        }
+        if photometric == PHOTOMETRIC_RGB && samples == 4 && self.alpha().is_none() {
+            self.fourth_sample_is_alpha();
+        }
         let mut message = [0 as c_char; 1024];
         // SAFETY: libtiff writes at most 1024 bytes of message, NUL-terminated.
-        let ok = unsafe { TIFFRGBAImageOK(self.tiff, message.as_mut_ptr()) } != 0;
-        if !ok {
+        if unsafe { TIFFRGBAImageOK(self.tiff, message.as_mut_ptr()) } == 0 {
             let why = unsafe { CStr::from_ptr(message.as_ptr()) }.to_string_lossy();
             tracing::debug!(%why, "libtiff cannot read this TIFF as RGBA");
+            return Err(damaged("uses a sample layout no supported decoder reads"));
         }
-        ok
+        Ok(Layout::Rgba)
+    }
+
+    /// An RGB page of four samples that leaves ExtraSamples out: Pillow (its "missing
+    /// ExtraSamples" modes) shows the fourth as alpha, where libtiff would drop it;
+    /// telling libtiff so makes both agree. Panorama stitchers write such files.
+    fn fourth_sample_is_alpha(&mut self) {
+        let kinds = [EXTRA_SAMPLE_UNASSOCIATED_ALPHA];
+        // SAFETY: ExtraSamples is set from a count (promoted to int) and a u16 array,
+        // which libtiff copies.
+        unsafe { TIFFSetField(self.tiff, TAG_EXTRA_SAMPLES, 1 as c_int, kinds.as_ptr()) };
+    }
+
+    /// A u16 tag, or its default where the TIFF specification gives one.
+    fn field_u16(&self, tag: u32) -> Option<u16> {
+        let mut value = 0u16;
+        // SAFETY: the callers name tags libtiff hands out as one u16.
+        let found = unsafe { TIFFGetFieldDefaulted(self.tiff, tag, &mut value as *mut u16) };
+        (found != 0).then_some(value)
+    }
+
+    /// A u16 tag as stored: `None` when absent.
+    fn field(&self, tag: u32) -> Option<u16> {
+        let mut value = 0u16;
+        // SAFETY: the callers name tags libtiff hands out as one u16.
+        let found = unsafe { TIFFGetField(self.tiff, tag, &mut value as *mut u16) };
+        (found != 0).then_some(value)
+    }
+
+    /// A u32 tag, or its default where the TIFF specification gives one.
+    fn field_u32(&self, tag: u32) -> Option<u32> {
+        let mut value = 0u32;
+        // SAFETY: the callers name tags libtiff hands out as one u32.
+        let found = unsafe { TIFFGetFieldDefaulted(self.tiff, tag, &mut value as *mut u32) };
+        (found != 0).then_some(value)
     }
 
     /// The first page as stored (not yet oriented): `Rgba8` when it has an alpha
     /// channel (associated alpha un-premultiplied), else `Rgb8`.
     pub fn decode(self) -> Result<DynamicImage, MediaError> {
+        if let Layout::Samples(samples) = self.layout {
+            return self.decode_samples(samples);
+        }
         let pixels = self.width as usize * self.height as usize;
         let mut raster = vec![0u32; pixels];
         // Asking for the file's own orientation means no flip: the pixels come as
-        // stored, and the caller applies the orientation (as for EXIF) once.
+        // stored, and the caller applies the orientation (as for EXIF) once. The read
+        // stops at the first strip or tile that does not decode: left to go on, libtiff
+        // would leave it blank and call the page read, where Pillow refuses the file
+        // (fuzzed files, strips shorter than RowsPerStrip says).
         // SAFETY: `raster` holds width × height pixels.
         let read = unsafe {
             TIFFReadRGBAImageOriented(
@@ -219,7 +319,7 @@ impl TiffFile<'_> {
                 self.height,
                 raster.as_mut_ptr(),
                 c_int::from(self.orientation.clamp(1, 8)),
-                0,
+                1,
             )
         };
         if read == 0 {
@@ -291,3 +391,7 @@ impl TiffFile<'_> {
         }
     }
 }
+
+mod samples;
+#[cfg(test)]
+mod tests;

@@ -4,9 +4,13 @@
 Run by scripts/corpus.sh over the unpacked corpus; read by the corpus test
 (tests/it/corpus.rs), which runs every command over the same files and compares.
 
-- Images (JPEG, PNG, WebP): Pillow, with EXIF orientation applied (ImageOps.exif_transpose,
-  which reads JPEG APP1, WebP's EXIF chunk and PNG's eXIf chunk). `ok` is false where
-  Pillow refuses the file (truncated, corrupt, a decompression bomb).
+- Images (JPEG, PNG, WebP, TIFF, BMP): Pillow, with EXIF orientation applied
+  (ImageOps.exif_transpose, which reads JPEG APP1, WebP's EXIF chunk, PNG's eXIf chunk and
+  the TIFF Orientation tag). `ok` is false where Pillow refuses the file (truncated,
+  corrupt, a decompression bomb).
+- HEIC/HEIF: pillow-heif (libheif), which applies `irot`/`imir` itself; AVIF: Pillow's
+  own plugin (libavif, AVIF's reference decoder).
+- Animated WebP and APNG: their frames and each frame's delay, as Pillow reads them.
 - GIF: Pillow's frame count and the logical screen; delays by the browsers' rule (a delay
   under 20 ms counts as 100 ms); the first frame.
 - MP4: ffprobe's first video stream: its display aspect (sample aspect ratio and rotation
@@ -24,10 +28,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pillow_heif
 from PIL import Image, ImageCms, ImageOps
 
+pillow_heif.register_heif_opener()
+
 Image.MAX_IMAGE_PIXELS = 100_000_000  # the service's default pixel limit
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".mpo", ".png", ".apng", ".webp"}
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".mpo", ".png", ".apng", ".webp", ".tif", ".tiff", ".bmp",
+                  ".heic", ".heif", ".hif", ".avif"}
 
 
 def as_rgba(image):
@@ -93,9 +101,30 @@ def image_reference(path):
                 "size": list(upright.size),
                 "alpha": has_transparency(upright),
                 "grid": grid(upright),
+                **animation(image),
             }
     except Exception as error:  # noqa: BLE001 - any refusal is the answer
         return {"ok": False, "error": type(error).__name__}
+
+
+def animation(image):
+    """An animated WebP or APNG's frames, each one's delay in milliseconds (as stored),
+    and whether an APNG's default image is a frame of its own (Pillow counts it as frame
+    0, lasting nothing). Nothing for stills, or where a later frame does not decode (then
+    viewers, and the service, show the still image)."""
+    frames = getattr(image, "n_frames", 1)
+    if frames < 2 or image.format not in ("PNG", "WEBP"):
+        return {}
+    delays = []
+    try:
+        for index in range(frames):
+            image.seek(index)
+            image.load()
+            delays.append(float(image.info.get("duration") or 0))
+    except Exception:  # noqa: BLE001 - a broken animation shows as its still image
+        return {}
+    separate = image.format == "PNG" and bool(image.info.get("default_image"))
+    return {"frames": frames, "delays": delays, "default_image": separate}
 
 
 def gif_reference(path):

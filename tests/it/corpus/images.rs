@@ -97,7 +97,9 @@ async fn check_video(
         stream["height"].as_u64().unwrap(),
     );
     let even = |n: u32| u64::from((n / 2 * 2).max(2));
-    if w <= 3840 && h <= 3840 && size != (even(w), even(h)) {
+    // Within the 4K box (3840×2160, turned for portraits) the size is only made even.
+    let (long, short) = (w.max(h), w.min(h));
+    if long <= 3840 && short <= 2160 && size != (even(w), even(h)) {
         return Err(format!(
             "image-to-video is {size:?}, not {:?}",
             (even(w), even(h))

@@ -9,6 +9,7 @@
 //! limits, so that hundreds of files take seconds; the HTTP path around them is the
 //! same for every file and is tested elsewhere.
 
+mod animations;
 mod gifs;
 mod images;
 mod refusals;
@@ -34,6 +35,11 @@ pub struct Entry {
     pub frames: Option<u64>,
     pub seconds: Option<f64>,
     pub aspect: Option<f64>,
+    /// An animated WebP or APNG's delays in milliseconds, frame by frame.
+    pub delays: Option<Vec<f64>>,
+    /// Whether an APNG's default image is not a frame of its animation (Pillow then
+    /// counts it as a frame lasting nothing).
+    pub default_image: Option<bool>,
 }
 
 pub struct Corpus {

@@ -1,0 +1,186 @@
+//! The sample layouts Pillow reads that libtiff's RGBA interface refuses: grey of 12 or
+//! 32 bits (integer or floating point) and 16-bit CMYK. libtiff still decodes them
+//! (`TIFFReadEncodedStrip`/`TIFFReadEncodedTile` undo the compression, the predictor and
+//! the byte order); this turns the decoded samples into 8-bit RGB the way Pillow's
+//! `convert` does, so the picture matches the reference:
+//!
+//! - 12-bit grey is Pillow's `I;16` with the 12-bit values unscaled, shown as the high
+//!   byte of 16 bits (so a 12-bit white is a dark grey 15, as in Pillow);
+//! - 32-bit integer grey is Pillow's `I`: the value shifted right by 8, clipped to 0–255;
+//! - 32-bit float grey is Pillow's `F`: the value truncated and clipped to 0–255;
+//! - 16-bit CMYK keeps the high byte of each ink, then Pillow's CMYK to RGB.
+//!
+//! Every buffer is sized from the header, bounded by the picture (already checked
+//! against the pixel limit): a strip never holds more rows than the picture, and a tile
+//! larger than the picture by more than the 16-pixel tile granularity is refused.
+
+use std::ffi::c_void;
+
+use image::{DynamicImage, RgbImage};
+
+use super::super::MediaError;
+use super::{damaged, Tiff, TiffFile};
+
+const TAG_ROWS_PER_STRIP: u32 = 278;
+const TAG_TILE_WIDTH: u32 = 322;
+const TAG_TILE_LENGTH: u32 = 323;
+
+#[link(name = "tiff")]
+extern "C" {
+    fn TIFFIsTiled(tiff: *mut Tiff) -> i32;
+    fn TIFFComputeStrip(tiff: *mut Tiff, row: u32, sample: u16) -> u32;
+    fn TIFFComputeTile(tiff: *mut Tiff, x: u32, y: u32, z: u32, sample: u16) -> u32;
+    fn TIFFReadEncodedStrip(tiff: *mut Tiff, strip: u32, buf: *mut c_void, size: isize) -> isize;
+    fn TIFFReadEncodedTile(tiff: *mut Tiff, tile: u32, buf: *mut c_void, size: isize) -> isize;
+}
+
+/// How the samples of one pixel become an sRGB colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Samples {
+    /// One 12-bit unsigned grey sample, packed most significant bit first.
+    Grey12,
+    /// One 32-bit grey sample, signed or not (Pillow reads both as signed).
+    GreyInt32,
+    /// One 32-bit IEEE floating-point grey sample.
+    GreyFloat32,
+    /// Four 16-bit inks: cyan, magenta, yellow, black.
+    Cmyk16,
+}
+
+impl Samples {
+    fn bits_per_pixel(self) -> u64 {
+        match self {
+            Samples::Grey12 => 12,
+            Samples::GreyInt32 | Samples::GreyFloat32 => 32,
+            Samples::Cmyk16 => 64,
+        }
+    }
+
+    /// Bytes of a row of `width` pixels (a 12-bit row ends on a whole byte).
+    fn row_bytes(self, width: u32) -> usize {
+        (u64::from(width) * self.bits_per_pixel()).div_ceil(8) as usize
+    }
+
+    /// The colour of pixel `x` of a decoded `row`, which holds at least `x + 1` pixels.
+    fn rgb(self, row: &[u8], x: usize) -> [u8; 3] {
+        let grey = |v: u8| [v, v, v];
+        match self {
+            Samples::Grey12 => {
+                let at = x * 3 / 2;
+                let v = if x % 2 == 0 {
+                    u16::from(row[at]) << 4 | u16::from(row[at + 1]) >> 4
+                } else {
+                    u16::from(row[at] & 0x0F) << 8 | u16::from(row[at + 1])
+                };
+                grey((v >> 8) as u8)
+            }
+            Samples::GreyInt32 => {
+                let v = i32::from_ne_bytes(word(row, x));
+                grey((v >> 8).clamp(0, 255) as u8)
+            }
+            // `as` truncates towards zero, saturates, and makes NaN 0: Pillow's F to L.
+            Samples::GreyFloat32 => grey(f32::from_ne_bytes(word(row, x)) as u8),
+            Samples::Cmyk16 => {
+                let ink = |i: usize| {
+                    let at = (x * 4 + i) * 2;
+                    (u16::from_ne_bytes([row[at], row[at + 1]]) >> 8) as u8
+                };
+                let k = 255 - u32::from(ink(3));
+                // Pillow's cmyk2rgb: (255 - ink) scaled by (255 - black), rounded.
+                let channel = |i: usize| {
+                    let t = u32::from(ink(i)) * k + 128;
+                    (k - ((t >> 8) + t) / 256) as u8
+                };
+                [channel(0), channel(1), channel(2)]
+            }
+        }
+    }
+}
+
+fn word(row: &[u8], x: usize) -> [u8; 4] {
+    row[x * 4..x * 4 + 4].try_into().unwrap()
+}
+
+impl TiffFile<'_> {
+    /// The first page as stored, through the strips or tiles libtiff decodes.
+    pub(super) fn decode_samples(&self, samples: Samples) -> Result<DynamicImage, MediaError> {
+        let (width, height) = (self.width, self.height);
+        let mut rgb = vec![0u8; width as usize * height as usize * 3];
+        // SAFETY: `tiff` is open for the life of `self`.
+        if unsafe { TIFFIsTiled(self.tiff) } != 0 {
+            self.read_tiles(samples, &mut rgb)?;
+        } else {
+            self.read_strips(samples, &mut rgb)?;
+        }
+        Ok(DynamicImage::ImageRgb8(
+            RgbImage::from_raw(width, height, rgb).unwrap(),
+        ))
+    }
+
+    fn read_strips(&self, samples: Samples, rgb: &mut [u8]) -> Result<(), MediaError> {
+        let (width, height) = (self.width as usize, self.height);
+        let row_bytes = samples.row_bytes(self.width);
+        // RowsPerStrip past the height (2^32 - 1 is the default) means a single strip.
+        let rows_per_strip = self.field_u32(TAG_ROWS_PER_STRIP).unwrap_or(height);
+        let rows_per_strip = rows_per_strip.clamp(1, height);
+        let mut strip = vec![0u8; row_bytes * rows_per_strip as usize];
+        for top in (0..height).step_by(rows_per_strip as usize) {
+            let rows = rows_per_strip.min(height - top) as usize;
+            let want = &mut strip[..row_bytes * rows];
+            // SAFETY: `want` holds `want.len()` bytes, the most libtiff writes.
+            let read = unsafe {
+                let index = TIFFComputeStrip(self.tiff, top, 0);
+                let at = want.as_mut_ptr() as *mut c_void;
+                TIFFReadEncodedStrip(self.tiff, index, at, want.len() as isize)
+            };
+            // A strip shorter than its rows is damaged: Pillow refuses it too.
+            if read != want.len() as isize {
+                return Err(damaged("is damaged and no decoder can read it"));
+            }
+            for (y, row) in want.chunks_exact(row_bytes).enumerate() {
+                let out = (top as usize + y) * width * 3;
+                for x in 0..width {
+                    rgb[out + x * 3..out + x * 3 + 3].copy_from_slice(&samples.rgb(row, x));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_tiles(&self, samples: Samples, rgb: &mut [u8]) -> Result<(), MediaError> {
+        let (width, height) = (self.width, self.height);
+        let tile_width = self.field_u32(TAG_TILE_WIDTH).unwrap_or(0);
+        let tile_height = self.field_u32(TAG_TILE_LENGTH).unwrap_or(0);
+        // Tiles are multiples of 16 pixels; one larger than that past the picture would
+        // make a buffer the header's size check never saw.
+        let fits = |tile: u32, side: u32| tile > 0 && tile <= side.next_multiple_of(16);
+        if !fits(tile_width, width) || !fits(tile_height, height) {
+            return Err(damaged("declares tiles larger than its picture"));
+        }
+        let row_bytes = samples.row_bytes(tile_width);
+        let mut tile = vec![0u8; row_bytes * tile_height as usize];
+        for top in (0..height).step_by(tile_height as usize) {
+            for left in (0..width).step_by(tile_width as usize) {
+                // SAFETY: `tile` holds `tile.len()` bytes, the most libtiff writes.
+                let read = unsafe {
+                    let index = TIFFComputeTile(self.tiff, left, top, 0, 0);
+                    let at = tile.as_mut_ptr() as *mut c_void;
+                    TIFFReadEncodedTile(self.tiff, index, at, tile.len() as isize)
+                };
+                if read != tile.len() as isize {
+                    return Err(damaged("is damaged and no decoder can read it"));
+                }
+                let rows = tile_height.min(height - top) as usize;
+                let columns = tile_width.min(width - left) as usize;
+                for (y, row) in tile.chunks_exact(row_bytes).take(rows).enumerate() {
+                    let out = ((top as usize + y) * width as usize + left as usize) * 3;
+                    for x in 0..columns {
+                        let at = out + x * 3;
+                        rgb[at..at + 3].copy_from_slice(&samples.rgb(row, x));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
