@@ -313,7 +313,7 @@ async fn invalid_requests_get_422_naming_the_field() {
     .await;
     expect_422(
         &app,
-        edit(&src, &["image-to-webp", "gif-to-video"], None),
+        edit(&src, &["image-to-video", "gif-to-video"], None),
         "incompatible_commands",
         "/commands/1",
     )
