@@ -68,6 +68,8 @@ extern "C" {
 const TAG_IMAGE_WIDTH: u32 = 256;
 const TAG_IMAGE_LENGTH: u32 = 257;
 const TAG_BITS_PER_SAMPLE: u32 = 258;
+const TAG_COMPRESSION: u32 = 259;
+const COMPRESSION_OJPEG: u16 = 6;
 const TAG_PHOTOMETRIC: u32 = 262;
 const TAG_ORIENTATION: u32 = 274;
 const TAG_SAMPLES_PER_PIXEL: u32 = 277;
@@ -241,7 +243,13 @@ impl TiffFile<'_> {
             && samples == 4
             && contiguous
             && self.field_u16(TAG_INK_SET) == Some(1);
+        // 8-bit RGB and grey, the common TIFFs, are read from their strips on every core
+        // rather than through the RGBA interface's one thread (old-style JPEG aside).
+        let rgb = photometric == PHOTOMETRIC_RGB && samples == 3 && contiguous;
+        let plain = self.field_u16(TAG_COMPRESSION) != Some(COMPRESSION_OJPEG);
         let special = match (bits, format) {
+            (8, SAMPLE_FORMAT_UINT) if grey && plain => Some(Samples::Grey8),
+            (8, SAMPLE_FORMAT_UINT) if rgb && plain => Some(Samples::Rgb8),
             (12, SAMPLE_FORMAT_UINT) if grey => Some(Samples::Grey12),
             (32, SAMPLE_FORMAT_UINT | SAMPLE_FORMAT_INT) if grey => Some(Samples::GreyInt32),
             (32, SAMPLE_FORMAT_IEEEFP) if grey => Some(Samples::GreyFloat32),

@@ -193,3 +193,43 @@ fn an_rgb_page_whose_strips_hold_fewer_rows_than_it_declares_is_damaged() {
     let strips = vec![vec![90u8; 4]; 9];
     assert_invalid(decode(&raw_tiff(&overflowed, &strips, false)));
 }
+
+#[test]
+fn rgb_and_grey_of_many_strips_are_read_on_every_core_in_order() {
+    // 5 rows of one strip each (the last band shorter), each row its own colour.
+    let (width, height) = (3u32, 5u32);
+    let colour = |y: u32| [y as u8 * 40, 200 - y as u8 * 30, 7];
+    let strips: Vec<Vec<u8>> = (0..height)
+        .map(|y| colour(y).repeat(width as usize))
+        .collect();
+    let tags = with(page(width, height, &[8; 3], 2), 278, &[1]);
+    let image = decode(&raw_tiff(&tags, &strips, false)).unwrap();
+    let rgb = image.as_rgb8().unwrap();
+    for y in 0..height {
+        assert_eq!(rgb[(width - 1, y)].0, colour(y), "row {y}");
+    }
+    let greys_of = |y: u32| vec![y as u8 * 50; width as usize];
+    let strips: Vec<Vec<u8>> = (0..height).map(greys_of).collect();
+    let tags = with(page(width, height, &[8], 1), 278, &[2]);
+    let image = decode(&raw_tiff(
+        &tags,
+        &[
+            strips[..2].concat(),
+            strips[2..4].concat(),
+            strips[4].clone(),
+        ],
+        false,
+    ))
+    .unwrap();
+    let rgb = image.as_rgb8().unwrap();
+    for y in 0..height {
+        assert_eq!(rgb[(1, y)].0, [y as u8 * 50; 3], "row {y}");
+    }
+    // A damaged strip in the second band fails the page.
+    let tags = with(page(width, height, &[8; 3], 2), 278, &[1]);
+    let mut short = (0..height)
+        .map(|y| colour(y).repeat(width as usize))
+        .collect::<Vec<_>>();
+    short[4].truncate(2);
+    assert_invalid(decode(&raw_tiff(&tags, &short, false)));
+}
