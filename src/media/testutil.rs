@@ -106,7 +106,7 @@ pub(crate) fn png_with_orientation(width: u32, height: u32, orientation: u16) ->
     let mut out = png[..ihdr_end].to_vec();
     out.extend_from_slice(&(tiff.len() as u32).to_be_bytes());
     out.extend_from_slice(&chunk);
-    out.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    out.extend_from_slice(&crc32fast::hash(&chunk).to_be_bytes());
     out.extend_from_slice(&png[ihdr_end..]);
     out
 }
@@ -120,24 +120,8 @@ pub(crate) fn png_claiming_size(width: u32, height: u32) -> Vec<u8> {
     let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
     png.extend_from_slice(&13u32.to_be_bytes());
     png.extend_from_slice(&chunk);
-    png.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    png.extend_from_slice(&crc32fast::hash(&chunk).to_be_bytes());
     png
-}
-
-/// The CRC-32 PNG chunks use (bitwise; fixtures are tiny).
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &byte in bytes {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }
 
 /// Writes `bytes` to `dir/name` as a file of `format`.

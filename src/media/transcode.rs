@@ -208,40 +208,6 @@ async fn ffprobe_info(
     Ok(info)
 }
 
-/// What the probes found for the last files inspected, so that the engine's cost
-/// estimate and the command that runs next probe a file once between them. Keyed by
-/// path, length and modification time: a file written again is probed again.
-#[derive(Default)]
-pub(crate) struct InfoCache {
-    entries: std::sync::Mutex<std::collections::HashMap<InfoKey, VideoInfo>>,
-}
-
-type InfoKey = (std::path::PathBuf, u64, std::time::SystemTime);
-
-/// Entries kept at most; past it the cache starts again empty (files are probed once
-/// or twice in a row, so recency matters more than a perfect eviction order).
-const INFO_CACHE_ENTRIES: usize = 256;
-
-impl InfoCache {
-    async fn key(path: &Path) -> Option<InfoKey> {
-        let meta = tokio::fs::metadata(path).await.ok()?;
-        Some((path.to_path_buf(), meta.len(), meta.modified().ok()?))
-    }
-
-    fn get(&self, key: &InfoKey) -> Option<VideoInfo> {
-        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        entries.get(key).cloned()
-    }
-
-    fn put(&self, key: InfoKey, info: VideoInfo) {
-        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        if entries.len() >= INFO_CACHE_ENTRIES {
-            entries.clear();
-        }
-        entries.insert(key, info);
-    }
-}
-
 /// The head of every ffmpeg command line: quiet, no stdin, progress on stdout, no
 /// overwriting, and the input read only as a local file through the named `demuxer`
 /// (the sniffed format's, see `probe::demuxer`).
@@ -419,6 +385,9 @@ pub(crate) async fn run_demuxed_to_file(
         format,
     })
 }
+
+mod info_cache;
+pub(crate) use info_cache::InfoCache;
 
 #[cfg(test)]
 pub(crate) mod tests;

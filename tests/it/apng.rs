@@ -61,7 +61,7 @@ pub fn patch_chunk(
         if &out[at + 4..at + 8] == kind {
             if seen == nth {
                 patch(&mut out[at + 8..at + 8 + len]);
-                let crc = crc32(&out[at + 4..at + 8 + len]);
+                let crc = crc32fast::hash(&out[at + 4..at + 8 + len]);
                 out[at + 8 + len..at + 12 + len].copy_from_slice(&crc.to_be_bytes());
                 return out;
             }
@@ -70,21 +70,6 @@ pub fn patch_chunk(
         at += len + 12;
     }
     panic!("no such chunk");
-}
-
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &b in bytes {
-        crc ^= u32::from(b);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                (crc >> 1) ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }
 
 /// A frame's size, the colour at its centre, and its delay in milliseconds.
