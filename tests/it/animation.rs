@@ -183,3 +183,52 @@ async fn an_animation_past_the_frame_limit_fails_with_too_many_frames() {
     let error = app.run_failed(edit(&src, &["image-to-webp"], None)).await;
     assert_eq!(error["code"], "too_many_frames", "{error}");
 }
+
+#[tokio::test]
+async fn frames_alike_stay_frames_of_their_own_in_an_animated_webp() {
+    let app = spawn_app().await;
+    // Red for 100 ms, the same red for 200 ms, blue for 300 ms; then all alike.
+    let gif = |colours: &[([u8; 4], u32)]| {
+        let mut bytes = Vec::new();
+        {
+            let mut encoder = image::codecs::gif::GifEncoder::new(&mut bytes);
+            for &(colour, ms) in colours {
+                let frame = image::Frame::from_parts(
+                    image::RgbaImage::from_pixel(16, 16, image::Rgba(colour)),
+                    0,
+                    0,
+                    image::Delay::from_numer_denom_ms(ms, 1),
+                );
+                encoder.encode_frame(frame).unwrap();
+            }
+        }
+        bytes
+    };
+    let (red, blue) = ([255, 0, 0, 255], [0, 0, 255, 255]);
+    for (name, colours) in [
+        ("alike.gif", vec![(red, 100), (red, 200), (blue, 300)]),
+        ("same.gif", vec![(red, 100), (red, 200), (red, 300)]),
+    ] {
+        let src = app.fixtures.add(name, gif(&colours));
+        let doc = app.run_done(edit(&src, &["image-to-webp"], None)).await;
+        let webp = std::fs::read(&app.download_all(&doc).await[0]).unwrap();
+        let decoder = WebPDecoder::new(Cursor::new(webp.as_slice())).unwrap();
+        assert!(decoder.has_animation(), "{name} is animated");
+        let shown: Vec<([u8; 3], u32)> = decoder
+            .into_frames()
+            .map(|f| {
+                let f = f.unwrap();
+                let [r, g, b, _] = f.buffer().get_pixel(8, 8).0;
+                (
+                    [r, g, b].map(|c| if c > 127 { 255 } else { 0 }),
+                    f.delay().numer_denom_ms().0,
+                )
+            })
+            .collect();
+        let expected: Vec<_> = colours
+            .iter()
+            .map(|&([r, g, b, _], ms)| ([r, g, b], ms))
+            .collect();
+        assert_eq!(shown, expected, "{name}");
+    }
+}

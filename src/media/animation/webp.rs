@@ -10,6 +10,9 @@ pub(super) struct AnimatedWebp {
     encoder: *mut libwebp_sys::WebPAnimEncoder,
     config: libwebp_sys::WebPConfig,
     timestamp_ms: f64,
+    /// Each frame's delay as handed to the encoder (whole milliseconds).
+    delays: Vec<i32>,
+    loops: u32,
 }
 
 // SAFETY: the encoder is used from one thread at a time (moved, never shared).
@@ -42,6 +45,8 @@ impl AnimatedWebp {
                 encoder,
                 config,
                 timestamp_ms: 0.0,
+                delays: Vec::new(),
+                loops,
             })
         }
     }
@@ -73,7 +78,9 @@ impl AnimatedWebp {
                 ));
             }
         }
+        let start = self.timestamp_ms.round() as i32;
         self.timestamp_ms += delay_ms;
+        self.delays.push(self.timestamp_ms.round() as i32 - start);
         Ok(())
     }
 
@@ -96,7 +103,7 @@ impl AnimatedWebp {
             }
             let bytes = std::slice::from_raw_parts(data.bytes, data.size).to_vec();
             libwebp_sys::WebPDataClear(&mut data);
-            Ok(bytes)
+            Ok(unfold_repeats(&bytes, &self.delays, self.loops).unwrap_or(bytes))
         }
     }
 }
@@ -105,5 +112,168 @@ impl Drop for AnimatedWebp {
     fn drop(&mut self) {
         // SAFETY: created by WebPAnimEncoderNewInternal, deleted once.
         unsafe { libwebp_sys::WebPAnimEncoderDelete(self.encoder) }
+    }
+}
+
+/// `webp` with every frame the encoder folded into the one before (it drops a frame
+/// identical to its predecessor and lengthens that one's delay) put back as a frame of
+/// its own: a 1×1 transparent pixel blended over the canvas, which changes nothing on
+/// screen but keeps the source's frame count and each frame's own delay — libwebp's
+/// own device for delays too long for one frame. Frames that were all alike come back
+/// from the encoder as a still image, which becomes an animation again (playing
+/// `loops` times). `None` (keep `webp`) when nothing was folded or the delays do not
+/// add up to a folding.
+fn unfold_repeats(webp: &[u8], delays: &[i32], loops: u32) -> Option<Vec<u8>> {
+    use libwebp_sys as w;
+    let data = w::WebPData {
+        bytes: webp.as_ptr(),
+        size: webp.len(),
+    };
+    // SAFETY: the mux copies `webp`; every frame taken from it is cleared after it is
+    // pushed back (pushing copies it again), and the mux is deleted on every path.
+    unsafe {
+        let mux = w::WebPMuxCreateInternal(&data, 1, w::WEBP_MUX_ABI_VERSION as _);
+        if mux.is_null() {
+            return None;
+        }
+        let unfolded = unfold_in(mux, delays, loops);
+        w::WebPMuxDelete(mux);
+        unfolded
+    }
+}
+
+/// # Safety
+/// `mux` is a valid mux of an animation.
+unsafe fn unfold_in(mux: *mut libwebp_sys::WebPMux, delays: &[i32], loops: u32) -> Option<Vec<u8>> {
+    use libwebp_sys as w;
+    let mut count = 0;
+    w::WebPMuxNumChunks(mux, w::WebPChunkId::WEBP_CHUNK_ANMF, &mut count);
+    let still = count == 0;
+    let count = if still {
+        1
+    } else {
+        usize::try_from(count).ok()?
+    };
+    if count >= delays.len() {
+        return None;
+    }
+    let mut frames = Vec::with_capacity(count);
+    for nth in 1..=count {
+        let mut frame: w::WebPMuxFrameInfo = std::mem::zeroed();
+        if w::WebPMuxGetFrame(mux, nth as u32, &mut frame) != w::WebPMuxError::WEBP_MUX_OK {
+            frames
+                .iter_mut()
+                .for_each(|f: &mut w::WebPMuxFrameInfo| w::WebPDataClear(&mut f.bitstream));
+            return None;
+        }
+        frames.push(frame);
+    }
+    if still {
+        let frame = &mut frames[0];
+        frame.duration = delays.iter().sum();
+        frame.id = w::WebPChunkId::WEBP_CHUNK_ANMF;
+        frame.dispose_method = w::WebPMuxAnimDispose::WEBP_MUX_DISPOSE_NONE;
+        frame.blend_method = w::WebPMuxAnimBlend::WEBP_MUX_NO_BLEND;
+        let params = w::WebPMuxAnimParams {
+            bgcolor: 0xFFFF_FFFF,
+            loop_count: loops as _,
+        };
+        w::WebPMuxSetAnimationParams(mux, &params);
+    }
+    let groups = fold_groups(
+        &frames.iter().map(|f| f.duration).collect::<Vec<_>>(),
+        delays,
+    );
+    let filler = transparent_pixel();
+    let mut ok = groups.is_some() && filler.is_some();
+    if let (Some(groups), Some(filler)) = (&groups, &filler) {
+        while w::WebPMuxDeleteFrame(mux, 1) == w::WebPMuxError::WEBP_MUX_OK {}
+        for (frame, group) in frames.iter_mut().zip(groups) {
+            frame.duration = group[0];
+            ok &= w::WebPMuxPushFrame(mux, frame, 1) == w::WebPMuxError::WEBP_MUX_OK;
+            for &delay in &group[1..] {
+                let mut pixel: w::WebPMuxFrameInfo = std::mem::zeroed();
+                pixel.bitstream = w::WebPData {
+                    bytes: filler.as_ptr(),
+                    size: filler.len(),
+                };
+                pixel.duration = delay;
+                pixel.id = w::WebPChunkId::WEBP_CHUNK_ANMF;
+                pixel.dispose_method = w::WebPMuxAnimDispose::WEBP_MUX_DISPOSE_NONE;
+                pixel.blend_method = w::WebPMuxAnimBlend::WEBP_MUX_BLEND;
+                ok &= w::WebPMuxPushFrame(mux, &pixel, 1) == w::WebPMuxError::WEBP_MUX_OK;
+            }
+        }
+    }
+    frames
+        .iter_mut()
+        .for_each(|f| w::WebPDataClear(&mut f.bitstream));
+    if !ok {
+        return None;
+    }
+    let mut out: w::WebPData = std::mem::zeroed();
+    if w::WebPMuxAssemble(mux, &mut out) != w::WebPMuxError::WEBP_MUX_OK {
+        return None;
+    }
+    let bytes = std::slice::from_raw_parts(out.bytes, out.size).to_vec();
+    w::WebPDataClear(&mut out);
+    Some(bytes)
+}
+
+/// Which fed delays each encoded frame holds: consecutive runs adding up to its delay,
+/// the first the frame's own. `None` when they do not add up.
+fn fold_groups(encoded: &[i32], fed: &[i32]) -> Option<Vec<Vec<i32>>> {
+    let mut fed = fed.iter().copied().peekable();
+    let mut groups = Vec::with_capacity(encoded.len());
+    for (i, &total) in encoded.iter().enumerate() {
+        let mut group = vec![fed.next()?];
+        while group.iter().sum::<i32>() < total {
+            group.push(fed.next()?);
+        }
+        // A last frame takes whatever is left; zero delays fold into no frame before.
+        if i + 1 == encoded.len() {
+            group.extend(fed.by_ref());
+        }
+        if group.iter().sum::<i32>() != total {
+            return None;
+        }
+        groups.push(group);
+    }
+    fed.next().is_none().then_some(groups)
+}
+
+/// A lossless WebP of one fully transparent pixel.
+fn transparent_pixel() -> Option<Vec<u8>> {
+    let pixel = [0u8; 4];
+    let mut out: *mut u8 = std::ptr::null_mut();
+    // SAFETY: one RGBA pixel in, a buffer libwebp allocates out, freed by WebPFree.
+    unsafe {
+        let size = libwebp_sys::WebPEncodeLosslessRGBA(pixel.as_ptr(), 1, 1, 4, &mut out);
+        if size == 0 || out.is_null() {
+            return None;
+        }
+        let bytes = std::slice::from_raw_parts(out, size).to_vec();
+        libwebp_sys::WebPFree(out as *mut std::ffi::c_void);
+        Some(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold_groups;
+
+    #[test]
+    fn folded_delays_are_found_as_runs_that_add_up() {
+        let fed = [100, 100, 100, 50, 0];
+        assert_eq!(
+            fold_groups(&[300, 50], &fed),
+            Some(vec![vec![100, 100, 100], vec![50, 0]])
+        );
+        assert_eq!(
+            fold_groups(&[100, 200, 50], &fed),
+            Some(vec![vec![100], vec![100, 100], vec![50, 0]])
+        );
+        assert_eq!(fold_groups(&[250, 100], &fed), None);
+        assert_eq!(fold_groups(&[100], &[100, 100]), None);
     }
 }
