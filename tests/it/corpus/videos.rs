@@ -1,5 +1,6 @@
 //! The video commands over every clip of the corpus.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use mediaedit::commands::{Command, Options};
@@ -27,6 +28,27 @@ async fn every_clip_of_the_corpus_keeps_its_display_aspect_frames_and_length() {
         }
     }
     assert_no_failures("clips", checked, &failures);
+}
+
+#[tokio::test]
+async fn the_corpus_holds_clips_in_every_container_the_video_commands_read() {
+    let corpus = Corpus::load();
+    let media = media();
+    let mut found = BTreeSet::new();
+    for entry in corpus.of_kind("video").filter(|e| e.ok) {
+        let input = source(&media, &corpus.path(entry)).await.unwrap();
+        found.insert(input.format.extension());
+    }
+    let missing: Vec<_> = Command::VideoToWebm
+        .inputs()
+        .iter()
+        .map(|format| format.extension())
+        .filter(|extension| !found.contains(extension))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "no clip of the corpus is in {missing:?} (found {found:?})"
+    );
 }
 
 async fn check_clip(media: &Media, input: &MediaFile, entry: &Entry, out: &Path) -> Vec<String> {
