@@ -57,6 +57,9 @@ pub(crate) struct Animation<'a> {
     pub declared: Option<u64>,
     /// An APNG's default image when it is not a frame of the animation.
     pub default_image: Option<RgbaImage>,
+    /// The embedded ICC profile's conversion to sRGB, applied to every frame as to a
+    /// still (colour.rs).
+    to_srgb: Option<lcms2::Transform<u8, u8>>,
 }
 
 /// Opens an animation of `format`, checking its canvas (and declared frame count)
@@ -69,7 +72,8 @@ pub(crate) fn open<'a>(
     let bad = |e: image::ImageError| {
         MediaError::InvalidMedia(format!("the animated {} is damaged ({e})", format.name()))
     };
-    let (frames, size, plays, declared, default_image) = match format {
+    let mut icc = None;
+    let (frames, size, plays, declared, mut default_image) = match format {
         MediaFormat::Gif => {
             let decoder = GifDecoder::new(Cursor::new(bytes)).map_err(bad)?;
             let (size, plays) = (decoder.dimensions(), decoder.loop_count());
@@ -80,6 +84,7 @@ pub(crate) fn open<'a>(
             let max_bytes = usize::try_from(max_bytes).unwrap_or(usize::MAX);
             let mut apng = ApngFrames::open(bytes, max_bytes).map_err(bad)?;
             let default_image = apng.default_image.take();
+            icc = apng.icc_profile.take();
             let (size, plays) = (apng.dimensions(), apng.plays);
             let declared = Some(u64::from(apng.declared));
             (
@@ -91,8 +96,9 @@ pub(crate) fn open<'a>(
             )
         }
         _ => {
-            let decoder = WebPDecoder::new(Cursor::new(bytes)).map_err(bad)?;
+            let mut decoder = WebPDecoder::new(Cursor::new(bytes)).map_err(bad)?;
             let (size, plays) = (decoder.dimensions(), decoder.loop_count());
+            icc = decoder.icc_profile().ok().flatten();
             let declared = Some(webp_frame_count(bytes));
             (decoder.into_frames(), size, plays, declared, None)
         }
@@ -108,6 +114,10 @@ pub(crate) fn open<'a>(
     if let Some(frames) = declared.filter(|&n| n > limits.max_frames) {
         return Err(too_many(frames, limits));
     }
+    let to_srgb = icc.as_deref().and_then(super::colour::rgba_to_srgb);
+    if let (Some(transform), Some(image)) = (&to_srgb, &mut default_image) {
+        transform.transform_in_place(image);
+    }
     Ok(Animation {
         frames,
         format,
@@ -118,6 +128,7 @@ pub(crate) fn open<'a>(
         plays,
         declared,
         default_image,
+        to_srgb,
     })
 }
 
@@ -153,7 +164,11 @@ impl Animation<'_> {
                 limit: self.limits.max_seconds,
             });
         }
-        Ok((frame.into_buffer(), delay_ms))
+        let mut pixels = frame.into_buffer();
+        if let Some(transform) = &self.to_srgb {
+            transform.transform_in_place(&mut pixels);
+        }
+        Ok((pixels, delay_ms))
     }
 }
 

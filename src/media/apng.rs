@@ -63,6 +63,8 @@ pub(crate) struct ApngFrames<'a> {
     /// The frame count the `acTL` declares.
     pub declared: u32,
     pub plays: LoopCount,
+    /// The `iCCP` profile, if any.
+    pub icc_profile: Option<Vec<u8>>,
 }
 
 impl<'a> ApngFrames<'a> {
@@ -77,6 +79,7 @@ impl<'a> ApngFrames<'a> {
         let (width, height) = (info.width, info.height);
         let actl = info.animation_control.ok_or_else(|| damaged("no acTL"))?;
         let separate_default = info.frame_control.is_none();
+        let icc_profile = info.icc_profile.as_ref().map(|p| p.to_vec());
         let size = reader
             .output_buffer_size()
             .ok_or_else(|| damaged("too large"))?;
@@ -90,6 +93,7 @@ impl<'a> ApngFrames<'a> {
             default_image: None,
             declared: actl.num_frames,
             plays: NonZeroU32::new(actl.num_plays).map_or(LoopCount::Infinite, LoopCount::Finite),
+            icc_profile,
         };
         if separate_default {
             let (w, h) = frames.read_subframe()?;

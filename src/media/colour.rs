@@ -33,24 +33,35 @@ pub(crate) fn jpeg_icc(bytes: &[u8]) -> Option<Vec<u8>> {
 /// Converts `image` (`Rgb8` or `Rgba8`; alpha untouched) from the colours `icc`
 /// describes to sRGB.
 pub(crate) fn to_srgb(image: &mut DynamicImage, icc: &[u8]) {
-    let Ok(profile) = Profile::new_icc(icc) else {
-        tracing::debug!("an embedded ICC profile does not parse; the pixels are kept");
-        return;
-    };
-    if profile.color_space() != ColorSpaceSignature::RgbData || is_srgb(&profile) {
-        return;
-    }
-    let srgb = Profile::new_srgb();
     let (pixels, format) = match image {
         DynamicImage::ImageRgb8(buffer) => (&mut **buffer, PixelFormat::RGB_8),
         // In place, lcms2 writes the colour channels and leaves the alpha as it was.
         DynamicImage::ImageRgba8(buffer) => (&mut **buffer, PixelFormat::RGBA_8),
         _ => return,
     };
-    match Transform::<u8, u8>::new(&profile, format, &srgb, format, Intent::Perceptual) {
-        Ok(transform) => transform.transform_in_place(pixels),
-        Err(error) => tracing::debug!(%error, "no transform from an embedded ICC profile"),
+    if let Some(transform) = transform_to_srgb(icc, format) {
+        transform.transform_in_place(pixels);
     }
+}
+
+/// The conversion of RGBA frames from the colours `icc` describes to sRGB, made once
+/// for a whole animation; `None` where nothing is to be converted (see the module).
+pub(crate) fn rgba_to_srgb(icc: &[u8]) -> Option<Transform<u8, u8>> {
+    transform_to_srgb(icc, PixelFormat::RGBA_8)
+}
+
+fn transform_to_srgb(icc: &[u8], format: PixelFormat) -> Option<Transform<u8, u8>> {
+    let Ok(profile) = Profile::new_icc(icc) else {
+        tracing::debug!("an embedded ICC profile does not parse; the pixels are kept");
+        return None;
+    };
+    if profile.color_space() != ColorSpaceSignature::RgbData || is_srgb(&profile) {
+        return None;
+    }
+    let srgb = Profile::new_srgb();
+    Transform::new(&profile, format, &srgb, format, Intent::Perceptual)
+        .map_err(|error| tracing::debug!(%error, "no transform from an embedded ICC profile"))
+        .ok()
 }
 
 /// Whether `profile` says it is sRGB (most camera and editor JPEGs embed one): the

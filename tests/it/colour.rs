@@ -144,3 +144,54 @@ async fn an_srgb_or_broken_profile_leaves_the_pixels_as_they_are() {
         assert!(delta < 2.0, "{name}: {got:?} moved ΔE {delta:.2}");
     }
 }
+
+/// A two-frame APNG of `patch` (100 ms each) tagged with `icc`.
+fn tagged_apng(patch: [u8; 3], icc: Vec<u8>) -> Vec<u8> {
+    let mut info = png::Info::with_size(32, 32);
+    info.color_type = png::ColorType::Rgb;
+    info.bit_depth = png::BitDepth::Eight;
+    info.icc_profile = Some(icc.into());
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::with_info(&mut out, info).unwrap();
+    encoder.set_animated(2, 0).unwrap();
+    let mut writer = encoder.write_header().unwrap();
+    for _ in 0..2 {
+        writer.set_frame_delay(1, 10).unwrap();
+        writer.write_image_data(&patch.repeat(32 * 32)).unwrap();
+    }
+    writer.finish().unwrap();
+    out
+}
+
+#[tokio::test]
+async fn every_frame_of_a_tagged_animation_comes_out_in_srgb() {
+    let app = spawn_app().await;
+    let patch = [200, 120, 80];
+    let profile = display_p3();
+    let expected = reference(&profile, patch);
+    let src = app
+        .fixtures
+        .add("p3.png", tagged_apng(patch, profile.icc().unwrap()));
+    // image-to-webp: an animated WebP; resize-image: an APNG of its own.
+    for (commands, options) in [
+        (vec!["image-to-webp"], None),
+        (vec!["resize-image"], Some(json!({"scale": 0.5}))),
+    ] {
+        let doc = app.run_done(edit(&src, &commands, options)).await;
+        let bytes = std::fs::read(&app.download_all(&doc).await[0]).unwrap();
+        let (frames, _) = if bytes.starts_with(b"RIFF") {
+            crate::apng::webp_frames(&bytes)
+        } else {
+            crate::apng::apng_frames(&bytes)
+        };
+        assert_eq!(frames.len(), 2, "{commands:?}");
+        for (_, [r, g, b, _], _) in &frames {
+            let delta = lab_of_srgb([*r, *g, *b]).delta_e(&lab_of_srgb(expected));
+            assert!(
+                delta < 2.0,
+                "{commands:?}: {:?} is ΔE {delta:.2} from {expected:?}",
+                [r, g, b]
+            );
+        }
+    }
+}
