@@ -161,14 +161,12 @@ unsafe fn unfold_in(mux: *mut libwebp_sys::WebPMux, delays: &[i32], loops: u32) 
     for nth in 1..=count {
         let mut frame: w::WebPMuxFrameInfo = std::mem::zeroed();
         if w::WebPMuxGetFrame(mux, nth as u32, &mut frame) != w::WebPMuxError::WEBP_MUX_OK {
-            frames
-                .iter_mut()
-                .for_each(|f: &mut w::WebPMuxFrameInfo| w::WebPDataClear(&mut f.bitstream));
-            return None;
+            break;
         }
         frames.push(frame);
     }
-    if still {
+    let complete = frames.len() == count;
+    if still && complete {
         let frame = &mut frames[0];
         frame.duration = delays.iter().sum();
         frame.id = w::WebPChunkId::WEBP_CHUNK_ANMF;
@@ -185,8 +183,8 @@ unsafe fn unfold_in(mux: *mut libwebp_sys::WebPMux, delays: &[i32], loops: u32) 
         delays,
     );
     let filler = transparent_pixel();
-    let mut ok = groups.is_some() && filler.is_some();
-    if let (Some(groups), Some(filler)) = (&groups, &filler) {
+    let mut ok = complete && groups.is_some() && filler.is_some();
+    if let (true, Some(groups), Some(filler)) = (complete, &groups, &filler) {
         while w::WebPMuxDeleteFrame(mux, 1) == w::WebPMuxError::WEBP_MUX_OK {}
         for (frame, group) in frames.iter_mut().zip(groups) {
             frame.duration = group[0];

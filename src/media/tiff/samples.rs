@@ -67,6 +67,18 @@ impl Samples {
         (u64::from(width) * self.bits_per_pixel()).div_ceil(8) as usize
     }
 
+    /// The colours of the first `out.len() / 3` pixels of a decoded `row` into `out`;
+    /// 8-bit RGB is copied as it is.
+    fn write_row(self, row: &[u8], out: &mut [u8]) {
+        if self == Samples::Rgb8 {
+            out.copy_from_slice(&row[..out.len()]);
+            return;
+        }
+        for (x, pixel) in out.chunks_exact_mut(3).enumerate() {
+            pixel.copy_from_slice(&self.rgb(row, x));
+        }
+    }
+
     /// The colour of pixel `x` of a decoded `row`, which holds at least `x + 1` pixels.
     fn rgb(self, row: &[u8], x: usize) -> [u8; 3] {
         let grey = |v: u8| [v, v, v];
@@ -186,14 +198,7 @@ impl TiffFile<'_> {
                 return Err(damaged("is damaged and no decoder can read it"));
             }
             for (y, row) in want.chunks_exact(row_bytes).enumerate() {
-                let out = &mut band[(top + y) * width * 3..(top + y + 1) * width * 3];
-                if samples == Samples::Rgb8 {
-                    out.copy_from_slice(&row[..width * 3]);
-                    continue;
-                }
-                for (x, pixel) in out.chunks_exact_mut(3).enumerate() {
-                    pixel.copy_from_slice(&samples.rgb(row, x));
-                }
+                samples.write_row(row, &mut band[(top + y) * width * 3..][..width * 3]);
             }
         }
         Ok(())
@@ -226,10 +231,7 @@ impl TiffFile<'_> {
                 let columns = tile_width.min(width - left) as usize;
                 for (y, row) in tile.chunks_exact(row_bytes).take(rows).enumerate() {
                     let out = ((top as usize + y) * width as usize + left as usize) * 3;
-                    for x in 0..columns {
-                        let at = out + x * 3;
-                        rgb[at..at + 3].copy_from_slice(&samples.rgb(row, x));
-                    }
+                    samples.write_row(row, &mut rgb[out..out + columns * 3]);
                 }
             }
         }
