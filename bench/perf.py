@@ -8,7 +8,7 @@ a row whose reference tool is missing is shown without a ratio. Without --bin a
 release binary is built first.
 
 For each case the service run (POST to `done`: fetch from a loopback HTTP server,
-probe, process, store; polled every 10 ms) and the reference command line (run by
+probe, process, store; followed by long poll) and the reference command line (run by
 hand on the same file, process start included) alternate N times (default 3); the
 table shows the medians, their ratio and the issue's goal for it. Every service run
 is made by an organization of its own, so the result cache never answers a run it
@@ -101,7 +101,7 @@ class Service:
         self.port = free_port()
         self.process = subprocess.Popen(
             [binary, "serve", "--data-dir", self.data, "--listen", f"127.0.0.1:{self.port}",
-             "--allow-private-sources", "--write-rate-limit-per-second", "0", "--read-rate-limit-per-second", "0", "--poll-ms", "20"],
+             "--allow-private-sources", "--write-rate-limit-per-second", "0", "--read-rate-limit-per-second", "0"],
             env=dict(os.environ, RUST_LOG="error"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
@@ -142,13 +142,14 @@ class Service:
         start = time.monotonic()
         edit_id = self.request("POST", "/v1/edits", token, body)["id"]
         while True:
-            doc = self.request("GET", f"/v1/edits/{edit_id}", token, None)
+            # A long poll answers as soon as the edit ends, as a client following it
+            # would; polling on a timer would add up to its period to every row.
+            doc = self.request("GET", f"/v1/edits/{edit_id}?wait=30", token, None)
             status = doc["attributes"]["status"]
             if status == "done":
                 return time.monotonic() - start, doc
             if status == "failed":
                 raise RuntimeError(f"edit failed: {doc['attributes'].get('error')}")
-            time.sleep(0.01)
 
     def stop(self):
         os.killpg(self.process.pid, signal.SIGKILL)

@@ -98,8 +98,8 @@ impl WorkerContext {
     }
 }
 
-/// The least time between two claim attempts that follow a fruitless one (see
-/// `dispatch`); an idle node still claims a new edit at once.
+/// The least time between looks once two in a row woken by wake-ups found nothing (see
+/// `dispatch`); until then a wake-up is answered at once.
 const CLAIM_DEBOUNCE: Duration = Duration::from_millis(20);
 
 /// Starts the dispatcher, which claims edits until `ctx.stopping` is cancelled and
@@ -114,6 +114,10 @@ async fn dispatch(ctx: Arc<WorkerContext>) {
     let room = Arc::new(Semaphore::new(ctx.claim_capacity.max(1)));
     let mut running = JoinSet::new();
     let stopping = ctx.stopping.clone();
+    // Whether the coming look was prompted by a wake-up (an edit created or ended), and
+    // how many such looks in a row found nothing to take.
+    let mut woken = false;
+    let mut fruitless_wakes = 0u32;
     while !stopping.is_cancelled() {
         while running.try_join_next().is_some() {}
         let permit = tokio::select! {
@@ -134,24 +138,33 @@ async fn dispatch(ctx: Arc<WorkerContext>) {
             Ok(Some(claim)) => {
                 let span = tracing::info_span!("edit", edit.id = %claim.job.id, org.id = %claim.org_id, attempt = claim.job.attempt);
                 running.spawn(run_claim(ctx.clone(), claim, permit).instrument(span));
+                (woken, fruitless_wakes) = (false, 0);
                 continue;
             }
             Ok(None) => {}
             Err(e) => tracing::error!(error = %e, "claiming an edit failed"),
         }
         drop(permit);
+        if woken {
+            fruitless_wakes += 1;
+        }
         let looked = Instant::now();
         tokio::select! {
             _ = &mut notified => {
-                // A burst of new edits wakes the dispatcher once per edit; when the last
-                // look found nothing it may take (every organization at its cap), look
-                // again at most every CLAIM_DEBOUNCE rather than once per insert.
-                tokio::select! {
-                    _ = tokio::time::sleep_until(looked + CLAIM_DEBOUNCE) => {}
-                    _ = stopping.cancelled() => {}
+                // A burst of new edits wakes the dispatcher once per edit; when looks
+                // woken by them keep finding nothing to take (every organization at
+                // its cap), look again at most every CLAIM_DEBOUNCE rather than once
+                // per insert. One fruitless look (a poll's, or the one an ending edit
+                // prompts) must not delay the edit created just after it.
+                if fruitless_wakes >= 2 {
+                    tokio::select! {
+                        _ = tokio::time::sleep_until(looked + CLAIM_DEBOUNCE) => {}
+                        _ = stopping.cancelled() => {}
+                    }
                 }
+                woken = true;
             }
-            _ = tokio::time::sleep(ctx.poll) => {}
+            _ = tokio::time::sleep(ctx.poll) => (woken, fruitless_wakes) = (false, 0),
             _ = stopping.cancelled() => {}
         }
     }
@@ -234,6 +247,8 @@ async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphoreP
         "edit processed"
     );
     record(ctx, &job, &claim, outcome, started.elapsed()).await;
+    // An edit that waited for its organization's share can be claimed now.
+    ctx.wake.notify_waiters();
 }
 
 /// Deletes what this claim stored: its outcome was not recorded (the edit was

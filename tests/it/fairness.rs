@@ -12,6 +12,11 @@ mod embedded {
         super::another_organizations_backlog_leaves_a_worker(crate::backends::Backend::Embedded)
             .await
     }
+
+    #[tokio::test]
+    async fn an_edit_waiting_for_its_organizations_share_starts_when_one_ends() {
+        super::waiting_for_the_share_ends_with_an_edit(crate::backends::Backend::Embedded).await
+    }
 }
 
 mod cluster {
@@ -20,6 +25,33 @@ mod cluster {
         super::another_organizations_backlog_leaves_a_worker(crate::backends::Backend::Cluster)
             .await
     }
+
+    #[tokio::test]
+    async fn an_edit_waiting_for_its_organizations_share_starts_when_one_ends() {
+        super::waiting_for_the_share_ends_with_an_edit(crate::backends::Backend::Cluster).await
+    }
+}
+
+async fn waiting_for_the_share_ends_with_an_edit(backend: Backend) {
+    // Three claims a node, one an organization; the queue is polled once a minute, so
+    // only the end of an edit can start the next one in time.
+    let app = spawn_app_on(backend, |c| {
+        c.workers = 2;
+        c.fetch_concurrency = 1;
+        c.poll_ms = 60_000;
+    })
+    .await;
+    let src = app.fixtures.add("a.png", fixtures::png(20, 20));
+    let started = Instant::now();
+    let mut ids = Vec::new();
+    for _ in 0..4 {
+        ids.push(app.create_edit(edit(&src, &["image-to-webp"], None)).await);
+    }
+    for id in &ids {
+        let doc = app.wait_finished(id).await;
+        assert_eq!(doc["attributes"]["status"], "done", "{doc}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
 }
 
 async fn another_organizations_backlog_leaves_a_worker(backend: Backend) {
