@@ -41,8 +41,14 @@ impl Media {
                 (width, height, Some(scan.seconds()), Some(scan.frames))
             }
             format if format.is_iso_bmff_video() => {
-                let info = transcode::read_info(self, file).await?;
-                (info.width, info.height, info.duration, info.frames)
+                let path = file.path.clone();
+                match super::blocking(move || Ok(super::mp4::read_extent(&path))).await? {
+                    Some(e) => (e.width, e.height, e.duration, Some(e.frames)),
+                    None => {
+                        let info = transcode::read_info(self, file).await?;
+                        (info.width, info.height, info.duration, info.frames)
+                    }
+                }
             }
             // The other video containers.
             _ => {

@@ -149,7 +149,32 @@ fn track(trak: Bytes<'_>) -> Option<Track<'_>> {
     })
 }
 
-fn parse_moov(moov: &[u8]) -> Option<VideoInfo> {
+/// The parts of a plain file both readers need: its tracks, the video track's sample
+/// entry and frame count, and the movie's time header.
+struct Plain<'a> {
+    tracks: Vec<Track<'a>>,
+    video: usize,
+    entry: Entry,
+    frames: u64,
+    movie: (u32, u64),
+}
+
+impl Plain<'_> {
+    /// The longest of the tracks and the movie, and of `more` (seconds).
+    fn duration(&self, more: Option<f64>) -> Option<f64> {
+        self.tracks
+            .iter()
+            .filter_map(|t| seconds(t.media_time))
+            .chain(seconds(self.movie))
+            .chain(more)
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .reduce(f64::max)
+    }
+}
+
+/// `colour_box`: whether a `colr` box may stand beside the SPS (it may restate or
+/// override the colour matrix, which only [`read_info`] reports).
+fn plain(moov: &[u8], colour_box: bool) -> Option<Plain<'_>> {
     let moov = Bytes(moov);
     let boxes = moov.children()?;
     if boxes.iter().any(|(k, _)| k == b"mvex") {
@@ -161,40 +186,72 @@ fn parse_moov(moov: &[u8]) -> Option<VideoInfo> {
         .filter(|(k, _)| k == b"trak")
         .map(|(_, t)| track(*t))
         .collect::<Option<_>>()?;
-    let mut videos = tracks.iter().filter(|t| &t.handler == b"vide");
-    let video = videos.next()?;
-    if videos.next().is_some() || !identity_matrix(video.tkhd)? {
+    let mut videos = tracks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| &t.handler == b"vide");
+    let (video, track) = videos.next()?;
+    if videos.next().is_some() || !identity_matrix(track.tkhd)? {
         return None;
     }
-    let entry = sample_entry(video.stbl)?;
-    let frames = u64::from(video.stbl.child(b"stsz")?.u32(8)?);
+    let entry = sample_entry(track.stbl, colour_box)?;
+    let frames = u64::from(track.stbl.child(b"stsz")?.u32(8)?);
+    if frames == 0 || seconds(track.media_time)? <= 0.0 {
+        return None;
+    }
+    Some(Plain {
+        tracks,
+        video,
+        entry,
+        frames,
+        movie,
+    })
+}
+
+fn parse_moov(moov: &[u8]) -> Option<VideoInfo> {
+    let plain = plain(moov, false)?;
+    let video = &plain.tracks[plain.video];
     let base_rate = constant_rate(video.stbl.child(b"stts")?, video.media_time.0)?;
-    let video_seconds = seconds(video.media_time)?;
-    if frames == 0 || video_seconds <= 0.0 {
-        return None;
-    }
     // As ffmpeg's mov demuxer does for a constant rate.
     let frame_rate = base_rate;
-    let duration = tracks
-        .iter()
-        .filter_map(|t| seconds(t.media_time))
-        .chain(seconds(movie))
-        .chain(std::iter::once(frames as f64 / frame_rate))
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .reduce(f64::max);
+    let duration = plain.duration(Some(plain.frames as f64 / frame_rate));
+    let entry = &plain.entry;
     Some(VideoInfo {
         width: entry.width,
         height: entry.height,
         duration,
-        frames: Some(frames),
+        frames: Some(plain.frames),
         frame_rate: Some(frame_rate),
         base_rate: Some(base_rate),
-        has_audio: tracks.iter().any(|t| &t.handler == b"soun"),
+        has_audio: plain.tracks.iter().any(|t| &t.handler == b"soun"),
         codec: Some("h264".into()),
         pix_fmt: Some(entry.sps.pix_fmt()?.into()),
         shown_as_stored: true,
         matrix: entry.sps.matrix,
     })
+}
+
+/// What an output's description needs (`media::describe`): its size, length and
+/// frame count. Unlike [`read_info`] a variable rate is read too — a gif-to-video
+/// output's frames last as the GIF's did — so describing it starts no ffprobe.
+pub(crate) fn read_extent(path: &Path) -> Option<Extent> {
+    let moov = read_moov(path)?;
+    let plain = plain(&moov, true)?;
+    Some(Extent {
+        width: plain.entry.width,
+        height: plain.entry.height,
+        duration: plain.duration(None),
+        frames: plain.frames,
+    })
+}
+
+/// See [`read_extent`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Extent {
+    pub width: u32,
+    pub height: u32,
+    pub duration: Option<f64>,
+    pub frames: u64,
 }
 
 /// A `tkhd` whose display matrix shows frames as stored.
@@ -229,9 +286,9 @@ struct Entry {
     sps: Sps,
 }
 
-/// The first sample description: an `avc1`/`avc3` entry with square pixels and no
-/// colour box, whose SPS agrees on the size.
-fn sample_entry(stbl: Bytes) -> Option<Entry> {
+/// The first sample description: an `avc1`/`avc3` entry with square pixels (and no
+/// colour box unless `colour_box`), whose SPS agrees on the size.
+fn sample_entry(stbl: Bytes, colour_box: bool) -> Option<Entry> {
     let stsd = stbl.child(b"stsd")?;
     if stsd.u32(4)? != 1 {
         return None;
@@ -248,7 +305,7 @@ fn sample_entry(stbl: Bytes) -> Option<Entry> {
         match kind {
             b"avcC" => sps = avcc_sps(*body),
             b"pasp" if body.u32(0)? != body.u32(4)? => return None,
-            b"colr" => return None,
+            b"colr" if !colour_box => return None,
             _ => {}
         }
     }

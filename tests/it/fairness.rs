@@ -51,7 +51,11 @@ async fn waiting_for_the_share_ends_with_an_edit(backend: Backend) {
         let doc = app.wait_finished(id).await;
         assert_eq!(doc["attributes"]["status"], "done", "{doc}");
     }
-    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 async fn another_organizations_backlog_leaves_a_worker(backend: Backend) {

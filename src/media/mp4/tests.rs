@@ -202,3 +202,43 @@ fn cut_or_damaged_headers_never_panic() {
         let _ = read_info(&damaged);
     }
 }
+
+#[tokio::test]
+async fn a_variable_rate_file_is_described_as_ffprobe_describes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // Frames 0, 1, 3, 6 and 9 of a 25 fps pattern: they last 40, 80, 120, 120 ms and
+    // the last as long as its predecessor. Tagged with a colour box, as gif-to-video's
+    // outputs are.
+    let mut args = vec![
+        "-vf",
+        "select='eq(n,1)+not(mod(n,3))'",
+        "-fps_mode",
+        "vfr",
+        "-colorspace",
+        "bt709",
+        "-movflags",
+        "+write_colr",
+    ];
+    args.extend(X264_420);
+    let path = clip(dir.path(), "vfr.mp4", &args);
+    // The rate is not constant, so the facts a command acts on are left to ffprobe.
+    assert!(read_info(&path).is_none());
+
+    let ours = read_extent(&path).expect("a plain H.264 file at a variable rate");
+    let media = testutil::media();
+    let probe = probe::run(&media, &path, MediaFormat::Mp4, true)
+        .await
+        .unwrap();
+    let video = probe.video().unwrap();
+    assert_eq!(
+        (Some(ours.width), Some(ours.height)),
+        (video.width, video.height)
+    );
+    assert_eq!(Some(ours.frames), video.nb_read_packets);
+    assert_eq!(ours.frames, 5);
+    let theirs = probe.format.duration.unwrap();
+    assert!(
+        (ours.duration.unwrap() - theirs).abs() < 0.001,
+        "{ours:?} {theirs}"
+    );
+}
