@@ -13,6 +13,7 @@ use turbojpeg::{Compressor, PixelFormat, Subsamp};
 
 use super::decode::{self, swaps_sides};
 use super::transcode::VideoLimits;
+use super::yuv::Yuv420;
 use super::{output_path, ImageFormat, MediaError, MediaFile, MediaFormat, IMAGE_INPUTS};
 
 /// JPEG output quality: the usual web trade-off; artefacts are hard to see at 85.
@@ -284,21 +285,25 @@ fn encode_png(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
 }
 
 /// Lossy libwebp at quality 80; an alpha channel is kept (compressed losslessly).
+/// Opaque pictures are converted to YCbCr on every core ([`Yuv420::from_rgb`]).
 fn encode_webp(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
     let (width, height) = (image.width(), image.height());
     let rgb_copy;
-    let encoder = match image {
-        DynamicImage::ImageRgba8(rgba) => webp::Encoder::from_rgba(rgba.as_raw(), width, height),
-        DynamicImage::ImageRgb8(rgb) => webp::Encoder::from_rgb(rgb.as_raw(), width, height),
+    let rgb = match image {
+        DynamicImage::ImageRgba8(rgba) => {
+            let encoder = webp::Encoder::from_rgba(rgba.as_raw(), width, height);
+            let memory = encoder
+                .encode_simple(false, WEBP_QUALITY)
+                .map_err(|e| not_encoded("encoded as WebP", format!("{e:?}")))?;
+            return Ok(memory.to_vec());
+        }
+        DynamicImage::ImageRgb8(rgb) => rgb,
         other => {
             rgb_copy = other.to_rgb8();
-            webp::Encoder::from_rgb(rgb_copy.as_raw(), width, height)
+            &rgb_copy
         }
     };
-    let memory = encoder
-        .encode_simple(false, WEBP_QUALITY)
-        .map_err(|e| not_encoded("encoded as WebP", format!("{e:?}")))?;
-    Ok(memory.to_vec())
+    Yuv420::from_rgb(rgb.as_raw(), width, height)?.encode_webp(WEBP_QUALITY)
 }
 
 /// Writes `bytes` to a new file in `out_dir`; on failure nothing is left behind.

@@ -249,6 +249,8 @@ impl Yuv420 {
     }
 }
 
+mod from_rgb;
+
 #[cfg(test)]
 mod tests {
     use super::*;
