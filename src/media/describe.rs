@@ -8,6 +8,16 @@ use super::{decode, gif, probe, transcode, Media, MediaError, MediaFile, MediaFo
 /// Bytes of an image read to find its size (our outputs carry no metadata before it).
 const IMAGE_HEAD_BYTES: u64 = 1 << 16;
 
+/// What a video's headers say of its size, length and frame count, read in this
+/// process (`mp4::read_extent`, `mkv::read_extent`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Extent {
+    pub width: u32,
+    pub height: u32,
+    pub duration: Option<f64>,
+    pub frames: u64,
+}
+
 /// The metadata of one output file.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Described {
@@ -25,7 +35,6 @@ impl Media {
     /// cannot be read, which would be a fault of ours.
     pub async fn describe(&self, file: &MediaFile) -> Result<Described, MediaError> {
         let bytes = tokio::fs::metadata(&file.path).await?.len();
-        let unreadable = || MediaError::InvalidMedia("an output could not be read back".into());
         let (width, height, duration, frames) = match file.format {
             format if format.is_image() => {
                 let head = super::work::read_image_head(file, IMAGE_HEAD_BYTES)
@@ -40,23 +49,25 @@ impl Media {
                 let (width, height) = scan.screen;
                 (width, height, Some(scan.seconds()), Some(scan.frames))
             }
-            format if format.is_iso_bmff_video() => {
-                let path = file.path.clone();
-                match super::blocking(move || Ok(super::mp4::read_extent(&path))).await? {
-                    Some(e) => (e.width, e.height, e.duration, Some(e.frames)),
-                    None => {
-                        let info = transcode::read_info(self, file).await?;
-                        (info.width, info.height, info.duration, info.frames)
-                    }
+            format if format.is_iso_bmff_video() => match read_extent(file).await? {
+                Some(e) => (e.width, e.height, e.duration, Some(e.frames)),
+                None => {
+                    let info = transcode::read_info(self, file).await?;
+                    (info.width, info.height, info.duration, info.frames)
                 }
-            }
-            // The other video containers.
-            _ => {
-                let probe = probe::run(self, &file.path, file.format, true).await?;
-                let video = probe.video().ok_or_else(unreadable)?;
-                let duration = probe.format.duration.or(video.duration);
-                let (width, height) = (video.width.unwrap_or(0), video.height.unwrap_or(0));
-                (width, height, duration, video.nb_read_packets)
+            },
+            // The other video containers: WebM in process when plain, the rest (and
+            // anything unusual) by ffprobe.
+            format => {
+                let read = match format {
+                    MediaFormat::Webm | MediaFormat::Mkv => read_extent(file).await?,
+                    _ => None,
+                };
+                if let Some(e) = read {
+                    (e.width, e.height, e.duration, Some(e.frames))
+                } else {
+                    described_by_ffprobe(self, file).await?
+                }
             }
         };
         Ok(Described {
@@ -67,4 +78,33 @@ impl Media {
             frames,
         })
     }
+}
+
+/// [`Extent`] of an MP4/MOV (`mp4`) or Matroska (`mkv`) file from its headers, if
+/// they are plain.
+async fn read_extent(file: &MediaFile) -> Result<Option<Extent>, MediaError> {
+    let (path, format) = (file.path.clone(), file.format);
+    super::blocking(move || {
+        Ok(match format {
+            MediaFormat::Webm | MediaFormat::Mkv => super::mkv::read_extent(&path),
+            _ => super::mp4::read_extent(&path),
+        })
+    })
+    .await
+}
+
+fn unreadable() -> MediaError {
+    MediaError::InvalidMedia("an output could not be read back".into())
+}
+
+/// Width, height, seconds and frames as ffprobe reads them.
+async fn described_by_ffprobe(
+    media: &Media,
+    file: &MediaFile,
+) -> Result<(u32, u32, Option<f64>, Option<u64>), MediaError> {
+    let probe = probe::run(media, &file.path, file.format, true).await?;
+    let video = probe.video().ok_or_else(unreadable)?;
+    let duration = probe.format.duration.or(video.duration);
+    let (width, height) = (video.width.unwrap_or(0), video.height.unwrap_or(0));
+    Ok((width, height, duration, video.nb_read_packets))
 }

@@ -32,6 +32,7 @@ mod heif;
 mod heif_boxes;
 pub(crate) mod image_ops;
 mod jpeg;
+mod mkv;
 mod mp4;
 pub(crate) mod probe;
 mod process;

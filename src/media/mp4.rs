@@ -12,6 +12,7 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use super::describe::Extent;
 use super::transcode::VideoInfo;
 use sps::Sps;
 
@@ -243,15 +244,6 @@ pub(crate) fn read_extent(path: &Path) -> Option<Extent> {
         duration: plain.duration(None),
         frames: plain.frames,
     })
-}
-
-/// See [`read_extent`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Extent {
-    pub width: u32,
-    pub height: u32,
-    pub duration: Option<f64>,
-    pub frames: u64,
 }
 
 /// A `tkhd` whose display matrix shows frames as stored.
