@@ -285,7 +285,8 @@ fn encode_png(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
 }
 
 /// Lossy libwebp at quality 80; an alpha channel is kept (compressed losslessly).
-/// Opaque pictures are converted to YCbCr on every core ([`Yuv420::from_rgb`]).
+/// Opaque pictures are converted to YCbCr on every core
+/// ([`Yuv420::from_rgb_as_libwebp`]).
 fn encode_webp(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
     let (width, height) = (image.width(), image.height());
     let rgb_copy;
@@ -303,7 +304,7 @@ fn encode_webp(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
             &rgb_copy
         }
     };
-    Yuv420::from_rgb(rgb.as_raw(), width, height)?.encode_webp(WEBP_QUALITY)
+    Yuv420::from_rgb_as_libwebp(rgb.as_raw(), width, height)?.encode_webp(WEBP_QUALITY)
 }
 
 /// Writes `bytes` to a new file in `out_dir`; on failure nothing is left behind.

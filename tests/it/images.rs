@@ -168,6 +168,46 @@ async fn image_to_video_lasts_exactly_duration_at_fps() {
 }
 
 #[tokio::test]
+async fn image_to_video_shows_the_pictures_colours() {
+    let app = spawn_app().await;
+    // Four 32x32 squares: white, red, green, blue.
+    let colours = [[255, 255, 255], [255, 0, 0], [0, 160, 0], [0, 0, 255]];
+    let picture = image::RgbImage::from_fn(64, 64, |x, y| {
+        image::Rgb(colours[(y / 32 * 2 + x / 32) as usize])
+    });
+    let png = fixtures::encode(picture.into(), ImageFormat::Png);
+    let src = app.fixtures.add("squares.png", png);
+    let doc = app
+        .run_done(edit(
+            &src,
+            &["image-to-video"],
+            Some(json!({ "fps": 5, "duration": 1 })),
+        ))
+        .await;
+    let out = &app.download_all(&doc).await[0];
+    let frame = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(out)
+        .args(["-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(frame.len(), 64 * 64 * 3);
+    for (i, colour) in colours.iter().enumerate() {
+        // The middle of each square, away from the edges chroma is shared across.
+        let (x, y) = (16 + 32 * (i % 2), 16 + 32 * (i / 2));
+        let at = (y * 64 + x) * 3;
+        let got = &frame[at..at + 3];
+        for c in 0..3 {
+            assert!(
+                got[c].abs_diff(colour[c]) <= 6,
+                "square {i}: {got:?} for {colour:?}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
 async fn image_to_video_uses_defaults_of_25_fps_and_5_seconds() {
     let app = spawn_app().await;
     let src = app.fixtures.add("a.jpg", fixtures::jpeg(64, 48));

@@ -1,4 +1,6 @@
-//! RGB to WebP's 4:2:0 YCbCr by libwebp's own converter, a band of rows per core.
+//! RGB to 4:2:0 YCbCr on every core: by libwebp's own converter for WebP
+//! ([`Yuv420::from_rgb_as_libwebp`]), and with a given matrix for ffmpeg
+//! ([`Yuv420::from_rgb`]).
 //!
 //! `cwebp` hands libwebp RGB and libwebp converts it on one core before encoding
 //! (`WebPPictureImportRGB`); the `webp` crate even packs it into ARGB first and
@@ -9,7 +11,9 @@
 
 use libwebp_sys as sys;
 
-use super::Yuv420;
+use image::RgbImage;
+
+use super::{fixed, Matrix, Yuv420};
 use crate::media::MediaError;
 
 /// Below this many rows a thread converts for less time than it takes to start.
@@ -17,7 +21,7 @@ const MIN_BAND_ROWS: usize = 256;
 
 impl Yuv420 {
     /// `rgb` (`width` × `height` interleaved 8-bit RGB) as libwebp converts it.
-    pub fn from_rgb(rgb: &[u8], width: u32, height: u32) -> Result<Yuv420, MediaError> {
+    pub fn from_rgb_as_libwebp(rgb: &[u8], width: u32, height: u32) -> Result<Yuv420, MediaError> {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         let bands = cores.min(height as usize / MIN_BAND_ROWS).max(1);
         Yuv420::from_rgb_in_bands(rgb, width, height, bands)
@@ -55,6 +59,74 @@ impl Yuv420 {
                 .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
         })?;
         Ok(out)
+    }
+}
+
+impl Yuv420 {
+    /// `rgb` in limited-range YCbCr with `matrix`, each chroma sample the mean of its
+    /// 2×2 block: what ffmpeg's `scale` filter makes of RGB for x264, made here on
+    /// every core instead of on ffmpeg's one filter thread.
+    pub fn from_rgb(rgb: &RgbImage, matrix: Matrix) -> Yuv420 {
+        let (width, height) = rgb.dimensions();
+        let (w, cw) = (width as usize, Yuv420::chroma_size(width, height).0);
+        let ch = Yuv420::chroma_size(width, height).1;
+        let mut out = Yuv420 {
+            width,
+            height,
+            y: vec![0; w * height as usize],
+            u: vec![0; cw * ch],
+            v: vec![0; cw * ch],
+        };
+        let m = fixed(matrix.rgb_to_ycbcr());
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let bands = cores.min(height as usize / MIN_BAND_ROWS).max(1);
+        let band_rows = (height as usize).div_ceil(bands).next_multiple_of(2);
+        std::thread::scope(|scope| {
+            let pixels = rgb.as_raw().chunks(band_rows * w * 3);
+            let planes = out.y.chunks_mut(band_rows * w).zip(
+                out.u
+                    .chunks_mut(band_rows / 2 * cw)
+                    .zip(out.v.chunks_mut(band_rows / 2 * cw)),
+            );
+            for (rgb, (y, (u, v))) in pixels.zip(planes) {
+                scope.spawn(move || convert_rows(rgb, w, &m, y, u, v));
+            }
+        });
+        out
+    }
+}
+
+/// Converts rows of `rgb` (`w` pixels each) into their `y` rows and `u`, `v` rows.
+fn convert_rows(rgb: &[u8], w: usize, m: &[[i32; 3]; 3], y: &mut [u8], u: &mut [u8], v: &mut [u8]) {
+    let cw = w.div_ceil(2);
+    let rows = rgb.len() / (w * 3);
+    let px = |row: usize, x: usize| {
+        let at = (row.min(rows - 1) * w + x.min(w - 1)) * 3;
+        [0, 1, 2].map(|c| i32::from(rgb[at + c]))
+    };
+    for row in 0..rows {
+        for x in 0..w {
+            let [r, g, b] = px(row, x);
+            let luma = m[0][0] * r + m[0][1] * g + m[0][2] * b;
+            y[row * w + x] = ((luma + 8192) >> 14).clamp(0, 219) as u8 + 16;
+        }
+    }
+    for crow in 0..rows.div_ceil(2) {
+        for cx in 0..cw {
+            // The mean of the 2×2 block (the last row or column repeated at an odd edge).
+            let mut sum = [0i32; 3];
+            for (dy, dx) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                let p = px(2 * crow + dy, 2 * cx + dx);
+                (0..3).for_each(|c| sum[c] += p[c]);
+            }
+            let at = crow * cw + cx;
+            let chroma = |k: [i32; 3]| {
+                let value = k[0] * sum[0] + k[1] * sum[1] + k[2] * sum[2];
+                (((value + 4 * 8192) >> 16) + 128).clamp(16, 240) as u8
+            };
+            u[at] = chroma(m[1]);
+            v[at] = chroma(m[2]);
+        }
     }
 }
 
@@ -105,7 +177,30 @@ unsafe fn copy_plane(from: *const u8, stride: i32, width: usize, to: &mut [u8]) 
 
 #[cfg(test)]
 mod tests {
-    use super::Yuv420;
+    use image::{Rgb, RgbImage};
+
+    use super::{Matrix, Yuv420};
+
+    #[test]
+    fn bt709_limited_range_values_are_the_standard_ones_and_chroma_is_the_block_mean() {
+        // Left half white, right half a BT.709 reference red; one row of blue below.
+        let rgb = RgbImage::from_fn(4, 3, |x, y| match (x, y) {
+            (_, 2) => Rgb([0, 0, 255]),
+            (0 | 1, _) => Rgb([255, 255, 255]),
+            _ => Rgb([255, 0, 0]),
+        });
+        let yuv = Yuv420::from_rgb(&rgb, Matrix::Bt709);
+        // White: Y 235, neutral chroma. Red (BT.709): Y 63, Cb 102, Cr 240.
+        assert_eq!(&yuv.y[..4], &[235, 235, 63, 63]);
+        assert_eq!((yuv.u[0], yuv.v[0]), (128, 128));
+        assert_eq!((yuv.u[1], yuv.v[1]), (102, 240));
+        // Blue: Y 32, Cb 240, Cr 118; its chroma row is a single pixel row.
+        assert_eq!(&yuv.y[8..], &[32; 4]);
+        assert_eq!((yuv.u[2], yuv.v[2]), (240, 118));
+        // An odd edge repeats its last row and column rather than reading past them.
+        let odd = Yuv420::from_rgb(&RgbImage::from_pixel(3, 3, Rgb([255, 0, 0])), Matrix::Bt709);
+        assert_eq!((odd.u, odd.v), (vec![102; 4], vec![240; 4]));
+    }
 
     #[test]
     fn bands_convert_as_one_conversion_of_the_whole_picture() {
