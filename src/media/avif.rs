@@ -162,9 +162,7 @@ unsafe fn to_yuv_in_bands(
                     .spawn(move || unsafe { convert_band(image as *mut AvifImage, rgb, top, rows) })
             })
             .collect();
-        workers
-            .into_iter()
-            .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        super::join_bands(workers)
     })
 }
 

@@ -375,6 +375,16 @@ where
     }
 }
 
+/// Waits for every band of a picture worked on scoped threads (one per core): the
+/// first error, or `Ok`. A panic in a band is re-raised here, as [`blocking`] does.
+pub(crate) fn join_bands<E>(
+    bands: Vec<std::thread::ScopedJoinHandle<'_, Result<(), E>>>,
+) -> Result<(), E> {
+    bands
+        .into_iter()
+        .try_for_each(|band| band.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+}
+
 /// A fresh, unused path in `dir` with the extension of `format`.
 ///
 /// A random name rather than a counter: several workers share one data directory.

@@ -166,9 +166,7 @@ impl TiffFile<'_> {
                     })
                 })
                 .collect();
-            workers
-                .into_iter()
-                .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            crate::media::join_bands(workers)
         })
     }
 

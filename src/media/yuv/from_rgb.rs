@@ -54,9 +54,7 @@ impl Yuv420 {
                 .zip(out.v.chunks_mut(band_rows / 2 * cw))
                 .map(|(((rgb, y), u), v)| scope.spawn(move || convert_band(rgb, width, y, u, v)))
                 .collect();
-            workers
-                .into_iter()
-                .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            crate::media::join_bands(workers)
         })?;
         Ok(out)
     }
