@@ -10,8 +10,10 @@
 //! near-identical frames almost for free.
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::Path;
+
+use tokio::io::AsyncWriteExt;
+use tokio::process::ChildStdin;
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{Prediction, Shape, IMAGES};
@@ -94,31 +96,45 @@ pub async fn run(
     let frames = rate.frames_for(duration);
     let limit = media.config().max_image_pixels;
 
-    let (path, dir) = (input.path.clone(), out_dir.to_owned());
-    let (frame, width, height) = blocking(move || {
+    // The size is known from the header, before decoding: ffmpeg starts then (its
+    // libraries load, x264 sets up) while the picture is decoded and converted, and
+    // reads the frame from its stdin.
+    let (size_known, size) = tokio::sync::oneshot::channel();
+    let path = input.path.clone();
+    let prepare = blocking(move || {
         let bytes = std::fs::read(&path)?;
-        let image = load_upright(&bytes, format, limit, |w, h| Ok(video_size(w, h)))?;
+        let image = load_upright(&bytes, format, limit, |w, h| {
+            let size = video_size(w, h);
+            let _ = size_known.send(size);
+            Ok(size)
+        })?;
         drop(bytes);
         let rgb = flatten_onto_white(image);
-        let yuv = Yuv420::from_rgb(&rgb, Matrix::Bt709);
-        drop(rgb);
-        // Removed when dropped, whatever ffmpeg does with it.
-        let mut frame = tempfile::Builder::new()
-            .prefix(".frame-")
-            .suffix(".yuv")
-            .tempfile_in(&dir)?;
-        for plane in [&yuv.y, &yuv.u, &yuv.v] {
-            frame.write_all(plane)?;
-        }
-        frame.flush()?;
-        Ok((frame, yuv.width, yuv.height))
-    })
-    .await?;
+        Ok(Yuv420::from_rgb(&rgb, Matrix::Bt709))
+    });
+    tokio::pin!(prepare);
+    let (width, height) = tokio::select! {
+        size = size => match size {
+            Ok(size) => size,
+            // The header was refused: the preparation says why.
+            Err(_) => return Err(prepare.await.err().unwrap_or_else(refused_without_cause)),
+        },
+        prepared = &mut prepare => return Err(prepared.err().unwrap_or_else(refused_without_cause)),
+    };
 
     let output = output_path(out_dir, MediaFormat::Mp4);
-    let args = ffmpeg_args(frame.path(), width, height, rate, frames, &output);
-    let result = media.runner().run(&media.config().ffmpeg, args).await;
-    drop(frame);
+    let args = ffmpeg_args(width, height, rate, frames, &output);
+    let feed = |mut stdin: ChildStdin| async move {
+        let yuv = prepare.await?;
+        for plane in [&yuv.y, &yuv.u, &yuv.v] {
+            stdin.write_all(plane).await?;
+        }
+        Ok(())
+    };
+    let result = media
+        .runner()
+        .run_fed(&media.config().ffmpeg, args, feed)
+        .await;
     if let Err(e) = result {
         // Best effort: a partial MP4 must not be mistaken for an output.
         let _ = tokio::fs::remove_file(&output).await;
@@ -130,7 +146,13 @@ pub async fn run(
     })
 }
 
-/// The ffmpeg command line for one raw RGB frame shown for `frames` frames.
+/// The preparation ended before it gave a size, yet without an error: a fault of ours.
+fn refused_without_cause() -> MediaError {
+    MediaError::Io(std::io::Error::other("the picture was not prepared"))
+}
+
+/// The ffmpeg command line for one raw 4:2:0 frame, read from stdin, shown for
+/// `frames` frames.
 ///
 /// - The input format is given explicitly (`rawvideo`, size, rate): ffmpeg probes nothing.
 /// - `tpad` clones the frame `frames - 1` times; `-frames:v` and `-r` pin the count and
@@ -142,7 +164,6 @@ pub async fn run(
 /// - `+faststart` moves the index before the media data, so playback can start while
 ///   downloading.
 fn ffmpeg_args(
-    frame: &Path,
     width: u32,
     height: u32,
     rate: FrameRate,
@@ -175,7 +196,8 @@ fn ffmpeg_args(
     .iter()
     .map(OsString::from)
     .collect();
-    args.push(file_url(frame));
+    // The frame, from stdin (see `run`).
+    args.push("pipe:0".into());
     args.extend(
         [
             "-vf",

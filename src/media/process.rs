@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
-use tokio::process::{ChildStdout, Command};
+use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::Semaphore;
 
 use super::MediaError;
@@ -130,6 +130,52 @@ impl ProcessRunner {
         F: FnOnce(ChildStdout) -> Fut,
         Fut: Future<Output = Result<(), MediaError>>,
     {
+        // No input: stdin is closed.
+        type NoFeed = fn(ChildStdin) -> std::future::Ready<Result<(), MediaError>>;
+        self.run_piped(program, args, None::<NoFeed>, consume).await
+    }
+
+    /// Like [`ProcessRunner::run`], with stdin a pipe that `feed` writes while the
+    /// process runs (and closes when it returns): the process starts — ffmpeg loads its
+    /// libraries, its encoder sets up — while `feed` still prepares its input. An error
+    /// of `feed` ends the run at once, kills the process and is the run's error; `feed`
+    /// finding the pipe closed (the process exited early) leaves the verdict to the
+    /// process's exit.
+    pub async fn run_fed<I, S, G, FutG>(
+        &self,
+        program: &Path,
+        args: I,
+        feed: G,
+    ) -> Result<(), MediaError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+        G: FnOnce(ChildStdin) -> FutG,
+        FutG: Future<Output = Result<(), MediaError>>,
+    {
+        self.run_piped(program, args, Some(feed), |stdout| async move {
+            Ok(read_lines(stdout, &mut |_| {}).await?)
+        })
+        .await
+    }
+
+    /// Runs the process: stdin fed by `feed` (closed when there is none), stdout
+    /// handed to `consume`, the tail of stderr kept for the error.
+    async fn run_piped<I, S, G, FutG, F, Fut>(
+        &self,
+        program: &Path,
+        args: I,
+        feed: Option<G>,
+        consume: F,
+    ) -> Result<(), MediaError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+        G: FnOnce(ChildStdin) -> FutG,
+        FutG: Future<Output = Result<(), MediaError>>,
+        F: FnOnce(ChildStdout) -> Fut,
+        Fut: Future<Output = Result<(), MediaError>>,
+    {
         let name = program_name(program);
         // The semaphore is never closed, so acquiring only fails if that changes.
         let _permit = self
@@ -159,7 +205,11 @@ impl ProcessRunner {
         }
         let mut child = command
             .args(args)
-            .stdin(Stdio::null())
+            .stdin(if feed.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // Dropping the child (on timeout, or when the job's future is dropped at
@@ -180,7 +230,17 @@ impl ProcessRunner {
             // Both pipes are drained at once: a process blocked on a full stderr pipe
             // would never finish its stdout.
             let stderr = async { Ok::<_, MediaError>(read_tail(stderr).await?) };
-            let ((), stderr) = tokio::try_join!(consume(stdout), stderr)?;
+            let stdin = child.stdin.take();
+            let feeding = async {
+                let (Some(feed), Some(stdin)) = (feed, stdin) else {
+                    return Ok(());
+                };
+                match feed(stdin).await {
+                    Err(MediaError::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                    other => other,
+                }
+            };
+            let ((), stderr, ()) = tokio::try_join!(consume(stdout), stderr, feeding)?;
             let status = child.wait().await?;
             Ok::<_, MediaError>((status, stderr))
         };

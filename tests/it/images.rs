@@ -208,6 +208,21 @@ async fn image_to_video_shows_the_pictures_colours() {
 }
 
 #[tokio::test]
+async fn image_to_video_of_a_picture_broken_past_its_header_fails_with_the_decoders_error() {
+    // ffmpeg starts once the header gives the size, while the picture decodes: the
+    // decoder's error must end the edit (and ffmpeg), not ffmpeg waiting for a frame.
+    let app = spawn_app().await;
+    let whole = fixtures::jpeg(640, 480);
+    let src = app
+        .fixtures
+        .add("cut.jpg", whole[..whole.len() * 2 / 3].to_vec());
+    let started = std::time::Instant::now();
+    let error = app.run_failed(edit(&src, &["image-to-video"], None)).await;
+    assert_eq!(error["code"], "invalid_media", "{error}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[tokio::test]
 async fn image_to_video_uses_defaults_of_25_fps_and_5_seconds() {
     let app = spawn_app().await;
     let src = app.fixtures.add("a.jpg", fixtures::jpeg(64, 48));
