@@ -113,19 +113,32 @@ pub async fn run(
         Ok(Yuv420::from_rgb(&rgb, Matrix::Bt709))
     });
     tokio::pin!(prepare);
+    // Polling `prepare` starts it; the size arrives before it can end well. A small
+    // picture may be ready by the time the size is read: then it is kept, not polled
+    // again.
+    let mut ready = None;
     let (width, height) = tokio::select! {
+        biased;
         size = size => match size {
             Ok(size) => size,
             // The header was refused: the preparation says why.
             Err(_) => return Err(prepare.await.err().unwrap_or_else(refused_without_cause)),
         },
-        prepared = &mut prepare => return Err(prepared.err().unwrap_or_else(refused_without_cause)),
+        prepared = &mut prepare => {
+            let yuv = prepared?;
+            let size = (yuv.width, yuv.height);
+            ready = Some(yuv);
+            size
+        }
     };
 
     let output = output_path(out_dir, MediaFormat::Mp4);
     let args = ffmpeg_args(width, height, rate, frames, &output);
     let feed = |mut stdin: ChildStdin| async move {
-        let yuv = prepare.await?;
+        let yuv = match ready {
+            Some(yuv) => yuv,
+            None => prepare.await?,
+        };
         for plane in [&yuv.y, &yuv.u, &yuv.v] {
             stdin.write_all(plane).await?;
         }
@@ -146,7 +159,7 @@ pub async fn run(
     })
 }
 
-/// The preparation ended before it gave a size, yet without an error: a fault of ours.
+/// The preparation ended without giving a size, yet without an error: a fault of ours.
 fn refused_without_cause() -> MediaError {
     MediaError::Io(std::io::Error::other("the picture was not prepared"))
 }
