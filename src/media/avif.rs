@@ -204,14 +204,7 @@ unsafe fn convert_band(
 
 /// `image` (`Rgb8` or `Rgba8`) as an AVIF file.
 pub(crate) fn encode(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
-    // Below this many rows a thread converts for less time than it takes to start.
-    const MIN_BAND_ROWS: u32 = 128;
-    let bands = (cores() as u32).min(image.height() / MIN_BAND_ROWS).max(1);
-    encode_in_bands(image, bands)
-}
-
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    encode_in_bands(image, super::band_count(image.height(), 128) as u32)
 }
 
 /// [`encode`], converting to YUV in `bands` bands of rows at once.
@@ -226,7 +219,7 @@ fn encode_in_bands(image: &DynamicImage, bands: u32) -> Result<Vec<u8>, MediaErr
         }
     };
     let (width, height) = (image.width(), image.height());
-    let threads = cores() as c_int;
+    let threads = super::cores() as c_int;
     // SAFETY: libavif reads `pixels` (height rows of width × channels bytes) during
     // avifImageRGBToYUV only; every object is released by `Encoding`.
     unsafe {

@@ -49,26 +49,16 @@ impl Media {
                 let (width, height) = scan.screen;
                 (width, height, Some(scan.seconds()), Some(scan.frames))
             }
-            format if format.is_iso_bmff_video() => match read_extent(file).await? {
+            // Videos: a plain MP4/MOV or WebM from its headers in this process; anything
+            // else by ffprobe (through the probe cache for MP4/MOV).
+            format => match read_extent(file).await? {
                 Some(e) => (e.width, e.height, e.duration, Some(e.frames)),
-                None => {
+                None if format.is_iso_bmff_video() => {
                     let info = transcode::read_info(self, file).await?;
                     (info.width, info.height, info.duration, info.frames)
                 }
+                None => described_by_ffprobe(self, file).await?,
             },
-            // The other video containers: WebM in process when plain, the rest (and
-            // anything unusual) by ffprobe.
-            format => {
-                let read = match format {
-                    MediaFormat::Webm | MediaFormat::Mkv => read_extent(file).await?,
-                    _ => None,
-                };
-                if let Some(e) = read {
-                    (e.width, e.height, e.duration, Some(e.frames))
-                } else {
-                    described_by_ffprobe(self, file).await?
-                }
-            }
         };
         Ok(Described {
             bytes,
@@ -81,16 +71,15 @@ impl Media {
 }
 
 /// [`Extent`] of an MP4/MOV (`mp4`) or Matroska (`mkv`) file from its headers, if
-/// they are plain.
+/// they are plain; `None` for other formats.
 async fn read_extent(file: &MediaFile) -> Result<Option<Extent>, MediaError> {
-    let (path, format) = (file.path.clone(), file.format);
-    super::blocking(move || {
-        Ok(match format {
-            MediaFormat::Webm | MediaFormat::Mkv => super::mkv::read_extent(&path),
-            _ => super::mp4::read_extent(&path),
-        })
-    })
-    .await
+    let read: fn(&std::path::Path) -> Option<Extent> = match file.format {
+        MediaFormat::Webm | MediaFormat::Mkv => super::mkv::read_extent,
+        format if format.is_iso_bmff_video() => super::mp4::read_extent,
+        _ => return Ok(None),
+    };
+    let path = file.path.clone();
+    super::blocking(move || Ok(read(&path))).await
 }
 
 fn unreadable() -> MediaError {

@@ -137,7 +137,16 @@ async fn dispatch(ctx: Arc<WorkerContext>) {
         match ctx.queue.claim_fair(ctx.lease, fairness).await {
             Ok(Some(claim)) => {
                 let span = tracing::info_span!("edit", edit.id = %claim.job.id, org.id = %claim.org_id, attempt = claim.job.attempt);
-                running.spawn(run_claim(ctx.clone(), claim, permit).instrument(span));
+                let ctx = ctx.clone();
+                running.spawn(
+                    async move {
+                        run_claim(&ctx, claim, permit).await;
+                        // However it ended, its organization's share has room again:
+                        // an edit that waited for it can be claimed now.
+                        ctx.wake.notify_waiters();
+                    }
+                    .instrument(span),
+                );
                 (woken, fruitless_wakes) = (false, 0);
                 continue;
             }
@@ -172,8 +181,7 @@ async fn dispatch(ctx: Arc<WorkerContext>) {
 }
 
 /// Runs one claim to its outcome; `_room` is its place among the node's claims.
-async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphorePermit) {
-    let ctx = &ctx;
+async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphorePermit) {
     let job = claim.job.clone();
     if claim.tries > ctx.max_attempts {
         let e = JobError::new(
@@ -247,8 +255,6 @@ async fn run_claim(ctx: Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphoreP
         "edit processed"
     );
     record(ctx, &job, &claim, outcome, started.elapsed()).await;
-    // An edit that waited for its organization's share can be claimed now.
-    ctx.wake.notify_waiters();
 }
 
 /// Deletes what this claim stored: its outcome was not recorded (the edit was

@@ -147,8 +147,7 @@ impl TiffFile<'_> {
         let rows_per_strip = self.field_u32(TAG_ROWS_PER_STRIP).unwrap_or(height);
         let rows_per_strip = rows_per_strip.clamp(1, height) as usize;
         let strips = (height as usize).div_ceil(rows_per_strip);
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let threads = cores.min(strips).clamp(1, 8);
+        let threads = crate::media::cores().min(strips).clamp(1, 8);
         let band_rows = strips.div_ceil(threads) * rows_per_strip;
         let band_bytes = band_rows * self.width as usize * 3;
         if threads == 1 {

@@ -9,21 +9,21 @@
 //! of rows, converted apart by the same function and copied into one picture, give
 //! the planes one conversion of the whole picture gives.
 
-use libwebp_sys as sys;
+use std::convert::Infallible;
 
 use image::RgbImage;
+use libwebp_sys as sys;
 
 use super::{fixed, Matrix, Yuv420};
 use crate::media::MediaError;
 
 /// Below this many rows a thread converts for less time than it takes to start.
-const MIN_BAND_ROWS: usize = 256;
+const MIN_BAND_ROWS: u32 = 256;
 
 impl Yuv420 {
     /// `rgb` (`width` × `height` interleaved 8-bit RGB) as libwebp converts it.
     pub fn from_rgb_as_libwebp(rgb: &[u8], width: u32, height: u32) -> Result<Yuv420, MediaError> {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let bands = cores.min(height as usize / MIN_BAND_ROWS).max(1);
+        let bands = crate::media::band_count(height, MIN_BAND_ROWS);
         Yuv420::from_rgb_in_bands(rgb, width, height, bands)
     }
 
@@ -33,65 +33,61 @@ impl Yuv420 {
         height: u32,
         bands: usize,
     ) -> Result<Yuv420, MediaError> {
-        let (w, h) = (width as usize, height as usize);
-        let (cw, ch) = Yuv420::chroma_size(width, height);
-        if rgb.len() < w * h * 3 || width == 0 || height == 0 {
+        if rgb.len() < width as usize * height as usize * 3 || width == 0 || height == 0 {
             return Err(refused("pixels smaller than the picture"));
         }
-        let mut out = Yuv420 {
-            width,
-            height,
-            y: vec![0; w * h],
-            u: vec![0; cw * ch],
-            v: vec![0; cw * ch],
-        };
-        let band_rows = h.div_ceil(bands).next_multiple_of(2);
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = rgb[..w * h * 3]
-                .chunks(band_rows * w * 3)
-                .zip(out.y.chunks_mut(band_rows * w))
-                .zip(out.u.chunks_mut(band_rows / 2 * cw))
-                .zip(out.v.chunks_mut(band_rows / 2 * cw))
-                .map(|(((rgb, y), u), v)| scope.spawn(move || convert_band(rgb, width, y, u, v)))
-                .collect();
-            crate::media::join_bands(workers)
-        })?;
-        Ok(out)
+        in_bands(rgb, width, height, bands, |rgb, y, u, v| {
+            convert_band(rgb, width, y, u, v)
+        })
     }
-}
 
-impl Yuv420 {
     /// `rgb` in limited-range YCbCr with `matrix`, each chroma sample the mean of its
     /// 2×2 block: what ffmpeg's `scale` filter makes of RGB for x264, made here on
     /// every core instead of on ffmpeg's one filter thread.
     pub fn from_rgb(rgb: &RgbImage, matrix: Matrix) -> Yuv420 {
         let (width, height) = rgb.dimensions();
-        let (w, cw) = (width as usize, Yuv420::chroma_size(width, height).0);
-        let ch = Yuv420::chroma_size(width, height).1;
-        let mut out = Yuv420 {
-            width,
-            height,
-            y: vec![0; w * height as usize],
-            u: vec![0; cw * ch],
-            v: vec![0; cw * ch],
-        };
         let m = fixed(matrix.rgb_to_ycbcr());
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let bands = cores.min(height as usize / MIN_BAND_ROWS).max(1);
-        let band_rows = (height as usize).div_ceil(bands).next_multiple_of(2);
-        std::thread::scope(|scope| {
-            let pixels = rgb.as_raw().chunks(band_rows * w * 3);
-            let planes = out.y.chunks_mut(band_rows * w).zip(
-                out.u
-                    .chunks_mut(band_rows / 2 * cw)
-                    .zip(out.v.chunks_mut(band_rows / 2 * cw)),
-            );
-            for (rgb, (y, (u, v))) in pixels.zip(planes) {
-                scope.spawn(move || convert_rows(rgb, w, &m, y, u, v));
-            }
+        let bands = crate::media::band_count(height, MIN_BAND_ROWS);
+        let converted = in_bands(rgb.as_raw(), width, height, bands, |rgb, y, u, v| {
+            convert_rows(rgb, width as usize, &m, y, u, v);
+            Ok::<_, Infallible>(())
         });
-        out
+        converted.unwrap_or_else(|never| match never {})
     }
+}
+
+/// A `width` × `height` picture whose planes `convert` fills in `bands` bands of rows
+/// (an even number each, so every 2×2 chroma block lies in one band), each on a
+/// scoped thread: `convert` gets a band's RGB rows and its rows of Y, U and V.
+fn in_bands<E: Send>(
+    rgb: &[u8],
+    width: u32,
+    height: u32,
+    bands: usize,
+    convert: impl Fn(&[u8], &mut [u8], &mut [u8], &mut [u8]) -> Result<(), E> + Sync,
+) -> Result<Yuv420, E> {
+    let (w, h) = (width as usize, height as usize);
+    let (cw, ch) = Yuv420::chroma_size(width, height);
+    let mut out = Yuv420 {
+        width,
+        height,
+        y: vec![0; w * h],
+        u: vec![0; cw * ch],
+        v: vec![0; cw * ch],
+    };
+    let band_rows = h.div_ceil(bands).next_multiple_of(2);
+    let convert = &convert;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = rgb[..w * h * 3]
+            .chunks(band_rows * w * 3)
+            .zip(out.y.chunks_mut(band_rows * w))
+            .zip(out.u.chunks_mut(band_rows / 2 * cw))
+            .zip(out.v.chunks_mut(band_rows / 2 * cw))
+            .map(|(((rgb, y), u), v)| scope.spawn(move || convert(rgb, y, u, v)))
+            .collect();
+        crate::media::join_bands(workers)
+    })?;
+    Ok(out)
 }
 
 /// Converts rows of `rgb` (`w` pixels each) into their `y` rows and `u`, `v` rows.
