@@ -1,7 +1,8 @@
 //! `extract-frames`: every frame of a video as a WebP (lossy q80), in order; at most
 //! `--max-extract-frames` of them (`TooManyFrames`, checked from the probe before
-//! extracting, and again on what was written). ffmpeg decodes; the frames are encoded
-//! on every core in this process (`media::frames`).
+//! extracting, and again on what was written). ffmpeg decodes (and scales, when
+//! `resize-image` follows); the frames are encoded on every core in this process
+//! (`media::frames`).
 
 use std::path::Path;
 
@@ -65,8 +66,13 @@ pub(crate) async fn run_into(
     tokio::fs::create_dir(&dir).await?;
     // One frame past the limit is allowed to be written, so that a container that
     // under-reports its frames is still caught below.
+    let size = output.size(info.shown)?;
     let mut args = quiet_input_args(input, media.config().max_video_seconds);
-    args.extend(decode_args(limit + 1).into_iter().map(Into::into));
+    args.extend(
+        decode_args(limit + 1, size, info.shown)
+            .into_iter()
+            .map(Into::into),
+    );
     let expected = info.frames.unwrap_or(0) as f64;
     let on_frame = |n: u64| {
         if expected > 0.0 {
@@ -100,14 +106,27 @@ pub(crate) async fn run_into(
 }
 
 /// ffmpeg arguments after the input: every decoded frame, none dropped or repeated,
-/// at most `max_frames` of them, with square pixels, as raw 8-bit 4:2:0 pictures in
-/// limited range on stdout (a no-op conversion for most sources).
-fn decode_args(max_frames: u64) -> Vec<String> {
+/// at most `max_frames` of them, as raw 8-bit 4:2:0 pictures in limited range on
+/// stdout, with square pixels at the size they are `shown` at, or scaled to `size`.
+fn decode_args(max_frames: u64, size: Option<(u32, u32)>, shown: (u32, u32)) -> Vec<String> {
+    let scale = match size {
+        None => format!("{SQUARE_PIXELS},scale=out_range=tv"),
+        // One pass squares and scales, with `resize-image`'s filters: Lanczos (3
+        // lobes) to shrink, Catmull-Rom (bicubic, B 0, C 0.5) to enlarge.
+        Some((w, h)) => {
+            let flags = if w <= shown.0 && h <= shown.1 {
+                "lanczos"
+            } else {
+                "bicubic:param0=0:param1=0.5"
+            };
+            format!("scale={w}:{h}:flags={flags}:out_range=tv,setsar=1")
+        }
+    };
     [
         "-map",
         "0:v:0",
         "-vf",
-        &format!("{SQUARE_PIXELS},scale=out_range=tv,format=yuv420p"),
+        &format!("{scale},format=yuv420p"),
         "-fps_mode",
         "passthrough",
         "-frames:v",
@@ -126,13 +145,28 @@ mod tests {
 
     #[test]
     fn every_frame_is_kept_as_it_comes_with_square_pixels() {
-        let args = decode_args(10).join(" ");
+        let args = decode_args(10, None, (64, 48)).join(" ");
         assert!(args.contains(SQUARE_PIXELS), "{args}");
         assert!(
             args.contains("-fps_mode passthrough -frames:v 10"),
             "{args}"
         );
         assert!(args.ends_with("-f yuv4mpegpipe pipe:1"), "{args}");
+    }
+
+    #[test]
+    fn frames_to_resize_are_scaled_by_ffmpeg_with_resize_image_s_filters() {
+        let shrunk = decode_args(10, Some((16, 12)), (64, 48)).join(" ");
+        assert!(
+            shrunk.contains("-vf scale=16:12:flags=lanczos:out_range=tv,setsar=1,format=yuv420p"),
+            "{shrunk}"
+        );
+        assert!(!shrunk.contains(SQUARE_PIXELS), "one pass: {shrunk}");
+        let enlarged = decode_args(10, Some((128, 96)), (64, 48)).join(" ");
+        assert!(
+            enlarged.contains("flags=bicubic:param0=0:param1=0.5"),
+            "{enlarged}"
+        );
     }
 
     #[test]

@@ -11,7 +11,10 @@
 //!
 //! What each picture becomes is a [`FrameOutput`]: a WebP still (`extract-frames`),
 //! or, when `resize-image` follows in the pipeline, the resized picture in that
-//! command's format, without a lossy intermediate in between.
+//! command's format, without a lossy intermediate in between. ffmpeg scales the
+//! pictures before they reach the pipe (one pass that also squares the pixels), so a
+//! video shrunk for thumbnails sends a sixteenth of its pixels through it, and a WebP
+//! is encoded from the picture's own planes, never by way of RGB.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,26 +48,25 @@ impl FrameOutput {
         }
     }
 
-    /// The picture's file bytes; its YCbCr values were made with `matrix`.
-    fn encode(self, picture: Yuv420, matrix: Matrix) -> Result<Vec<u8>, MediaError> {
+    /// The size each picture is scaled to, from the size it is shown at (`None`: kept
+    /// as it is); `resize-image`'s own checks, made before anything is decoded.
+    pub(crate) fn size(self, shown: (u32, u32)) -> Result<Option<(u32, u32)>, MediaError> {
         match self {
-            FrameOutput::WebpStill => picture.into_bt601(matrix).encode_webp(WEBP_QUALITY),
+            FrameOutput::WebpStill => Ok(None),
             FrameOutput::Resized {
                 scale,
                 format,
                 max_pixels,
-            } => {
-                let (w, h) = image_ops::scaled_size(
-                    picture.width,
-                    picture.height,
-                    scale,
-                    format,
-                    max_pixels,
-                )?;
-                let resized = picture.resize(w, h)?;
-                super::cancel::checkpoint()?;
-                image_ops::encode(DynamicImage::ImageRgb8(resized.to_rgb(matrix)), format)
-            }
+            } => image_ops::scaled_size(shown.0, shown.1, scale, format, max_pixels).map(Some),
+        }
+    }
+
+    /// The file bytes of a picture already at its size; its YCbCr values were made
+    /// with `matrix`.
+    fn encode(self, picture: Yuv420, matrix: Matrix) -> Result<Vec<u8>, MediaError> {
+        match self.format() {
+            ImageFormat::Webp => picture.into_bt601(matrix).encode_webp(WEBP_QUALITY),
+            format => image_ops::encode(DynamicImage::ImageRgb8(picture.to_rgb(matrix)), format),
         }
     }
 }
@@ -261,8 +263,27 @@ mod tests {
         assert_eq!(read_stream_header(&mut reader).await.unwrap(), None);
     }
 
+    #[test]
+    fn a_resized_picture_s_size_is_checked_as_resize_image_checks_it() {
+        let resized = |scale, format| FrameOutput::Resized {
+            scale,
+            format,
+            max_pixels: 1 << 20,
+        };
+        assert_eq!(FrameOutput::WebpStill.size((640, 360)).unwrap(), None);
+        let quarter = resized(0.25, ImageFormat::Webp).size((640, 360));
+        assert_eq!(quarter.unwrap(), Some((160, 90)));
+        let tiny = resized(0.001, ImageFormat::Png).size((640, 360));
+        assert!(matches!(tiny, Err(MediaError::OutputTooSmall)), "{tiny:?}");
+        let huge = resized(10.0, ImageFormat::Png).size((640, 360));
+        assert!(
+            matches!(huge, Err(MediaError::OutputTooLarge { .. })),
+            "{huge:?}"
+        );
+    }
+
     #[tokio::test]
-    async fn frames_are_written_in_order_resized_when_asked() {
+    async fn frames_are_written_in_order_in_the_format_asked_for() {
         let dir = tempfile::tempdir().unwrap();
         let stream = y4m(40, 20, &[30, 200, 90]);
         let output = FrameOutput::Resized {
@@ -293,8 +314,9 @@ mod tests {
             names,
             ["frame-000000.png", "frame-000001.png", "frame-000002.png"]
         );
+        // The pictures come scaled from ffmpeg: none is resized again here.
         let second = image::open(&files[1].path).unwrap().to_rgb8();
-        assert_eq!(second.dimensions(), (20, 10));
+        assert_eq!(second.dimensions(), (40, 20));
         // Y 200 in limited range is (200 - 16) * 255 / 219 = 214.
         assert_eq!(second.get_pixel(5, 5).0, [214, 214, 214]);
     }

@@ -228,6 +228,7 @@ fn parse_moov(moov: &[u8]) -> Option<VideoInfo> {
         codec: Some("h264".into()),
         pix_fmt: Some(entry.sps.pix_fmt()?.into()),
         shown_as_stored: true,
+        shown: (entry.width, entry.height),
         matrix: entry.sps.matrix,
     })
 }

@@ -121,6 +121,37 @@ impl ProbeStream {
         turned(self.tags.rotate) || self.side_data_list.iter().any(|s| turned(s.rotation))
     }
 
+    /// The size a `width`×`height` picture of this stream is shown at: its pixels made
+    /// square as `transcode::SQUARE_PIXELS` does (the longer side of a pixel kept), and
+    /// turned a quarter when a rotation of 90° or 270° is stated, as ffmpeg turns it.
+    pub fn shown_size(&self, width: u32, height: u32) -> (u32, u32) {
+        let sar = self
+            .sample_aspect_ratio
+            .as_deref()
+            .and_then(|ratio| parse_rate(&ratio.replace(':', "/")))
+            .filter(|sar| sar.is_finite() && *sar > 0.0)
+            .unwrap_or(1.0);
+        let stretched = |side: u32, by: f64| {
+            (f64::from(side) * by)
+                .round()
+                .clamp(1.0, f64::from(u32::MAX)) as u32
+        };
+        let (w, h) = if sar >= 1.0 {
+            (stretched(width, sar), height)
+        } else {
+            (width, stretched(height, 1.0 / sar))
+        };
+        // ffmpeg turns only quarter turns within a degree (its `autorotate`).
+        let quarter = |degrees: Option<f64>| {
+            degrees.is_some_and(|d| (d.rem_euclid(180.0) - 90.0).abs() < 1.0)
+        };
+        if quarter(self.tags.rotate) || self.side_data_list.iter().any(|s| quarter(s.rotation)) {
+            (h, w)
+        } else {
+            (w, h)
+        }
+    }
+
     /// Whether pixels are square: a 1:1 sample aspect ratio, or none stated.
     pub fn has_square_pixels(&self) -> bool {
         match self.sample_aspect_ratio.as_deref() {

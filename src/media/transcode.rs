@@ -57,6 +57,9 @@ pub(crate) struct VideoInfo {
     pub pix_fmt: Option<String>,
     /// Square pixels (or none stated), and no display rotation: frames show as stored.
     pub shown_as_stored: bool,
+    /// The size frames are shown at, which is the size ffmpeg hands them on at: pixels
+    /// made square as [`SQUARE_PIXELS`] does, a quarter turn applied.
+    pub shown: (u32, u32),
     /// The matrix of its YCbCr values.
     pub matrix: Matrix,
 }
@@ -99,6 +102,7 @@ impl VideoInfo {
             codec: video.codec_name.clone(),
             pix_fmt: video.pix_fmt.clone(),
             shown_as_stored: video.has_square_pixels() && !video.is_rotated(),
+            shown: video.shown_size(width, height),
             matrix: Matrix::from_probe(video.color_space.as_deref()),
         })
     }

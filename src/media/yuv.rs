@@ -9,8 +9,6 @@
 //! linear map of Y, Cb and Cr, cheap) and its colours stay what they were. Other
 //! outputs get RGB, converted here with the source's matrix.
 
-use fast_image_resize::images::Image;
-use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
 use image::RgbImage;
 
 use super::MediaError;
@@ -137,49 +135,6 @@ impl Yuv420 {
         self
     }
 
-    /// The picture resized to `width` x `height`, plane by plane (Lanczos3 shrinking,
-    /// Catmull-Rom enlarging, as `image_ops::resize` does in RGB): half the samples of
-    /// an RGB picture, and the conversion to RGB then runs on the small result.
-    pub fn resize(self, width: u32, height: u32) -> Result<Yuv420, MediaError> {
-        if (width, height) == (self.width, self.height) {
-            return Ok(self);
-        }
-        let filter = if width <= self.width && height <= self.height {
-            FilterType::Lanczos3
-        } else {
-            FilterType::CatmullRom
-        };
-        let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(filter));
-        let mut resizer = Resizer::new();
-        let (from_cw, from_ch) = Yuv420::chroma_size(self.width, self.height);
-        let (to_cw, to_ch) = Yuv420::chroma_size(width, height);
-        let mut plane = |pixels: Vec<u8>, from: (u32, u32), to: (usize, usize)| {
-            let failed = |e: String| {
-                tracing::warn!(error = %e, "a frame could not be resized");
-                MediaError::InvalidMedia("a decoded frame could not be resized".into())
-            };
-            let source = Image::from_vec_u8(from.0, from.1, pixels, PixelType::U8)
-                .map_err(|e| failed(e.to_string()))?;
-            let mut target = Image::new(to.0 as u32, to.1 as u32, PixelType::U8);
-            resizer
-                .resize(&source, &mut target, &options)
-                .map_err(|e| failed(e.to_string()))?;
-            Ok::<_, MediaError>(target.into_vec())
-        };
-        let chroma_from = (from_cw as u32, from_ch as u32);
-        Ok(Yuv420 {
-            width,
-            height,
-            y: plane(
-                self.y,
-                (self.width, self.height),
-                (width as usize, height as usize),
-            )?,
-            u: plane(self.u, chroma_from, (to_cw, to_ch))?,
-            v: plane(self.v, chroma_from, (to_cw, to_ch))?,
-        })
-    }
-
     /// The picture in RGB, each chroma sample shared by its 2×2 block of pixels.
     pub fn to_rgb(&self, matrix: Matrix) -> RgbImage {
         let m = fixed(matrix.ycbcr_to_rgb());
@@ -297,9 +252,6 @@ mod tests {
         assert_eq!(decoded.dimensions(), (33, 17));
         let px = decoded.get_pixel(16, 8).0;
         assert!(px[0] > 240 && px[1] < 20 && px[2] < 20, "{px:?}");
-        let small = flat(40, 20, (81, 90, 240)).resize(11, 5).unwrap();
-        assert_eq!((small.y.len(), small.u.len(), small.v.len()), (55, 18, 18));
-        assert_eq!((small.y[30], small.u[10], small.v[10]), (81, 90, 240));
         let mut short = flat(4, 4, (0, 0, 0));
         short.y.truncate(3);
         assert!(short.encode_webp(80.0).is_err());

@@ -121,3 +121,53 @@ async fn a_pipeline_goes_on_after_the_fused_pair() {
         assert_eq!(fixtures::decode(out).dimensions(), (48, 32));
     }
 }
+
+#[tokio::test]
+async fn frames_are_resized_from_the_size_they_are_shown_at() {
+    let app = spawn_app().await;
+    // 96x64 stored with pixels twice as wide as tall: shown at 192x64.
+    let wide = ffmpeg(
+        &[
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=size=96x64:rate=10:duration=0.3",
+            "-vf",
+            "setsar=2",
+            "-c:v",
+            "libx264",
+            "-preset",
+            "ultrafast",
+            "-pix_fmt",
+            "yuv420p",
+            "-f",
+            "mp4",
+        ],
+        "wide.mp4",
+    );
+    // 96x64 stored with a quarter turn: shown at 64x96.
+    let turned = with_file(&clip("96x64", 10, 0.3, false, "mov"), |plain| {
+        let plain = plain.to_str().unwrap();
+        let args = ["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90"];
+        ffmpeg(&[&args[..], &["-f", "mov"]].concat(), "turned.mov")
+    });
+    for (name, bytes, halved) in [
+        ("wide.mp4", wide, (96, 32)),
+        ("turned.mov", turned, (32, 48)),
+    ] {
+        let src = app.fixtures.add(name, bytes);
+        let doc = app
+            .run_done(edit(
+                &src,
+                &["extract-frames", "resize-image"],
+                Some(json!({ "scale": 0.5 })),
+            ))
+            .await;
+        let outs = app.download_all(&doc).await;
+        assert_eq!(outs.len(), 3, "{name}: one output per frame");
+        for out in &outs {
+            assert_eq!(fixtures::format_of(out), image::ImageFormat::WebP);
+            assert_eq!(fixtures::decode(out).dimensions(), halved, "{name}");
+        }
+    }
+}

@@ -71,6 +71,48 @@ async fn a_plain_mp4_is_read_in_process_and_any_other_file_probed_once() {
     assert_eq!(runs(), 1, "probed once");
 }
 
+#[tokio::test]
+async fn the_shown_size_squares_the_pixels_and_turns_a_quarter_as_ffmpeg_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let media = crate::media::testutil::media();
+    let shown = |name: &'static str, args: &'static [&'static str]| {
+        let path = crate::media::testutil::ffmpeg_clip(dir.path(), name, args);
+        let clip = MediaFile {
+            path,
+            format: MediaFormat::Mp4,
+        };
+        let media = &media;
+        async move {
+            inspect(media, &clip, &[MediaFormat::Mp4])
+                .await
+                .unwrap()
+                .shown
+        }
+    };
+    let flat: &[&str] = &["-vf", "scale=32:16,setsar=1", "-pix_fmt", "yuv420p"];
+    assert_eq!(shown("flat.mp4", flat).await, (32, 16));
+    let wide = shown("wide.mp4", &["-vf", "setsar=2", "-pix_fmt", "yuv420p"]);
+    assert_eq!(wide.await, (64, 32));
+    let tall = shown("tall.mp4", &["-vf", "setsar=1/2", "-pix_fmt", "yuv420p"]);
+    assert_eq!(tall.await, (32, 64));
+    // A display rotation is written on a stream copy.
+    let turned = dir.path().join("turned.mp4");
+    let status = std::process::Command::new("ffmpeg")
+        .args(["-nostdin", "-loglevel", "error", "-y", "-i"])
+        .arg(dir.path().join("flat.mp4"))
+        .args(["-c", "copy", "-metadata:s:v:0", "rotate=90"])
+        .arg(&turned)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let turned = MediaFile {
+        path: turned,
+        format: MediaFormat::Mp4,
+    };
+    let info = inspect(&media, &turned, &[MediaFormat::Mp4]).await.unwrap();
+    assert_eq!(info.shown, (16, 32));
+}
+
 #[test]
 fn input_args_force_the_demuxer_and_the_file_protocol() {
     let input = MediaFile {
