@@ -61,12 +61,13 @@ impl App {
         let signing_key = storage::shared_signing_key(&db, legacy_key_dir)
             .await
             .context("loading the signing key")?;
-        let storage = Storage::new(
-            storage::from_url(&config.storage_url()).context("opening the storage")?,
+        let storage = Storage::open(
+            &config.storage_url(),
             signing_key,
             public_url.clone(),
             Duration::from_secs(config.download_url_ttl_secs),
-        );
+        )
+        .context("opening the storage")?;
         let fetcher = Fetcher::new(FetchConfig {
             allow_private: config.allow_private_sources,
             max_bytes: config.max_source_bytes,

@@ -13,8 +13,10 @@
 mod tests;
 
 mod keys;
+mod local;
 mod stream;
 pub use keys::OutputKey;
+pub use local::local;
 pub use stream::{PutStreamError, Streamed};
 
 use std::path::Path;
@@ -24,6 +26,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use hmac::{Hmac, Mac};
+use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
 use object_store::{GetResult, ObjectStore, WriteMultipart};
 use sha2::Sha256;
@@ -102,22 +105,13 @@ pub enum SignatureError {
     Expired,
 }
 
-/// The object store for local files under `root`, which is created if missing.
-pub fn local(root: &Path) -> Result<Arc<dyn ObjectStore>, StorageError> {
-    std::fs::create_dir_all(root)?;
-    let store = object_store::local::LocalFileSystem::new_with_prefix(root)?
-        // Deleting an edit's outputs should not leave its empty directories behind.
-        .with_automatic_cleanup(true);
-    Ok(Arc::new(store))
-}
-
 /// The object store a `--storage-url` names: `file://DIR` (created if missing) or
 /// `s3://BUCKET[/PREFIX]`, configured from the standard `AWS_*` environment variables
 /// (endpoint, region, credentials, `AWS_ALLOW_HTTP`). With `AWS_ENDPOINT` set, requests
 /// are path-style (`<endpoint>/<bucket>/<key>`), which S3-compatible servers expect.
 pub fn from_url(url: &str) -> Result<Arc<dyn ObjectStore>, StorageError> {
-    if let Some(dir) = url.strip_prefix("file://") {
-        return local(Path::new(dir));
+    if let Some(root) = local::root_of(url) {
+        return Ok(local(root)?);
     }
     if let Some(rest) = url.strip_prefix("s3://") {
         let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
@@ -173,6 +167,8 @@ pub async fn shared_signing_key(db: &Db, legacy_dir: Option<&Path>) -> anyhow::R
 #[derive(Clone)]
 pub struct Storage {
     store: Arc<dyn ObjectStore>,
+    /// The same store when it is this machine's disk: files on it are linked in.
+    local: Option<Arc<LocalFileSystem>>,
     key: Arc<Vec<u8>>,
     public_url: Url,
     url_ttl: Duration,
@@ -200,10 +196,34 @@ impl Storage {
     ) -> Self {
         Storage {
             store,
+            local: None,
             key: Arc::new(signing_key),
             public_url,
             url_ttl,
         }
+    }
+
+    /// The storage a `--storage-url` names (see [`from_url`]); on local files, a file
+    /// already on that disk is stored by a hard link (`put_file`).
+    pub fn open(
+        url: &str,
+        signing_key: Vec<u8>,
+        public_url: Url,
+        url_ttl: Duration,
+    ) -> Result<Self, StorageError> {
+        let Some(root) = local::root_of(url) else {
+            return Ok(Storage::new(
+                from_url(url)?,
+                signing_key,
+                public_url,
+                url_ttl,
+            ));
+        };
+        let files = local(root)?;
+        Ok(Storage {
+            local: Some(files.clone()),
+            ..Storage::new(files, signing_key, public_url, url_ttl)
+        })
     }
 
     pub fn store(&self) -> &Arc<dyn ObjectStore> {
@@ -212,9 +232,15 @@ impl Storage {
 
     /// Uploads the local file at `path` under `key`, replacing any object there. Files
     /// larger than one part go up as a multipart upload, which is aborted on failure so
-    /// that no partial object becomes visible.
+    /// that no partial object becomes visible. On local files, a file on the same disk
+    /// is linked in, and must not be written to afterwards.
     pub async fn put_file(&self, key: &str, path: &Path) -> Result<(), StorageError> {
         let location = object_path(key)?;
+        if let Some(files) = &self.local {
+            if local::link_in(files, &location, path).await? {
+                return Ok(());
+            }
+        }
         let mut file = tokio::fs::File::open(path).await?;
         let len = file.metadata().await?.len();
         if len <= PART_SIZE as u64 {

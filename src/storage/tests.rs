@@ -170,14 +170,62 @@ fn a_public_url_with_a_path_prefix_keeps_it() {
     );
 }
 
-/// Storage on the local filesystem under `dir/files`.
+/// Storage on the local filesystem under `dir/files`, as the service opens it.
 fn local_storage(dir: &std::path::Path) -> Storage {
-    Storage::new(
-        local(&dir.join("files")).unwrap(),
+    Storage::open(
+        &format!("file://{}", dir.join("files").display()),
         vec![1; 32],
         Url::parse("http://localhost:8080").unwrap(),
         Duration::from_secs(60),
     )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_file_on_the_store_s_disk_is_linked_in_and_outlives_its_scratch_name() {
+    use std::os::unix::fs::MetadataExt;
+
+    let dir = tempfile::tempdir().unwrap();
+    let storage = local_storage(dir.path());
+    let scratch = dir.path().join("frame-000001.webp");
+    std::fs::write(&scratch, b"first").unwrap();
+    storage.put_file(KEY, &scratch).await.unwrap();
+    let object = dir.path().join("files").join(KEY);
+    let inode = |path: &std::path::Path| std::fs::metadata(path).unwrap().ino();
+    assert_eq!(inode(&object), inode(&scratch), "linked, not copied");
+    std::fs::remove_file(&scratch).unwrap();
+    let got = storage.get(KEY, None).await.unwrap().bytes().await.unwrap();
+    assert_eq!(got.as_ref(), b"first");
+
+    // Another put of the key replaces the object, and leaves no staging name behind.
+    let again = dir.path().join("again.webp");
+    std::fs::write(&again, b"second").unwrap();
+    storage.put_file(KEY, &again).await.unwrap();
+    let got = storage.get(KEY, None).await.unwrap().bytes().await.unwrap();
+    assert_eq!(got.as_ref(), b"second");
+    let names: Vec<_> = std::fs::read_dir(object.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, [object.file_name().unwrap()]);
+}
+
+#[tokio::test]
+async fn a_file_on_another_disk_is_copied_in() {
+    use std::os::unix::fs::MetadataExt;
+
+    // /dev/shm is a memory file system: another device than the temp dir's disk.
+    let other_disk = tempfile::tempdir_in("/dev/shm").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let device = |path: &std::path::Path| std::fs::metadata(path).unwrap().dev();
+    assert_ne!(device(other_disk.path()), device(dir.path()));
+    let storage = local_storage(dir.path());
+    let src = other_disk.path().join("out.webp");
+    std::fs::write(&src, b"bytes from elsewhere").unwrap();
+    storage.put_file(KEY, &src).await.unwrap();
+    std::fs::remove_file(&src).unwrap();
+    let got = storage.get(KEY, None).await.unwrap().bytes().await.unwrap();
+    assert_eq!(got.as_ref(), b"bytes from elsewhere");
 }
 
 #[tokio::test]
