@@ -80,12 +80,11 @@ pub(crate) async fn run_into(
         }
     };
     let mut frames = Vec::new();
-    let threads = frames::threads();
     let result = media
         .runner()
         .run_reading(&media.config().ffmpeg, args, |pipe| async {
-            frames =
-                frames::encode_all(pipe, info.matrix, output, &dir, threads, &on_frame).await?;
+            frames::widen_pipe(&pipe);
+            frames = frames::encode_all(pipe, info.matrix, output, &dir, &on_frame).await?;
             Ok(())
         })
         .await;
