@@ -25,12 +25,29 @@ pub fn ffmpeg(args: &[&str], out_name: &str) -> Vec<u8> {
 /// An H.264 clip of testsrc2 at `size` and `rate` for `secs`, with a 440 Hz tone if
 /// `audio`, in `container` (`mp4` or `mov`).
 pub fn clip(size: &str, rate: u32, secs: f64, audio: bool, container: &str) -> Vec<u8> {
+    encoded_clip(size, rate, secs, audio, &[], container)
+}
+
+/// A silent [`clip`] with the ffmpeg video filter `filter` applied before encoding.
+pub fn filtered_clip(size: &str, rate: u32, secs: f64, filter: &str, container: &str) -> Vec<u8> {
+    encoded_clip(size, rate, secs, false, &["-vf", filter], container)
+}
+
+fn encoded_clip(
+    size: &str,
+    rate: u32,
+    secs: f64,
+    audio: bool,
+    filter: &[&str],
+    container: &str,
+) -> Vec<u8> {
     let video = format!("testsrc2=size={size}:rate={rate}:duration={secs}");
     let tone = format!("sine=frequency=440:duration={secs}");
     let mut args = vec!["-f", "lavfi", "-i", &video];
     if audio {
         args.extend(["-f", "lavfi", "-i", &tone, "-c:a", "aac"]);
     }
+    args.extend(filter);
     args.extend([
         "-c:v",
         "libx264",

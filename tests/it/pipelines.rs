@@ -126,25 +126,7 @@ async fn a_pipeline_goes_on_after_the_fused_pair() {
 async fn frames_are_resized_from_the_size_they_are_shown_at() {
     let app = spawn_app().await;
     // 96x64 stored with pixels twice as wide as tall: shown at 192x64.
-    let wide = ffmpeg(
-        &[
-            "-f",
-            "lavfi",
-            "-i",
-            "testsrc2=size=96x64:rate=10:duration=0.3",
-            "-vf",
-            "setsar=2",
-            "-c:v",
-            "libx264",
-            "-preset",
-            "ultrafast",
-            "-pix_fmt",
-            "yuv420p",
-            "-f",
-            "mp4",
-        ],
-        "wide.mp4",
-    );
+    let wide = filtered_clip("96x64", 10, 0.3, "setsar=2", "mp4");
     // 96x64 stored with a quarter turn: shown at 64x96.
     let turned = with_file(&clip("96x64", 10, 0.3, false, "mov"), |plain| {
         let plain = plain.to_str().unwrap();

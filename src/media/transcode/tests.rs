@@ -30,6 +30,14 @@ pub(crate) fn info(frame_rate: Option<f64>, has_audio: bool) -> VideoInfo {
     }
 }
 
+/// An MP4 that ffmpeg makes in `dir` from a 32x32 test pattern, with `args`.
+fn made_mp4(dir: &std::path::Path, name: &str, args: &[&str]) -> MediaFile {
+    MediaFile {
+        path: crate::media::testutil::ffmpeg_clip(dir, name, args),
+        format: MediaFormat::Mp4,
+    }
+}
+
 #[tokio::test]
 async fn a_plain_mp4_is_read_in_process_and_any_other_file_probed_once() {
     use std::os::unix::fs::PermissionsExt;
@@ -49,11 +57,7 @@ async fn a_plain_mp4_is_read_in_process_and_any_other_file_probed_once() {
     });
     let runs = || std::fs::read_to_string(&log).map_or(0, |l| l.lines().count());
     let inspect_twice = |name: &str, args: &[&str]| {
-        let path = crate::media::testutil::ffmpeg_clip(dir.path(), name, args);
-        let clip = MediaFile {
-            path,
-            format: MediaFormat::Mp4,
-        };
+        let clip = made_mp4(dir.path(), name, args);
         let media = &media;
         async move {
             let first = inspect(media, &clip, &[MediaFormat::Mp4]).await.unwrap();
@@ -76,11 +80,7 @@ async fn the_shown_size_squares_the_pixels_and_turns_a_quarter_as_ffmpeg_does() 
     let dir = tempfile::tempdir().unwrap();
     let media = crate::media::testutil::media();
     let shown = |name: &'static str, args: &'static [&'static str]| {
-        let path = crate::media::testutil::ffmpeg_clip(dir.path(), name, args);
-        let clip = MediaFile {
-            path,
-            format: MediaFormat::Mp4,
-        };
+        let clip = made_mp4(dir.path(), name, args);
         let media = &media;
         async move {
             inspect(media, &clip, &[MediaFormat::Mp4])
