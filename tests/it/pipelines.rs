@@ -153,3 +153,22 @@ async fn frames_are_resized_from_the_size_they_are_shown_at() {
         }
     }
 }
+
+#[tokio::test]
+async fn frames_can_be_enlarged_too() {
+    let app = spawn_app().await;
+    let src = app.fixtures.add("a.mp4", mp4("96x64", 10, 0.2, false));
+    let doc = app
+        .run_done(edit(
+            &src,
+            &["extract-frames", "resize-image"],
+            Some(json!({ "scale": 2, "format": "png" })),
+        ))
+        .await;
+    let outs = app.download_all(&doc).await;
+    assert_eq!(outs.len(), 2);
+    for out in &outs {
+        assert_eq!(fixtures::format_of(out), image::ImageFormat::Png);
+        assert_eq!(fixtures::decode(out).dimensions(), (192, 128));
+    }
+}
