@@ -115,22 +115,29 @@ impl ProbeStream {
         self.r_frame_rate.as_deref().and_then(parse_rate)
     }
 
+    /// The rotations stated, in degrees: a `rotate` tag, display matrices.
+    fn rotations(&self) -> impl Iterator<Item = f64> + '_ {
+        let matrices = self.side_data_list.iter().filter_map(|s| s.rotation);
+        self.tags.rotate.into_iter().chain(matrices)
+    }
+
     /// Whether frames are shown turned (a display matrix or a `rotate` tag).
     pub fn is_rotated(&self) -> bool {
-        let turned = |degrees: Option<f64>| degrees.is_some_and(|d| d.rem_euclid(360.0) != 0.0);
-        turned(self.tags.rotate) || self.side_data_list.iter().any(|s| turned(s.rotation))
+        self.rotations().any(|d| d.rem_euclid(360.0) != 0.0)
+    }
+
+    /// A pixel's width over its height, when the file states one (`0:1`, `N/A` and
+    /// garbage state none).
+    fn pixel_aspect(&self) -> Option<f64> {
+        let ratio = self.sample_aspect_ratio.as_deref()?;
+        parse_rate(&ratio.replace(':', "/")).filter(|sar| sar.is_finite() && *sar > 0.0)
     }
 
     /// The size a `width`×`height` picture of this stream is shown at: its pixels made
     /// square as `transcode::SQUARE_PIXELS` does (the longer side of a pixel kept), and
     /// turned a quarter when a rotation of 90° or 270° is stated, as ffmpeg turns it.
     pub fn shown_size(&self, width: u32, height: u32) -> (u32, u32) {
-        let sar = self
-            .sample_aspect_ratio
-            .as_deref()
-            .and_then(|ratio| parse_rate(&ratio.replace(':', "/")))
-            .filter(|sar| sar.is_finite() && *sar > 0.0)
-            .unwrap_or(1.0);
+        let sar = self.pixel_aspect().unwrap_or(1.0);
         let stretched = |side: u32, by: f64| {
             (f64::from(side) * by)
                 .round()
@@ -142,10 +149,8 @@ impl ProbeStream {
             (width, stretched(height, 1.0 / sar))
         };
         // ffmpeg turns only quarter turns within a degree (its `autorotate`).
-        let quarter = |degrees: Option<f64>| {
-            degrees.is_some_and(|d| (d.rem_euclid(180.0) - 90.0).abs() < 1.0)
-        };
-        if quarter(self.tags.rotate) || self.side_data_list.iter().any(|s| quarter(s.rotation)) {
+        let quarter = |d: f64| (d.rem_euclid(180.0) - 90.0).abs() < 1.0;
+        if self.rotations().any(quarter) {
             (h, w)
         } else {
             (w, h)
@@ -154,10 +159,7 @@ impl ProbeStream {
 
     /// Whether pixels are square: a 1:1 sample aspect ratio, or none stated.
     pub fn has_square_pixels(&self) -> bool {
-        match self.sample_aspect_ratio.as_deref() {
-            None | Some("0:1") | Some("1:1") | Some("N/A") => true,
-            Some(ratio) => parse_rate(&ratio.replace(':', "/")).map_or(true, |r| r == 1.0),
-        }
+        self.pixel_aspect().map_or(true, |sar| sar == 1.0)
     }
 }
 

@@ -72,7 +72,6 @@ fn link_into_place(from: &Path, to: &Path) -> std::io::Result<()> {
             }
             // Another put of the same key at the same moment: take the next name.
             Err(e) if e.kind() == ErrorKind::AlreadyExists => n += 1,
-            // The object's directory is made on its first file.
             // The object's directory is made on its first file (and made again should
             // a delete's clean-up of empty directories take it at that moment).
             Err(e) if e.kind() == ErrorKind::NotFound && from.exists() && made_dirs < 3 => {

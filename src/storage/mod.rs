@@ -14,9 +14,11 @@ mod tests;
 
 mod keys;
 mod local;
+mod signing_key;
 mod stream;
 pub use keys::OutputKey;
 pub use local::local;
+pub use signing_key::shared_signing_key;
 pub use stream::{PutStreamError, Streamed};
 
 use std::path::Path;
@@ -33,7 +35,6 @@ use sha2::Sha256;
 use tokio::io::AsyncReadExt;
 use url::Url;
 
-use crate::db::Db;
 use crate::error_code::Code;
 
 /// Files up to this size are uploaded with one `put`; larger ones in parts of this size,
@@ -41,10 +42,6 @@ use crate::error_code::Code;
 const PART_SIZE: usize = 8 * 1024 * 1024;
 /// Parts uploaded concurrently at most.
 const PARTS_IN_FLIGHT: usize = 2;
-
-/// Length of a freshly generated signing key, and the least accepted from disk.
-const SIGNING_KEY_LEN: usize = 32;
-const SIGNING_KEY_FILE: &str = "signing.key";
 
 /// Separates download signatures from any other use of the same key.
 const SIGNATURE_CONTEXT: &[u8] = b"mediaedit-download-v1\n";
@@ -133,36 +130,6 @@ pub fn from_url(url: &str) -> Result<Arc<dyn ObjectStore>, StorageError> {
     Err(StorageError::InvalidUrl(url.to_owned()))
 }
 
-/// The setting that holds the download-signing key (hex).
-const SIGNING_KEY_SETTING: &str = "download_signing_key";
-
-/// The download-signing key every node sharing `db` uses: the `settings` row, created
-/// on first start. When `legacy_dir` holds a `signing.key` from before keys moved into
-/// the database, that key seeds the row, so download URLs already handed out stay valid.
-pub async fn shared_signing_key(db: &Db, legacy_dir: Option<&Path>) -> anyhow::Result<Vec<u8>> {
-    let legacy = legacy_dir
-        .map(|dir| dir.join(SIGNING_KEY_FILE))
-        .filter(|path| path.exists())
-        .map(std::fs::read)
-        .transpose()?
-        .filter(|key| key.len() >= SIGNING_KEY_LEN);
-    let initial = legacy.unwrap_or_else(|| {
-        let mut key = vec![0u8; SIGNING_KEY_LEN];
-        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut key);
-        key
-    });
-    let stored = db
-        .setting_or_insert(SIGNING_KEY_SETTING, &hex::encode(initial))
-        .await?;
-    let key = hex::decode(stored.trim())?;
-    anyhow::ensure!(
-        key.len() >= SIGNING_KEY_LEN,
-        "the stored signing key has {} bytes, fewer than {SIGNING_KEY_LEN}",
-        key.len()
-    );
-    Ok(key)
-}
-
 /// Stored outputs and the links that download them.
 #[derive(Clone)]
 pub struct Storage {
@@ -211,18 +178,14 @@ impl Storage {
         public_url: Url,
         url_ttl: Duration,
     ) -> Result<Self, StorageError> {
-        let Some(root) = local::root_of(url) else {
-            return Ok(Storage::new(
-                from_url(url)?,
-                signing_key,
-                public_url,
-                url_ttl,
-            ));
+        let local = local::root_of(url).map(local).transpose()?;
+        let store = match &local {
+            Some(files) => files.clone() as Arc<dyn ObjectStore>,
+            None => from_url(url)?,
         };
-        let files = local(root)?;
         Ok(Storage {
-            local: Some(files.clone()),
-            ..Storage::new(files, signing_key, public_url, url_ttl)
+            local,
+            ..Storage::new(store, signing_key, public_url, url_ttl)
         })
     }
 
