@@ -92,6 +92,9 @@ impl App {
             max_video_frames: config.max_video_frames,
             max_extract_frames: config.max_extract_frames,
             process_memory_limit: config.process_memory_limit,
+            warm_processes: config.warm_processes,
+            // Not in tmp/: a job's scratch space holds nothing else.
+            shim_dir: Some(data_dir.join("lib")),
         });
         let wake = Arc::new(Notify::new());
         let running = queue::RunningEdits::new();
@@ -99,6 +102,9 @@ impl App {
         let metrics = crate::metrics::Metrics::new();
         // No CPU slots (possible only when embedded, as in tests) runs no workers either.
         let runs_workers = config.role != Role::Api && config.workers > 0;
+        if runs_workers {
+            media.prewarm();
+        }
         let readiness = api::Readiness {
             db: db.clone(),
             tmp_root: runs_workers.then(|| tmp_root.clone()),

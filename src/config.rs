@@ -219,6 +219,12 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_PROCESS_MEMORY_LIMIT", default_value_t = 2 << 30)]
     pub process_memory_limit: u64,
 
+    /// ffmpeg and ffprobe processes kept started, libraries loaded, waiting for their
+    /// next run, per program: a video edit does not wait the 50 ms ffmpeg takes to
+    /// load its libraries. Each holds about 10 MiB of its own memory. 0 turns it off.
+    #[arg(long, env = "MEDIAEDIT_WARM_PROCESSES", default_value_t = 2)]
+    pub warm_processes: usize,
+
     /// CPU slots one organization holds at once on this node, for light and for heavy
     /// work each; default half of `--workers`, at least 1. One organization's backlog
     /// leaves room on every node for everyone else's edits.

@@ -8,6 +8,7 @@
 //! - `decode`: image headers, pixel limits, EXIF orientation and decoding to upright pixels.
 //! - `image_ops`: resizing, flattening and the image encoders.
 //! - `process`: the one wrapper every external program runs through.
+//! - `warm`: ffmpeg and ffprobe started ahead of their runs, libraries loaded.
 //! - `probe`: the typed result of `ffprobe`.
 //! - `progress`: ffmpeg's `-progress` reports as fractions of the work.
 //! - `video`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
@@ -41,6 +42,7 @@ mod sniff;
 mod tiff;
 pub(crate) mod transcode;
 pub(crate) mod video;
+mod warm;
 mod work;
 pub(crate) mod yuv;
 
@@ -95,6 +97,11 @@ pub struct MediaConfig {
     pub max_extract_frames: u64,
     /// Bytes of data memory each ffmpeg/ffprobe process may use; 0 for no limit.
     pub process_memory_limit: u64,
+    /// ffmpeg (and ffprobe) processes kept started and waiting for their arguments,
+    /// per program (`warm`); 0 starts every process when it is needed.
+    pub warm_processes: usize,
+    /// Where the library warm processes load is written; `None` turns them off.
+    pub shim_dir: Option<PathBuf>,
 }
 
 /// Why a media operation failed. Every variant maps to a stable snake_case code.
@@ -234,7 +241,8 @@ impl Media {
     /// Builds the media layer; clones share one process semaphore.
     pub fn new(config: MediaConfig) -> Self {
         let runner = ProcessRunner::new(config.max_processes, config.process_timeout)
-            .with_memory_limit(config.process_memory_limit);
+            .with_memory_limit(config.process_memory_limit)
+            .with_warm_processes(config.warm_processes, config.shim_dir.as_deref());
         Media {
             inner: Arc::new(Inner {
                 config,
@@ -247,6 +255,13 @@ impl Media {
     /// The configuration this instance was built with.
     pub fn config(&self) -> &MediaConfig {
         &self.inner.config
+    }
+
+    /// Starts the warm ffmpeg and ffprobe processes now, so that the first video edit
+    /// does not wait for them (they start after each run otherwise).
+    pub fn prewarm(&self) {
+        self.runner().prewarm(&self.config().ffmpeg);
+        self.runner().prewarm(&self.config().ffprobe);
     }
 
     pub(crate) fn runner(&self) -> &ProcessRunner {

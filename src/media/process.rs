@@ -3,7 +3,7 @@
 //! No shell is involved: arguments go to the program as given, so nothing in a file
 //! name or option can be interpreted as a command.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::future::Future;
 use std::path::Path;
 use std::process::Stdio;
@@ -14,6 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout, Command};
 use tokio::sync::Semaphore;
 
+use super::warm::WarmPool;
 use super::MediaError;
 
 /// How much of stderr a `ProcessFailed` carries: ffmpeg puts the cause last.
@@ -29,6 +30,8 @@ pub(crate) struct ProcessRunner {
     timeout: Duration,
     /// Bytes of data memory each process may map (`RLIMIT_DATA`); 0 for no limit.
     memory_limit: u64,
+    /// Processes started ahead of their runs (`warm`), shared by every clone.
+    warm: Arc<WarmPool>,
 }
 
 /// What a successful run printed.
@@ -44,7 +47,31 @@ impl ProcessRunner {
             permits: Arc::new(Semaphore::new(max_processes.max(1))),
             timeout,
             memory_limit: 0,
+            warm: Arc::new(WarmPool::off()),
         }
+    }
+
+    /// Keeps `per_program` processes of every program run so far started and waiting
+    /// for their arguments (see `warm`), with the shim they load written into `dir`.
+    /// Comes after [`ProcessRunner::with_memory_limit`], whose limit they run under.
+    pub fn with_warm_processes(mut self, per_program: usize, dir: Option<&Path>) -> Self {
+        self.warm = Arc::new(WarmPool::new(per_program, dir, self.memory_limit));
+        self
+    }
+
+    /// Starts the warm processes of `program` before its first run.
+    pub fn prewarm(&self, program: &Path) {
+        self.warm.refill(program);
+    }
+
+    #[cfg(test)]
+    pub fn warm_ready(&self, program: &Path) -> usize {
+        self.warm.ready(program)
+    }
+
+    #[cfg(test)]
+    pub async fn kill_warm(&self, program: &Path) {
+        self.warm.kill_ready(program).await
     }
 
     /// Runs every process under a limit of `bytes` of data memory (heap and private
@@ -184,44 +211,13 @@ impl ProcessRunner {
             .await
             .map_err(std::io::Error::other)?;
 
-        let mut command = Command::new(program);
-        #[cfg(unix)]
-        if self.memory_limit > 0 {
-            let limit = libc::rlimit {
-                rlim_cur: self.memory_limit as libc::rlim_t,
-                rlim_max: self.memory_limit as libc::rlim_t,
-            };
-            // SAFETY: between fork and exec only setrlimit runs, which is
-            // async-signal-safe and touches no memory of the parent's.
-            unsafe {
-                command.pre_exec(move || {
-                    if libc::setrlimit(libc::RLIMIT_DATA, &limit) == 0 {
-                        Ok(())
-                    } else {
-                        Err(std::io::Error::last_os_error())
-                    }
-                });
-            }
+        let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
+        let mut child = self.spawn(program, &args, feed.is_some()).await?;
+        if feed.is_none() {
+            // A warm process was started with a pipe for stdin: closing it is what
+            // a cold start's null stdin reads as.
+            drop(child.stdin.take());
         }
-        let mut child = command
-            .args(args)
-            .stdin(if feed.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            // Dropping the child (on timeout, or when the job's future is dropped at
-            // shutdown) must not leave an ffmpeg running without us.
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => MediaError::ToolMissing {
-                    program: name.clone(),
-                },
-                _ => MediaError::Io(e),
-            })?;
         let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
             return Err(MediaError::Io(std::io::Error::other("child pipes missing")));
         };
@@ -246,7 +242,10 @@ impl ProcessRunner {
         };
         // On timeout `work` is dropped, then `child` at the end of this function,
         // which kills the process.
-        let (status, stderr) = match tokio::time::timeout(self.timeout, work).await {
+        let finished = tokio::time::timeout(self.timeout, work).await;
+        // The next run's process starts now that this one's cores are free.
+        self.warm.refill(program);
+        let (status, stderr) = match finished {
             Ok(result) => result?,
             Err(_elapsed) => {
                 return Err(MediaError::Timeout {
@@ -276,6 +275,63 @@ impl ProcessRunner {
         }
         Ok(())
     }
+}
+
+impl ProcessRunner {
+    /// The process of one run: a warm one handed `args` when one is ready, else
+    /// `program` started now. Dropping it (on timeout, or when the job's future is
+    /// dropped at shutdown) kills it: no ffmpeg is left running without us.
+    async fn spawn(
+        &self,
+        program: &Path,
+        args: &[OsString],
+        stdin: bool,
+    ) -> Result<tokio::process::Child, MediaError> {
+        if let Some(warm) = self.warm.take(program, args) {
+            match warm.start(program, args).await {
+                Ok(child) => return Ok(child),
+                // It died while it waited: start one cold.
+                Err(e) => tracing::debug!(error = %e, "a warm process was gone"),
+            }
+        }
+        limited_command(program, self.memory_limit)
+            .args(args)
+            .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => MediaError::ToolMissing {
+                    program: program_name(program),
+                },
+                _ => MediaError::Io(e),
+            })
+    }
+}
+
+/// A command for `program` that runs under `memory_limit` bytes of data memory
+/// (`RLIMIT_DATA`; 0 for none).
+pub(super) fn limited_command(program: &Path, memory_limit: u64) -> Command {
+    let mut command = Command::new(program);
+    if memory_limit > 0 {
+        let limit = libc::rlimit {
+            rlim_cur: memory_limit as libc::rlim_t,
+            rlim_max: memory_limit as libc::rlim_t,
+        };
+        // SAFETY: between fork and exec only setrlimit runs, which is
+        // async-signal-safe and touches no memory of the parent's.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::setrlimit(libc::RLIMIT_DATA, &limit) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            });
+        }
+    }
+    command
 }
 
 /// Hands every line of `pipe` to `on_line` until end of file.

@@ -1,0 +1,228 @@
+use std::os::unix::ffi::OsStringExt;
+use std::time::Duration;
+
+use super::*;
+use crate::media::process::ProcessRunner;
+use crate::media::MediaError;
+
+/// A runner that keeps one process of each program warm, its shim in `dir`.
+fn warm_runner(dir: &Path) -> ProcessRunner {
+    ProcessRunner::new(2, Duration::from_secs(10)).with_warm_processes(1, Some(dir))
+}
+
+/// Waits until `program` has a warm process ready in `runner`.
+async fn until_ready(runner: &ProcessRunner, program: &Path) {
+    for _ in 0..500 {
+        if runner.warm_ready(program) > 0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no warm {} became ready", program.display());
+}
+
+fn arg(bytes: &[u8]) -> OsString {
+    OsString::from_vec(bytes.to_vec())
+}
+
+#[tokio::test]
+async fn a_warm_process_runs_with_exactly_the_arguments_it_is_handed() {
+    let dir = tempfile::tempdir().unwrap();
+    let runner = warm_runner(dir.path());
+    let printf = Path::new("printf");
+    runner.prewarm(printf);
+    until_ready(&runner, printf).await;
+    let args = [
+        arg(b"%s|"),
+        arg(b"a b"),
+        arg(b""),
+        arg(b"$HOME;"),
+        arg("é".as_bytes()),
+        arg(b"\xff\xfe not UTF-8"),
+    ];
+    let out = runner.run(printf, &args).await.unwrap();
+    assert_eq!(out.stdout, b"a b||$HOME;|\xc3\xa9|\xff\xfe not UTF-8|");
+    assert_eq!(runner.warm_ready(printf), 0, "the warm process ran it");
+    // The run made room: another one starts after it.
+    until_ready(&runner, printf).await;
+}
+
+#[tokio::test]
+async fn a_warm_process_keeps_the_environment_and_leaves_its_library_out_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let runner = warm_runner(dir.path());
+    let sh = Path::new("sh");
+    runner.prewarm(sh);
+    until_ready(&runner, sh).await;
+    let script = "printf '%s|%s' \"$PATH\" \"${LD_PRELOAD-unset}\"";
+    let out = runner.run(sh, ["-c", script]).await.unwrap();
+    let expected = format!(
+        "{}|{}",
+        std::env::var("PATH").unwrap(),
+        std::env::var("LD_PRELOAD").unwrap_or("unset".into())
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+}
+
+#[tokio::test]
+async fn ps_shows_a_warm_process_s_real_command_line_cut_to_its_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let runner = warm_runner(dir.path());
+    let sh = Path::new("sh");
+    let cmdline = || async {
+        runner.prewarm(sh);
+        until_ready(&runner, sh).await;
+        let script = "cat /proc/$$/cmdline";
+        runner
+            .run(sh, ["-c", script, "sh", "argument"])
+            .await
+            .unwrap()
+            .stdout
+    };
+    // The room: what the process was started with, "sh", "-version" and the padding.
+    let room = 2 + 1 + 8 + 1 + SHOWN_COMMAND_LINE_BYTES + 1;
+    let shown = cmdline().await;
+    let expected = b"sh\0-c\0cat /proc/$$/cmdline\0sh\0argument\0";
+    assert_eq!(&shown[..expected.len()], expected);
+    assert!(shown[expected.len()..].iter().all(|b| *b == 0));
+    assert_eq!(shown.len(), room);
+    // A longer one is cut; the program still gets every byte of it.
+    let long = "x".repeat(2 * SHOWN_COMMAND_LINE_BYTES);
+    runner.prewarm(sh);
+    until_ready(&runner, sh).await;
+    let script = "printf '%s' \"$1\" | wc -c; tr -d '\\0' < /proc/$$/cmdline | wc -c";
+    let out = runner.run(sh, ["-c", script, "sh", &long]).await.unwrap();
+    let counts: Vec<usize> = String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(counts[0], long.len());
+    assert!(
+        counts[1] > SHOWN_COMMAND_LINE_BYTES && counts[1] < room,
+        "{counts:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_warm_ffmpeg_writes_what_a_cold_one_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let ffmpeg = Path::new("ffmpeg");
+    let args = [
+        "-nostdin",
+        "-v",
+        "error",
+        "-f",
+        "lavfi",
+        "-i",
+        "testsrc=size=32x24:rate=5",
+        "-frames:v",
+        "3",
+        "-pix_fmt",
+        "gray",
+        "-f",
+        "rawvideo",
+        "pipe:1",
+    ];
+    let cold = ProcessRunner::new(1, Duration::from_secs(10))
+        .run(ffmpeg, args)
+        .await
+        .unwrap();
+    assert_eq!(cold.stdout.len(), 3 * 32 * 24);
+    let runner = warm_runner(dir.path());
+    runner.prewarm(ffmpeg);
+    until_ready(&runner, ffmpeg).await;
+    let warm = runner.run(ffmpeg, args).await.unwrap();
+    assert_eq!(runner.warm_ready(ffmpeg), 0, "the warm process ran it");
+    assert_eq!(warm.stdout, cold.stdout);
+    // Its failures read as a cold start's do.
+    let err = runner
+        .run(
+            ffmpeg,
+            [
+                "-v",
+                "error",
+                "-i",
+                "/nonexistent/clip.mp4",
+                "-f",
+                "null",
+                "-",
+            ],
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, MediaError::ProcessFailed { stderr_tail, .. } if stderr_tail.contains("No such file")),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_warm_process_that_died_while_it_waited_is_replaced_by_a_cold_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let runner = warm_runner(dir.path());
+    let printf = Path::new("printf");
+    runner.prewarm(printf);
+    until_ready(&runner, printf).await;
+    runner.kill_warm(printf).await;
+    let out = runner.run(printf, ["%s", "still here"]).await.unwrap();
+    assert_eq!(out.stdout, b"still here");
+}
+
+#[tokio::test]
+async fn a_program_the_library_cannot_enter_always_starts_cold() {
+    let dir = tempfile::tempdir().unwrap();
+    // A shim that is not a library: the dynamic loader skips it, and the program
+    // runs its own arguments (prints its version) instead of saying it is ready.
+    let pool = Arc::new(WarmPool {
+        per_program: 1,
+        shim: Some(dir.path().join("not-a-library.so")),
+        memory_limit: 0,
+        programs: Mutex::default(),
+    });
+    std::fs::write(dir.path().join("not-a-library.so"), b"text").unwrap();
+    let ffmpeg = Path::new("ffmpeg");
+    pool.refill(ffmpeg);
+    for _ in 0..500 {
+        let refused = pool.stocks()[ffmpeg].refused;
+        if refused {
+            assert_eq!(pool.ready(ffmpeg), 0);
+            pool.refill(ffmpeg);
+            assert_eq!(pool.stocks()[ffmpeg].starting, 0, "not tried again");
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("the program was never given up on");
+}
+
+#[test]
+fn an_argument_with_a_nul_byte_never_goes_to_a_warm_process() {
+    let pool = WarmPool::off();
+    assert!(pool.take(Path::new("printf"), &[arg(b"a\0b")]).is_none());
+}
+
+#[test]
+fn the_shim_is_written_under_a_name_that_follows_its_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = install_shim(dir.path()).expect("the shim is built on Linux");
+    assert_eq!(std::fs::read(&path).unwrap(), SHIM);
+    let name = path.file_name().unwrap().to_str().unwrap();
+    assert!(
+        name.starts_with("mediaedit-warm-") && name.ends_with(".so"),
+        "{name}"
+    );
+    assert_eq!(
+        install_shim(dir.path()),
+        Some(path),
+        "written again in place"
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no staging file left"
+    );
+    let spaced = dir.path().join("a b");
+    std::fs::create_dir(&spaced).unwrap();
+    assert_eq!(install_shim(&spaced), None, "LD_PRELOAD cannot name it");
+}
