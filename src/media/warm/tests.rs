@@ -10,6 +10,15 @@ fn warm_runner(dir: &Path) -> ProcessRunner {
     ProcessRunner::new(2, Duration::from_secs(10)).with_warm_processes(1, Some(dir))
 }
 
+/// A runner with a process of `program` ready, and the directory its shim is in.
+async fn warmed(program: &Path) -> (tempfile::TempDir, ProcessRunner) {
+    let dir = tempfile::tempdir().unwrap();
+    let runner = warm_runner(dir.path());
+    runner.prewarm(program);
+    until_ready(&runner, program).await;
+    (dir, runner)
+}
+
 /// Waits until `program` has a warm process ready in `runner`.
 async fn until_ready(runner: &ProcessRunner, program: &Path) {
     for _ in 0..500 {
@@ -27,11 +36,8 @@ fn arg(bytes: &[u8]) -> OsString {
 
 #[tokio::test]
 async fn a_warm_process_runs_with_exactly_the_arguments_it_is_handed() {
-    let dir = tempfile::tempdir().unwrap();
-    let runner = warm_runner(dir.path());
     let printf = Path::new("printf");
-    runner.prewarm(printf);
-    until_ready(&runner, printf).await;
+    let (_dir, runner) = warmed(printf).await;
     let args = [
         arg(b"%s|"),
         arg(b"a b"),
@@ -49,11 +55,8 @@ async fn a_warm_process_runs_with_exactly_the_arguments_it_is_handed() {
 
 #[tokio::test]
 async fn a_warm_process_keeps_the_environment_and_leaves_its_library_out_of_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let runner = warm_runner(dir.path());
     let sh = Path::new("sh");
-    runner.prewarm(sh);
-    until_ready(&runner, sh).await;
+    let (_dir, runner) = warmed(sh).await;
     let script = "printf '%s|%s' \"$PATH\" \"${LD_PRELOAD-unset}\"";
     let out = runner.run(sh, ["-c", script]).await.unwrap();
     let expected = format!(
@@ -159,11 +162,8 @@ async fn a_warm_ffmpeg_writes_what_a_cold_one_writes() {
 
 #[tokio::test]
 async fn a_warm_process_that_died_while_it_waited_is_replaced_by_a_cold_start() {
-    let dir = tempfile::tempdir().unwrap();
-    let runner = warm_runner(dir.path());
     let printf = Path::new("printf");
-    runner.prewarm(printf);
-    until_ready(&runner, printf).await;
+    let (_dir, runner) = warmed(printf).await;
     runner.kill_warm(printf).await;
     let out = runner.run(printf, ["%s", "still here"]).await.unwrap();
     assert_eq!(out.stdout, b"still here");
