@@ -34,15 +34,21 @@ impl Media {
     /// Describes `file`, an output this service made. `InvalidMedia` when its headers
     /// cannot be read, which would be a fault of ours.
     pub async fn describe(&self, file: &MediaFile) -> Result<Described, MediaError> {
+        if file.format.is_image() {
+            let (head, bytes) = super::work::read_image_head_and_len(file, IMAGE_HEAD_BYTES)
+                .await
+                .ok_or_else(unreadable)?;
+            let header = decode::open(&head, file.format, u64::MAX)?.header();
+            return Ok(Described {
+                bytes,
+                width: header.width,
+                height: header.height,
+                duration: None,
+                frames: None,
+            });
+        }
         let bytes = tokio::fs::metadata(&file.path).await?.len();
         let (width, height, duration, frames) = match file.format {
-            format if format.is_image() => {
-                let head = super::work::read_image_head(file, IMAGE_HEAD_BYTES)
-                    .await
-                    .ok_or_else(unreadable)?;
-                let header = decode::open(&head, format, u64::MAX)?.header();
-                (header.width, header.height, None, None)
-            }
             MediaFormat::Gif => {
                 let all = tokio::fs::read(&file.path).await?;
                 let scan = gif::scan(&all)?;

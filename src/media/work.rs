@@ -2,7 +2,7 @@
 //! (which CPU slots a step waits for, and the per-edit work budget) reads this before
 //! the step runs.
 
-use tokio::io::AsyncReadExt;
+use std::io::Read;
 
 use super::{decode, gif, transcode, Media, MediaFile, MediaFormat};
 
@@ -65,20 +65,30 @@ impl Media {
 /// The start of an image, enough for its header: `max` bytes, or all of a TIFF, HEIF or
 /// AVIF, whose directory or item locations may point anywhere.
 pub(super) async fn read_image_head(file: &MediaFile, max: u64) -> Option<Vec<u8>> {
-    if matches!(
-        file.format,
-        MediaFormat::Tiff | MediaFormat::Heif | MediaFormat::Avif
-    ) {
-        return tokio::fs::read(&file.path).await.ok();
-    }
-    read_head(file, max).await
+    read_image_head_and_len(file, max)
+        .await
+        .map(|(head, _)| head)
 }
 
-pub(super) async fn read_head(file: &MediaFile, max: u64) -> Option<Vec<u8>> {
-    let handle = tokio::fs::File::open(&file.path).await.ok()?;
-    let mut head = Vec::new();
-    handle.take(max).read_to_end(&mut head).await.ok()?;
-    Some(head)
+/// [`read_image_head`] and the file's length, in one blocking call: describing 125
+/// frames with one `tokio::fs` call per open, read and stat took 11 ms of thread
+/// hand-offs at the end of an edit.
+pub(super) async fn read_image_head_and_len(file: &MediaFile, max: u64) -> Option<(Vec<u8>, u64)> {
+    let whole = matches!(
+        file.format,
+        MediaFormat::Tiff | MediaFormat::Heif | MediaFormat::Avif
+    );
+    let path = file.path.clone();
+    let read = tokio::task::spawn_blocking(move || {
+        let handle = std::fs::File::open(&path)?;
+        let len = handle.metadata()?.len();
+        let mut head = Vec::new();
+        handle
+            .take(if whole { u64::MAX } else { max })
+            .read_to_end(&mut head)?;
+        Ok::<_, std::io::Error>((head, len))
+    });
+    read.await.ok()?.ok()
 }
 
 #[cfg(test)]
