@@ -213,6 +213,7 @@ async fn read_picture(
         y,
         u,
         v,
+        a: None,
     }))
 }
 

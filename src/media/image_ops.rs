@@ -284,19 +284,16 @@ fn encode_png(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
     Ok(out)
 }
 
-/// Lossy libwebp at quality 80; an alpha channel is kept (compressed losslessly).
-/// Opaque pictures are converted to YCbCr on every core
-/// ([`Yuv420::from_rgb_as_libwebp`]).
+/// Lossy libwebp at quality 80; an alpha channel is kept (compressed losslessly, on
+/// a thread of its own). Pictures are converted to YCbCr on every core
+/// ([`Yuv420::from_rgb_as_libwebp`], [`Yuv420::from_rgba_as_libwebp`]).
 fn encode_webp(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
     let (width, height) = (image.width(), image.height());
     let rgb_copy;
     let rgb = match image {
         DynamicImage::ImageRgba8(rgba) => {
-            let encoder = webp::Encoder::from_rgba(rgba.as_raw(), width, height);
-            let memory = encoder
-                .encode_simple(false, WEBP_QUALITY)
-                .map_err(|e| not_encoded("encoded as WebP", format!("{e:?}")))?;
-            return Ok(memory.to_vec());
+            return Yuv420::from_rgba_as_libwebp(rgba.as_raw(), width, height)?
+                .encode_webp(WEBP_QUALITY);
         }
         DynamicImage::ImageRgb8(rgb) => rgb,
         other => {

@@ -93,13 +93,15 @@ fn clamp_u8(v: i32) -> u8 {
     v.clamp(0, 255) as u8
 }
 
-/// One 4:2:0 picture: full-size luma, chroma at half size (rounded up).
+/// One 4:2:0 picture: full-size luma, chroma at half size (rounded up), and full-size
+/// alpha when some pixel is not opaque (only WebP keeps it).
 pub(crate) struct Yuv420 {
     pub width: u32,
     pub height: u32,
     pub y: Vec<u8>,
     pub u: Vec<u8>,
     pub v: Vec<u8>,
+    pub a: Option<Vec<u8>>,
 }
 
 impl Yuv420 {
@@ -157,7 +159,9 @@ impl Yuv420 {
     }
 
     /// Lossy WebP at `quality` straight from the planes (libwebp's defaults otherwise,
-    /// as ffmpeg's libwebp encoder and `cwebp` use them).
+    /// as ffmpeg's libwebp encoder and `cwebp` use them). An alpha plane is compressed
+    /// losslessly on a thread of its own while the colour is encoded, as `cwebp -mt`
+    /// does (the same bytes as one thread).
     pub fn encode_webp(&mut self, quality: f32) -> Result<Vec<u8>, MediaError> {
         use libwebp_sys as sys;
         let refused = |what: String| {
@@ -166,11 +170,13 @@ impl Yuv420 {
         };
         let (cw, ch) = Yuv420::chroma_size(self.width, self.height);
         let luma = self.width as usize * self.height as usize;
-        if self.y.len() < luma || self.u.len() < cw * ch || self.v.len() < cw * ch {
+        let short_alpha = self.a.as_ref().is_some_and(|a| a.len() < luma);
+        if self.y.len() < luma || self.u.len() < cw * ch || self.v.len() < cw * ch || short_alpha {
             return Err(refused("planes smaller than the picture".into()));
         }
         let mut config = sys::WebPConfig::new().map_err(|()| refused("config".into()))?;
         config.quality = quality;
+        config.thread_level = i32::from(self.a.is_some());
         let mut picture = sys::WebPPicture::new().map_err(|()| refused("picture".into()))?;
         picture.use_argb = 0;
         picture.colorspace = sys::WebPEncCSP::WEBP_YUV420;
@@ -181,6 +187,11 @@ impl Yuv420 {
         picture.v = self.v.as_mut_ptr();
         picture.y_stride = self.width as i32;
         picture.uv_stride = cw as i32;
+        if let Some(alpha) = &mut self.a {
+            picture.colorspace = sys::WebPEncCSP::WEBP_YUV420A;
+            picture.a = alpha.as_mut_ptr();
+            picture.a_stride = self.width as i32;
+        }
         let mut writer = std::mem::MaybeUninit::<sys::WebPMemoryWriter>::uninit();
         // SAFETY: the planes are checked above to hold the picture that `picture`
         // describes, and outlive the call; libwebp only reads them. The writer is
@@ -218,6 +229,7 @@ mod tests {
             y: vec![y; (width * height) as usize],
             u: vec![u; cw * ch],
             v: vec![v; cw * ch],
+            a: None,
         }
     }
 

@@ -27,18 +27,50 @@ impl Yuv420 {
         Yuv420::from_rgb_in_bands(rgb, width, height, bands)
     }
 
+    /// `rgba` (interleaved 8-bit RGBA) as libwebp converts it: chroma weighted by
+    /// alpha where a block is partly transparent, and the alpha plane kept when some
+    /// pixel is not opaque.
+    pub fn from_rgba_as_libwebp(
+        rgba: &[u8],
+        width: u32,
+        height: u32,
+    ) -> Result<Yuv420, MediaError> {
+        let bands = crate::media::band_count(height, MIN_BAND_ROWS);
+        Yuv420::from_pixels_in_bands(rgba, Layout::Rgba, width, height, bands)
+    }
+
     pub(super) fn from_rgb_in_bands(
         rgb: &[u8],
         width: u32,
         height: u32,
         bands: usize,
     ) -> Result<Yuv420, MediaError> {
-        if rgb.len() < width as usize * height as usize * 3 || width == 0 || height == 0 {
+        Yuv420::from_pixels_in_bands(rgb, Layout::Rgb, width, height, bands)
+    }
+
+    fn from_pixels_in_bands(
+        pixels: &[u8],
+        layout: Layout,
+        width: u32,
+        height: u32,
+        bands: usize,
+    ) -> Result<Yuv420, MediaError> {
+        let size = width as usize * height as usize * layout.channels();
+        if pixels.len() < size || width == 0 || height == 0 {
             return Err(refused("pixels smaller than the picture"));
         }
-        in_bands(rgb, width, height, bands, |rgb, y, u, v| {
-            convert_band(rgb, width, y, u, v)
-        })
+        let mut picture = in_bands(pixels, layout, width, height, bands, |pixels, planes| {
+            convert_band(pixels, layout, width, planes)
+        })?;
+        // libwebp keeps no alpha for a picture without a transparent pixel.
+        if picture
+            .a
+            .as_ref()
+            .is_some_and(|a| a.iter().all(|&x| x == 255))
+        {
+            picture.a = None;
+        }
+        Ok(picture)
     }
 
     /// `rgb` in limited-range YCbCr with `matrix`, each chroma sample the mean of its
@@ -48,23 +80,56 @@ impl Yuv420 {
         let (width, height) = rgb.dimensions();
         let m = fixed(matrix.rgb_to_ycbcr());
         let bands = crate::media::band_count(height, MIN_BAND_ROWS);
-        let converted = in_bands(rgb.as_raw(), width, height, bands, |rgb, y, u, v| {
-            convert_rows(rgb, width as usize, &m, y, u, v);
-            Ok::<_, Infallible>(())
-        });
+        let converted = in_bands(
+            rgb.as_raw(),
+            Layout::Rgb,
+            width,
+            height,
+            bands,
+            |rgb, planes| {
+                convert_rows(rgb, width as usize, &m, planes.y, planes.u, planes.v);
+                Ok::<_, Infallible>(())
+            },
+        );
         converted.unwrap_or_else(|never| match never {})
     }
 }
 
+/// How the pixels handed to a conversion are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layout {
+    Rgb,
+    Rgba,
+}
+
+impl Layout {
+    fn channels(self) -> usize {
+        match self {
+            Layout::Rgb => 3,
+            Layout::Rgba => 4,
+        }
+    }
+}
+
+/// One band's rows of each plane; `a` is empty for pixels without alpha.
+struct BandPlanes<'a> {
+    y: &'a mut [u8],
+    u: &'a mut [u8],
+    v: &'a mut [u8],
+    a: &'a mut [u8],
+}
+
 /// A `width` × `height` picture whose planes `convert` fills in `bands` bands of rows
 /// (an even number each, so every 2×2 chroma block lies in one band), each on a
-/// scoped thread: `convert` gets a band's RGB rows and its rows of Y, U and V.
+/// scoped thread: `convert` gets a band's pixel rows and its rows of every plane. RGBA
+/// pixels get an alpha plane, opaque until a band fills it.
 fn in_bands<E: Send>(
-    rgb: &[u8],
+    pixels: &[u8],
+    layout: Layout,
     width: u32,
     height: u32,
     bands: usize,
-    convert: impl Fn(&[u8], &mut [u8], &mut [u8], &mut [u8]) -> Result<(), E> + Sync,
+    convert: impl Fn(&[u8], BandPlanes<'_>) -> Result<(), E> + Sync,
 ) -> Result<Yuv420, E> {
     let (w, h) = (width as usize, height as usize);
     let (cw, ch) = Yuv420::chroma_size(width, height);
@@ -74,16 +139,26 @@ fn in_bands<E: Send>(
         y: vec![0; w * h],
         u: vec![0; cw * ch],
         v: vec![0; cw * ch],
+        a: (layout == Layout::Rgba).then(|| vec![255; w * h]),
     };
     let band_rows = h.div_ceil(bands).next_multiple_of(2);
+    let row_bytes = w * layout.channels();
+    let mut no_alpha: Vec<&mut [u8]> = (0..bands).map(|_| &mut [][..]).collect();
+    let alpha_bands: Vec<&mut [u8]> = match &mut out.a {
+        Some(a) => a.chunks_mut(band_rows * w).collect(),
+        None => std::mem::take(&mut no_alpha),
+    };
     let convert = &convert;
     std::thread::scope(|scope| {
-        let workers: Vec<_> = rgb[..w * h * 3]
-            .chunks(band_rows * w * 3)
+        let workers: Vec<_> = pixels[..h * row_bytes]
+            .chunks(band_rows * row_bytes)
             .zip(out.y.chunks_mut(band_rows * w))
             .zip(out.u.chunks_mut(band_rows / 2 * cw))
             .zip(out.v.chunks_mut(band_rows / 2 * cw))
-            .map(|(((rgb, y), u), v)| scope.spawn(move || convert(rgb, y, u, v)))
+            .zip(alpha_bands)
+            .map(|((((pixels, y), u), v), a)| {
+                scope.spawn(move || convert(pixels, BandPlanes { y, u, v, a }))
+            })
             .collect();
         crate::media::join_bands(workers)
     })?;
@@ -129,31 +204,43 @@ fn refused(what: &str) -> MediaError {
     MediaError::InvalidMedia("the picture could not be encoded as WebP".into())
 }
 
-/// Converts the rows of `rgb` into `y`, `u` and `v` (their rows of the picture).
+/// Converts the rows of `pixels` into their rows of the picture's planes, by libwebp.
 fn convert_band(
-    rgb: &[u8],
+    pixels: &[u8],
+    layout: Layout,
     width: u32,
-    y: &mut [u8],
-    u: &mut [u8],
-    v: &mut [u8],
+    planes: BandPlanes<'_>,
 ) -> Result<(), MediaError> {
     let w = width as usize;
-    let rows = rgb.len() / (w * 3);
+    let row_bytes = w * layout.channels();
+    let rows = pixels.len() / row_bytes;
     let mut picture = sys::WebPPicture::new().map_err(|()| refused("picture"))?;
     picture.use_argb = 0;
     picture.width = width as i32;
     picture.height = rows as i32;
-    // SAFETY: `rgb` holds `rows` rows of `w * 3` bytes; libwebp allocates the band's
-    // planes itself (freed below) and they hold what its strides say.
+    // SAFETY: `pixels` holds `rows` rows of `row_bytes` bytes; libwebp allocates the
+    // band's planes itself (freed below) and they hold what its strides say; it makes
+    // an alpha plane only for RGBA with a pixel that is not opaque.
     unsafe {
-        if sys::WebPPictureImportRGB(&mut picture, rgb.as_ptr(), (w * 3) as i32) == 0 {
+        let imported = match layout {
+            Layout::Rgb => {
+                sys::WebPPictureImportRGB(&mut picture, pixels.as_ptr(), row_bytes as i32)
+            }
+            Layout::Rgba => {
+                sys::WebPPictureImportRGBA(&mut picture, pixels.as_ptr(), row_bytes as i32)
+            }
+        };
+        if imported == 0 {
             sys::WebPPictureFree(&mut picture);
             return Err(refused("import"));
         }
         let cw = w.div_ceil(2);
-        copy_plane(picture.y, picture.y_stride, w, y);
-        copy_plane(picture.u, picture.uv_stride, cw, u);
-        copy_plane(picture.v, picture.uv_stride, cw, v);
+        copy_plane(picture.y, picture.y_stride, w, planes.y);
+        copy_plane(picture.u, picture.uv_stride, cw, planes.u);
+        copy_plane(picture.v, picture.uv_stride, cw, planes.v);
+        if !picture.a.is_null() && !planes.a.is_empty() {
+            copy_plane(picture.a, picture.a_stride, w, planes.a);
+        }
         sys::WebPPictureFree(&mut picture);
     }
     Ok(())
@@ -173,7 +260,7 @@ unsafe fn copy_plane(from: *const u8, stride: i32, width: usize, to: &mut [u8]) 
 mod tests {
     use image::{Rgb, RgbImage};
 
-    use super::{Matrix, Yuv420};
+    use super::{Layout, Matrix, Yuv420};
 
     #[test]
     fn bt709_limited_range_values_are_the_standard_ones_and_chroma_is_the_block_mean() {
@@ -214,5 +301,45 @@ mod tests {
             .unwrap();
         let theirs = webp::Encoder::from_rgb(&rgb, width, height).encode_simple(false, 80.0);
         assert_eq!(ours, theirs.unwrap().to_vec());
+    }
+
+    #[test]
+    fn rgba_in_bands_encodes_as_libwebp_s_one_import_alpha_included() {
+        // Noise, with a band of rows fully opaque, one fully transparent and the rest
+        // of varying alpha: bands that see no transparency still match the whole.
+        let (width, height) = (97u32, 203u32);
+        let rgba: Vec<u8> = (0..width * height * 4)
+            .map(|i| {
+                let row = i / (width * 4);
+                let noise = (i.wrapping_mul(2_654_435_761) >> 13) as u8;
+                match (i % 4, row) {
+                    (3, 0..=79) => 255,
+                    (3, 80..=99) => 0,
+                    _ => noise,
+                }
+            })
+            .collect();
+        let whole = Yuv420::from_pixels_in_bands(&rgba, Layout::Rgba, width, height, 1).unwrap();
+        let mut bands =
+            Yuv420::from_pixels_in_bands(&rgba, Layout::Rgba, width, height, 3).unwrap();
+        assert!(whole.y == bands.y && whole.u == bands.u && whole.v == bands.v);
+        assert_eq!(whole.a, bands.a);
+        assert_eq!(
+            bands.a.as_ref().unwrap()[..5],
+            rgba[3..20].iter().step_by(4).copied().collect::<Vec<_>>()[..]
+        );
+        let ours = bands.encode_webp(80.0).unwrap();
+        let theirs = webp::Encoder::from_rgba(&rgba, width, height).encode_simple(false, 80.0);
+        assert_eq!(ours, theirs.unwrap().to_vec());
+        // An opaque RGBA picture keeps no alpha, as libwebp's import does not.
+        let opaque: Vec<u8> = rgba
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| if i % 4 == 3 { 255 } else { b })
+            .collect();
+        let mut picture = Yuv420::from_rgba_as_libwebp(&opaque, width, height).unwrap();
+        assert!(picture.a.is_none());
+        let theirs = webp::Encoder::from_rgba(&opaque, width, height).encode_simple(false, 80.0);
+        assert_eq!(picture.encode_webp(80.0).unwrap(), theirs.unwrap().to_vec());
     }
 }
