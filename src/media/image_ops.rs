@@ -293,7 +293,7 @@ fn encode_webp(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
     let rgb = match image {
         DynamicImage::ImageRgba8(rgba) => {
             return Yuv420::from_rgba_as_libwebp(rgba.as_raw(), width, height)?
-                .encode_webp(WEBP_QUALITY);
+                .encode_webp_alone(WEBP_QUALITY);
         }
         DynamicImage::ImageRgb8(rgb) => rgb,
         other => {
@@ -301,7 +301,7 @@ fn encode_webp(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
             &rgb_copy
         }
     };
-    Yuv420::from_rgb_as_libwebp(rgb.as_raw(), width, height)?.encode_webp(WEBP_QUALITY)
+    Yuv420::from_rgb_as_libwebp(rgb.as_raw(), width, height)?.encode_webp_alone(WEBP_QUALITY)
 }
 
 /// Writes `bytes` to a new file in `out_dir`; on failure nothing is left behind.

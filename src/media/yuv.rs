@@ -159,10 +159,20 @@ impl Yuv420 {
     }
 
     /// Lossy WebP at `quality` straight from the planes (libwebp's defaults otherwise,
-    /// as ffmpeg's libwebp encoder and `cwebp` use them). An alpha plane is compressed
-    /// losslessly on a thread of its own while the colour is encoded, as `cwebp -mt`
-    /// does (the same bytes as one thread).
+    /// as ffmpeg's libwebp encoder and `cwebp` use them), on this thread: for pictures
+    /// encoded many at once, one per core (video frames).
     pub fn encode_webp(&mut self, quality: f32) -> Result<Vec<u8>, MediaError> {
+        self.encode_webp_on(quality, false)
+    }
+
+    /// [`Yuv420::encode_webp`] for the one picture being encoded: libwebp's second
+    /// thread analyses the picture in two halves and compresses an alpha plane beside
+    /// the colour, as `cwebp -mt` does (the same bytes as one thread).
+    pub fn encode_webp_alone(&mut self, quality: f32) -> Result<Vec<u8>, MediaError> {
+        self.encode_webp_on(quality, true)
+    }
+
+    fn encode_webp_on(&mut self, quality: f32, two_threads: bool) -> Result<Vec<u8>, MediaError> {
         use libwebp_sys as sys;
         let refused = |what: String| {
             tracing::warn!(error = %what, "a frame could not be encoded as WebP");
@@ -176,7 +186,7 @@ impl Yuv420 {
         }
         let mut config = sys::WebPConfig::new().map_err(|()| refused("config".into()))?;
         config.quality = quality;
-        config.thread_level = i32::from(self.a.is_some());
+        config.thread_level = i32::from(two_threads);
         let mut picture = sys::WebPPicture::new().map_err(|()| refused("picture".into()))?;
         picture.use_argb = 0;
         picture.colorspace = sys::WebPEncCSP::WEBP_YUV420;

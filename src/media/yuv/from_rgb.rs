@@ -328,7 +328,7 @@ mod tests {
             bands.a.as_ref().unwrap()[..5],
             rgba[3..20].iter().step_by(4).copied().collect::<Vec<_>>()[..]
         );
-        let ours = bands.encode_webp(80.0).unwrap();
+        let ours = bands.encode_webp_alone(80.0).unwrap();
         let theirs = webp::Encoder::from_rgba(&rgba, width, height).encode_simple(false, 80.0);
         assert_eq!(ours, theirs.unwrap().to_vec());
         // An opaque RGBA picture keeps no alpha, as libwebp's import does not.
