@@ -16,6 +16,7 @@
 //! - `gif`: a GIF's blocks (limits, timing, default palettes).
 //! - `work`: a file's pixels × frames from its headers (the engine's cost estimate).
 //! - `cancel`: stopping in-process work whose job was given up.
+//! - `cores`: pictures worked in bands of rows, one per core.
 
 pub(crate) mod animation;
 pub(crate) mod apng;
@@ -23,6 +24,7 @@ mod avif;
 mod bmp;
 mod cancel;
 mod colour;
+mod cores;
 mod decode;
 mod describe;
 mod exif;
@@ -63,6 +65,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+pub(crate) use cores::{band_count, cores, join_bands};
 use process::ProcessRunner;
 
 use crate::error_code::Code;
@@ -388,27 +391,6 @@ where
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(e) => Err(MediaError::Io(std::io::Error::other(e))),
     }
-}
-
-/// The cores this process may use.
-pub(crate) fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// How many bands of rows a picture `rows` high is worked in at once: one per core,
-/// none under `min_rows` rows (a thread would cost more than it saves).
-pub(crate) fn band_count(rows: u32, min_rows: u32) -> usize {
-    cores().min((rows / min_rows) as usize).max(1)
-}
-
-/// Waits for every band of a picture worked on scoped threads (one per core): the
-/// first error, or `Ok`. A panic in a band is re-raised here, as [`blocking`] does.
-pub(crate) fn join_bands<E>(
-    bands: Vec<std::thread::ScopedJoinHandle<'_, Result<(), E>>>,
-) -> Result<(), E> {
-    bands
-        .into_iter()
-        .try_for_each(|band| band.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
 }
 
 /// A fresh, unused path in `dir` with the extension of `format`.

@@ -50,6 +50,17 @@ impl ProcessRunner {
         }
     }
 
+    /// Runs every process under a limit of `bytes` of data memory (heap and private
+    /// anonymous mappings, `RLIMIT_DATA`): a file that makes ffmpeg allocate without
+    /// bound fails its own process with "Cannot allocate memory" and its edit with
+    /// `memory_limit_exceeded`, and nothing else on the machine notices. Address space
+    /// (`RLIMIT_AS`) would also count the arenas glibc reserves per thread, which on a
+    /// many-core machine trip a fair limit for no real use.
+    pub fn with_memory_limit(mut self, bytes: u64) -> Self {
+        self.memory_limit = bytes;
+        self
+    }
+
     /// Keeps `per_program` processes of every program run so far started and waiting
     /// for their arguments (see `warm`), with the shim they load written into `dir`.
     /// Comes after [`ProcessRunner::with_memory_limit`], whose limit they run under.
@@ -71,17 +82,6 @@ impl ProcessRunner {
     #[cfg(test)]
     pub async fn kill_warm(&self, program: &Path) {
         self.warm.kill_ready(program).await
-    }
-
-    /// Runs every process under a limit of `bytes` of data memory (heap and private
-    /// anonymous mappings, `RLIMIT_DATA`): a file that makes ffmpeg allocate without
-    /// bound fails its own process with "Cannot allocate memory" and its edit with
-    /// `memory_limit_exceeded`, and nothing else on the machine notices. Address space
-    /// (`RLIMIT_AS`) would also count the arenas glibc reserves per thread, which on a
-    /// many-core machine trip a fair limit for no real use.
-    pub fn with_memory_limit(mut self, bytes: u64) -> Self {
-        self.memory_limit = bytes;
-        self
     }
 
     /// Runs `program` with `args`, stdin closed, and collects its output.
@@ -274,9 +274,7 @@ impl ProcessRunner {
         }
         Ok(())
     }
-}
 
-impl ProcessRunner {
     /// The process of one run: a warm one handed `args` when one is ready, else
     /// `program` started now. Dropping it (on timeout, or when the job's future is
     /// dropped at shutdown) kills it: no ffmpeg is left running without us.

@@ -111,12 +111,12 @@ impl Layout {
     }
 }
 
-/// One band's rows of each plane; `a` is empty for pixels without alpha.
+/// One band's rows of each plane; no `a` for pixels without alpha.
 struct BandPlanes<'a> {
     y: &'a mut [u8],
     u: &'a mut [u8],
     v: &'a mut [u8],
-    a: &'a mut [u8],
+    a: Option<&'a mut [u8]>,
 }
 
 /// A `width` × `height` picture whose planes `convert` fills in `bands` bands of rows
@@ -143,11 +143,7 @@ fn in_bands<E: Send>(
     };
     let band_rows = h.div_ceil(bands).next_multiple_of(2);
     let row_bytes = w * layout.channels();
-    let mut no_alpha: Vec<&mut [u8]> = (0..bands).map(|_| &mut [][..]).collect();
-    let alpha_bands: Vec<&mut [u8]> = match &mut out.a {
-        Some(a) => a.chunks_mut(band_rows * w).collect(),
-        None => std::mem::take(&mut no_alpha),
-    };
+    let mut alpha_bands = out.a.as_mut().map(|a| a.chunks_mut(band_rows * w));
     let convert = &convert;
     std::thread::scope(|scope| {
         let workers: Vec<_> = pixels[..h * row_bytes]
@@ -155,8 +151,8 @@ fn in_bands<E: Send>(
             .zip(out.y.chunks_mut(band_rows * w))
             .zip(out.u.chunks_mut(band_rows / 2 * cw))
             .zip(out.v.chunks_mut(band_rows / 2 * cw))
-            .zip(alpha_bands)
-            .map(|((((pixels, y), u), v), a)| {
+            .map(|(((pixels, y), u), v)| {
+                let a = alpha_bands.as_mut().and_then(Iterator::next);
                 scope.spawn(move || convert(pixels, BandPlanes { y, u, v, a }))
             })
             .collect();
@@ -238,8 +234,8 @@ fn convert_band(
         copy_plane(picture.y, picture.y_stride, w, planes.y);
         copy_plane(picture.u, picture.uv_stride, cw, planes.u);
         copy_plane(picture.v, picture.uv_stride, cw, planes.v);
-        if !picture.a.is_null() && !planes.a.is_empty() {
-            copy_plane(picture.a, picture.a_stride, w, planes.a);
+        if let (false, Some(a)) = (picture.a.is_null(), planes.a) {
+            copy_plane(picture.a, picture.a_stride, w, a);
         }
         sys::WebPPictureFree(&mut picture);
     }
