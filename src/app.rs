@@ -11,7 +11,7 @@ use tokio::task::{JoinHandle, JoinSet};
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-use crate::api::{self, AppState, RateLimiter, RateLimits, TokenCache};
+use crate::api::{self, AppState, BodyRate, InFlight, RateLimiter, RateLimits, TokenCache};
 use crate::config::{Role, ServeConfig};
 use crate::db::Db;
 use crate::edits::ValidationRules;
@@ -26,6 +26,8 @@ pub struct App {
     pub addr: SocketAddr,
     /// The base of every URL handed out.
     pub public_url: Url,
+    /// Where `/metrics` is served when `--metrics-listen` gives it its own address.
+    pub metrics_addr: Option<SocketAddr>,
     shutdown: CancellationToken,
     task: JoinHandle<anyhow::Result<()>>,
 }
@@ -51,6 +53,18 @@ impl App {
             .await
             .with_context(|| format!("listening on {}", config.listen))?;
         let addr = listener.local_addr()?;
+        let metrics_listener = match config.front_door.metrics_listen {
+            Some(at) => Some(
+                tokio::net::TcpListener::bind(at)
+                    .await
+                    .with_context(|| format!("listening for /metrics on {at}"))?,
+            ),
+            None => None,
+        };
+        let metrics_addr = metrics_listener
+            .as_ref()
+            .map(|l| l.local_addr())
+            .transpose()?;
         let public_url = match &config.public_url {
             Some(url) => url.clone(),
             None => Url::parse(&format!("http://{addr}"))?,
@@ -140,6 +154,11 @@ impl App {
                 f64::from(config.auth_failures_per_minute) / 60.0,
                 config.auth_failures_per_minute,
             )),
+            in_flight: InFlight::new(config.front_door.max_requests_per_org),
+            body_rate: BodyRate {
+                min_bytes_per_sec: config.front_door.min_body_bytes_per_sec,
+                window: config.front_door.min_body_speed_window(),
+            },
             running: running.clone(),
             finished: finished.clone(),
             metrics: metrics.clone(),
@@ -212,19 +231,38 @@ impl App {
         if runs_workers {
             worker_set = queue::run_workers(workers);
         }
+        let not_found = || async { api::ApiError::for_status(axum::http::StatusCode::NOT_FOUND) };
+        // `/metrics` goes where `--metrics-listen` says, else with the API.
+        let metrics_here = metrics_listener.is_none();
+        let metrics_apart = metrics_listener.map(|listener| {
+            let router = api::metrics_router(metrics.clone(), db.clone()).fallback(not_found);
+            (listener, router)
+        });
         let router = match config.role {
-            Role::Worker => api::health_router(readiness)
-                .merge(api::metrics_router(metrics, db.clone()))
-                .fallback(|| async {
-                    api::ApiError::for_status(axum::http::StatusCode::NOT_FOUND)
-                }),
-            Role::All | Role::Api => api::router(state),
+            Role::Worker => {
+                let router = api::health_router(readiness);
+                let router = match metrics_here {
+                    true => router.merge(api::metrics_router(metrics, db.clone())),
+                    false => router,
+                };
+                router.fallback(not_found)
+            }
+            Role::All | Role::Api => api::router(state, metrics_here),
         };
         let limits = api::server::ServerLimits {
             header_timeout: Duration::from_secs(config.http_header_timeout_secs),
             body_timeout: Duration::from_secs(config.http_body_timeout_secs),
             max_connections: config.max_connections,
         };
+        let metrics_http = metrics_apart.map(|(listener, router)| {
+            tokio::spawn(api::server::serve(
+                listener,
+                router,
+                limits,
+                shutdown.clone(),
+                move || tokio::time::Instant::now() + grace,
+            ))
+        });
         let http = tokio::spawn(api::server::serve(
             listener,
             router,
@@ -249,14 +287,23 @@ impl App {
                     while worker_set.join_next().await.is_some() {}
                 }
             };
-            let (_, served, _) = tokio::join!(workers, http, sweeper);
+            let metrics_served = async {
+                match metrics_http {
+                    Some(task) => task.await,
+                    None => Ok(()),
+                }
+            };
+            let (_, served, _, metrics_served) =
+                tokio::join!(workers, http, sweeper, metrics_served);
             served.context("serving HTTP")?;
+            metrics_served.context("serving /metrics")?;
             Ok(())
         });
-        tracing::info!(%addr, %public_url, workers = runs_workers.then_some(config.workers), role = ?config.role, database = db.backend(), "mediaedit is ready");
+        tracing::info!(%addr, ?metrics_addr, %public_url, workers = runs_workers.then_some(config.workers), role = ?config.role, database = db.backend(), "mediaedit is ready");
         Ok(App {
             addr,
             public_url,
+            metrics_addr,
             shutdown,
             task,
         })

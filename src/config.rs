@@ -11,10 +11,12 @@ use url::Url;
 
 mod admin;
 mod client;
+mod front_door;
 mod rate_limits;
 mod retention;
 pub use admin::{DbArgs, OrgArgs, RevokeArgs, TokenCommand, WebhookSecretArgs};
 pub use client::{ClientArgs, CreateArgs, EditCommand};
+pub use front_door::FrontDoorConfig;
 pub use rate_limits::RateLimitConfig;
 pub use retention::RetentionConfig;
 
@@ -115,6 +117,9 @@ pub struct ServeConfig {
 
     #[command(flatten)]
     pub rate_limits: RateLimitConfig,
+
+    #[command(flatten)]
+    pub front_door: FrontDoorConfig,
 
     /// Seconds a token lookup (found or not) is remembered, so repeated tokens cost no
     /// database query; also how long a revoked token may keep working on a node.

@@ -92,6 +92,8 @@ codes! {
     IdempotencyKeyInUse = "idempotency_key_in_use", "Idempotency key in use", Some(409), false;
     RateLimited = "rate_limited", "Too many requests", Some(429), false;
     TooManyAuthFailures = "too_many_auth_failures", "Too many failed authentications", Some(429), false;
+    TooManyRequests = "too_many_requests", "Too many requests in flight", Some(429), false;
+    RequestTooSlow = "request_too_slow", "Request too slow", Some(408), false;
     InternalError = "internal_error", "Internal error", Some(500), false;
     // Edit failures (`attributes.error.code`).
     SourceHttpError = "source_http_error", "Source answered an error", None, false;

@@ -7,12 +7,18 @@
 //! worker, the pipeline, the webhook dispatcher); what the database knows — edits by
 //! status, the queue's depth and the age of its oldest edit — is read at scrape time,
 //! so every node of a cluster reports the same figures for them.
+//!
+//! Nothing a client sends can add a series: the `method` label is one of eight fixed
+//! values and `route` is a route's template or `unmatched`, so `/metrics` stays the
+//! same size however many strangers call with made-up methods and paths. The
+//! database is read at most once per [`CENSUS_TTL`], so scraping as fast as one likes
+//! costs the database nothing more.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::header;
+use axum::http::{header, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use prometheus_client::encoding::EncodeLabelSet;
@@ -24,14 +30,40 @@ use prometheus_client::registry::Registry;
 use std::sync::atomic::AtomicU64;
 
 use crate::commands::Command;
-use crate::db::{unix_ms, Db, DbError};
+use crate::db::{unix_ms, Census, Db, DbError};
+
+/// How long the database's figures are reused before a scrape reads them again.
+pub const CENSUS_TTL: Duration = Duration::from_secs(5);
+
+/// The `route` of a request that matched no route.
+pub const UNMATCHED: &str = "unmatched";
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RequestLabels {
-    pub method: String,
-    /// The route's pattern (`/v1/edits/{id}`), never the path itself.
+    /// One of [`method_label`]'s fixed values.
+    pub method: &'static str,
+    /// The route's pattern (`/v1/edits/{id}`), never the path itself; [`UNMATCHED`]
+    /// for a path no route matches.
     pub route: String,
     pub status: u16,
+}
+
+/// The `method` label: the methods the API answers by name, every other one (a
+/// client may send any token as a method) as `other`.
+pub fn method_label(method: &Method) -> &'static str {
+    const KNOWN: [Method; 7] = [
+        Method::GET,
+        Method::HEAD,
+        Method::POST,
+        Method::PUT,
+        Method::PATCH,
+        Method::DELETE,
+        Method::OPTIONS,
+    ];
+    KNOWN
+        .iter()
+        .find(|known| *known == method)
+        .map_or("other", |known| known.as_str())
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -73,9 +105,13 @@ pub struct Metrics {
     bytes_stored: Counter,
     cache_hits: Counter,
     webhook_deliveries: Family<OutcomeLabels, Counter>,
+    token_lookups: Family<OutcomeLabels, Counter>,
     edits: Family<StatusLabels, Gauge>,
     queue_depth: Gauge,
     oldest_queued: Gauge<f64, AtomicU64>,
+    /// The last census and when it was read. An async lock, so that scrapes arriving
+    /// together while it is stale wait for one read instead of each making their own.
+    census: tokio::sync::Mutex<Option<(Instant, Census)>>,
 }
 
 impl Metrics {
@@ -90,9 +126,11 @@ impl Metrics {
             bytes_stored: Counter::default(),
             cache_hits: Counter::default(),
             webhook_deliveries: Family::default(),
+            token_lookups: Family::default(),
             edits: Family::default(),
             queue_depth: Gauge::default(),
             oldest_queued: Gauge::default(),
+            census: tokio::sync::Mutex::new(None),
             registry: Registry::default(),
         };
         registry.register(
@@ -130,6 +168,11 @@ impl Metrics {
             "webhook_deliveries",
             "Webhook attempts, by outcome (delivered, retry, failed)",
             metrics.webhook_deliveries.clone(),
+        );
+        registry.register(
+            "token_lookups",
+            "Bearer tokens looked up in the database (not answered by the token cache), by outcome (found, unknown)",
+            metrics.token_lookups.clone(),
         );
         registry.register(
             "edits",
@@ -201,10 +244,34 @@ impl Metrics {
         self.webhook_deliveries.get_or_create(&labels).inc();
     }
 
-    /// The text a scrape gets, with the database's figures read now.
+    /// A token was looked up in the database: `found` or not.
+    pub fn token_lookup(&self, found: bool) {
+        let outcome = if found { "found" } else { "unknown" };
+        let labels = OutcomeLabels {
+            outcome: outcome.into(),
+        };
+        self.token_lookups.get_or_create(&labels).inc();
+    }
+
+    /// The database's figures, read again only when the last read is older than
+    /// [`CENSUS_TTL`].
+    async fn census(&self, db: &Db) -> Result<Census, DbError> {
+        let mut cached = self.census.lock().await;
+        if let Some((at, census)) = cached.as_ref() {
+            if at.elapsed() < CENSUS_TTL {
+                return Ok(census.clone());
+            }
+        }
+        let census = db.census(unix_ms(SystemTime::now())).await?;
+        *cached = Some((Instant::now(), census.clone()));
+        Ok(census)
+    }
+
+    /// The text a scrape gets, with the database's figures at most [`CENSUS_TTL`] old
+    /// (the age of the oldest queued edit is computed now from its creation time).
     pub async fn render(&self, db: &Db) -> Result<String, DbError> {
         let now = unix_ms(SystemTime::now());
-        let census = db.census(now).await?;
+        let census = self.census(db).await?;
         for status in crate::db::EditStatus::ALL {
             let count = census
                 .by_status
@@ -249,16 +316,17 @@ pub async fn serve(State((metrics, db)): State<(Arc<Metrics>, Db)>) -> Response 
 }
 
 /// Middleware (a route layer, so the route is known): counts every answered request.
+/// Requests no route matches are counted by the router's fallback, under [`UNMATCHED`].
 pub async fn count_requests(
     State(metrics): State<Arc<Metrics>>,
     request: Request,
     next: Next,
 ) -> Response {
-    let method = request.method().to_string();
+    let method = method_label(request.method());
     let route = request
         .extensions()
         .get::<MatchedPath>()
-        .map_or("unmatched", |p| p.as_str())
+        .map_or(UNMATCHED, |p| p.as_str())
         .to_string();
     let response = next.run(request).await;
     let status = response.status().as_u16();
@@ -268,4 +336,19 @@ pub async fn count_requests(
         status,
     });
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_method_label_is_one_of_eight_values() {
+        assert_eq!(method_label(&Method::GET), "GET");
+        assert_eq!(method_label(&Method::OPTIONS), "OPTIONS");
+        for made_up in ["QZ", "get", "PROPFIND", &"X".repeat(2000)] {
+            let method = Method::from_bytes(made_up.as_bytes()).unwrap();
+            assert_eq!(method_label(&method), "other", "{made_up}");
+        }
+    }
 }

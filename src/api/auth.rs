@@ -4,7 +4,14 @@
 //! Under a flood of made-up tokens, two things keep the database out of it: lookups
 //! are cached (hits and misses, for `--auth-cache-ttl-secs`), and a client address
 //! that keeps presenting unknown tokens is refused with `429` before any lookup once
-//! it has used up `--auth-failures-per-minute`.
+//! it has used up `--auth-failures-per-minute`. The failure is charged before the
+//! lookup and refunded when the token turns out valid: charged after, every one of a
+//! burst of concurrent requests would find the budget untouched and reach the
+//! database.
+//!
+//! Once the organization is known, the request takes one of its places in flight
+//! (`--max-requests-per-org`, see [`super::in_flight`]) and is charged to its read or
+//! write budget.
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
@@ -14,6 +21,7 @@ use axum::http::header;
 use axum::http::request::Parts;
 
 use super::error::ApiError;
+use super::in_flight::InFlightSlot;
 use super::rate_limit::QuotaSlot;
 use super::AppState;
 use crate::db::hash_token;
@@ -45,10 +53,19 @@ impl FromRequestParts<AppState> for Organization {
             })?;
         let client = client_key(parts);
         let Some(id) = lookup(state, &client, token).await? else {
-            // Charged after the fact; the refusal comes on the next lookup.
-            let _ = state.auth_failures.check(&client, Instant::now());
             return Err(ApiError::unauthorized("The bearer token is not valid."));
         };
+        if let Some(slot) = parts.extensions.get::<InFlightSlot>() {
+            if !slot.is_held() {
+                match state.in_flight.try_acquire(&id) {
+                    Some(permit) => slot.hold(permit),
+                    None => {
+                        slot.refuse();
+                        return Err(ApiError::too_many_requests(state.in_flight.max()));
+                    }
+                }
+            }
+        }
         let budget = state.rate_limits.for_method(&parts.method);
         let charged = budget.check(&id, Instant::now());
         let quota = match &charged {
@@ -68,6 +85,9 @@ impl FromRequestParts<AppState> for Organization {
 /// The token's organization, from the cache or the database. A valid token found in
 /// the cache is served even to a client over its failure limit, so a well-behaved
 /// client sharing an address with an attacker keeps working while its token is cached.
+/// Any other token is charged to the client's failure budget before it is looked up
+/// (so no more lookups than the budget can be in flight from one address), and the
+/// charge is refunded when the token is found.
 async fn lookup(state: &AppState, client: &str, token: &str) -> Result<Option<String>, ApiError> {
     let hash = hash_token(token);
     let now = Instant::now();
@@ -75,14 +95,25 @@ async fn lookup(state: &AppState, client: &str, token: &str) -> Result<Option<St
     if let Some(Some(org)) = cached {
         return Ok(Some(org));
     }
-    if let Err(limited) = state.auth_failures.peek(client, now) {
+    if let Err(limited) = state.auth_failures.check(client, now) {
         return Err(ApiError::too_many_auth_failures(limited.retry_after_secs()));
     }
     if let Some(None) = cached {
         return Ok(None);
     }
-    let org = state.db.org_for_token_hash(&hash).await?;
+    let org = match state.db.org_for_token_hash(&hash).await {
+        Ok(org) => org,
+        Err(e) => {
+            // Our fault, not the client's: the charge goes back.
+            state.auth_failures.refund(client, Instant::now());
+            return Err(e.into());
+        }
+    };
+    state.metrics.token_lookup(org.is_some());
     state.token_cache.insert(&hash, org.clone(), now);
+    if org.is_some() {
+        state.auth_failures.refund(client, Instant::now());
+    }
     Ok(org)
 }
 

@@ -101,6 +101,35 @@ impl ApiError {
         error
     }
 
+    /// An organization with `max` requests in flight on this node already: refused at
+    /// once, so it holds nothing while it waits.
+    pub fn too_many_requests(max: usize) -> Self {
+        let mut error = Self::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            Code::TooManyRequests,
+            format!(
+                "This organization already has {max} requests in flight on this node \
+                 (long polls and uploads included); retry in 1 s."
+            ),
+        );
+        error.retry_after = Some(1);
+        error
+    }
+
+    /// A request body that arrived slower than `min_bytes_per_sec` over a `window`.
+    pub fn request_too_slow(min_bytes_per_sec: u64, window: std::time::Duration) -> Self {
+        Self::new(
+            StatusCode::REQUEST_TIMEOUT,
+            Code::RequestTooSlow,
+            format!(
+                "The request body arrived slower than {min_bytes_per_sec} bytes a second \
+                 over {} s; what arrived of an upload is kept (see `Upload-Offset`), \
+                 resume from there.",
+                window.as_secs_f64()
+            ),
+        )
+    }
+
     pub fn unsupported_media_type() -> Self {
         Self::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

@@ -1,6 +1,7 @@
 //! The HTTP layer: router, extractors, error rendering, handlers.
 
 mod auth;
+mod body_rate;
 mod catalog;
 mod deliveries;
 mod dry_run;
@@ -9,6 +10,7 @@ mod error;
 mod files;
 mod health;
 mod idempotency;
+mod in_flight;
 mod json;
 mod lifecycle;
 pub mod openapi;
@@ -18,16 +20,19 @@ pub mod server;
 mod token_cache;
 mod uploads;
 
+pub use body_rate::BodyRate;
 pub use dry_run::Probing;
 pub use error::ApiError;
 pub use health::Readiness;
+pub use in_flight::InFlight;
 pub use rate_limit::{RateLimiter, RateLimits};
 pub use token_cache::TokenCache;
 
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
-use axum::http::{header, Request, StatusCode};
+use axum::extract::State;
+use axum::http::{header, Method, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -36,7 +41,7 @@ use tower_http::trace::TraceLayer;
 
 use crate::db::Db;
 use crate::edits::ValidationRules;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, RequestLabels};
 use crate::queue::{FinishedEdits, RunningEdits};
 use crate::storage::Storage;
 
@@ -55,6 +60,10 @@ pub struct AppState {
     pub token_cache: Arc<TokenCache>,
     /// Failed authentications, keyed by client address.
     pub auth_failures: Arc<RateLimiter>,
+    /// Each organization's requests in flight (`--max-requests-per-org`).
+    pub in_flight: Arc<InFlight>,
+    /// The minimum speed of request bodies.
+    pub body_rate: BodyRate,
     /// The edits this node runs, so a cancel stops one at once.
     pub running: Arc<RunningEdits>,
     /// Told when an edit ends; long polls wait on it.
@@ -77,9 +86,12 @@ pub struct UploadLimits {
     pub retention_secs: u64,
 }
 
-/// The service's routes.
-pub fn router(state: AppState) -> Router {
+/// The service's routes; `/metrics` among them unless `with_metrics` is false (it is
+/// then served on its own address, see [`metrics_router`]).
+pub fn router(state: AppState, with_metrics: bool) -> Router {
     let body_limit = state.max_body_bytes;
+    let body_rate = state.body_rate;
+    let metrics = with_metrics.then(|| metrics_router(state.metrics.clone(), state.db.clone()));
     Router::new()
         .route("/v1/edits", post(edits::create).get(lifecycle::list))
         .route("/v1/edits/{id}", get(edits::read).delete(lifecycle::delete))
@@ -102,15 +114,20 @@ pub fn router(state: AppState) -> Router {
         .route("/docs", get(openapi::docs))
         .route("/", get(playground::page))
         .merge(health_router(state.readiness.clone()))
-        .merge(metrics_router(state.metrics.clone(), state.db.clone()))
+        .merge(metrics.unwrap_or_default())
         // A route layer, so each request is counted under its route's pattern.
         .route_layer(axum::middleware::from_fn_with_state(
             state.metrics.clone(),
             crate::metrics::count_requests,
         ))
-        .fallback(|| async { ApiError::for_status(StatusCode::NOT_FOUND) })
+        .fallback(unmatched)
         .layer(axum::middleware::map_response(envelope_bare_errors))
         .layer(axum::middleware::from_fn(rate_limit::quota_headers))
+        .layer(axum::middleware::from_fn(in_flight::hold))
+        .layer(axum::middleware::from_fn_with_state(
+            body_rate,
+            body_rate::min_body_rate,
+        ))
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(
             // Paths only: queries may carry download signatures, which are never logged.
@@ -137,6 +154,17 @@ pub fn metrics_router<S: Clone + Send + Sync + 'static>(
     Router::new()
         .route("/metrics", get(crate::metrics::serve))
         .with_state((metrics, db))
+}
+
+/// A path no route matches: `404`, counted under `route="unmatched"` (never the path,
+/// so made-up paths add no series to `/metrics`).
+async fn unmatched(State(state): State<AppState>, method: Method) -> Response {
+    state.metrics.request(RequestLabels {
+        method: crate::metrics::method_label(&method),
+        route: crate::metrics::UNMATCHED.into(),
+        status: StatusCode::NOT_FOUND.as_u16(),
+    });
+    ApiError::for_status(StatusCode::NOT_FOUND).into_response()
 }
 
 /// Gives error responses made outside our handlers (wrong method, body limits) our

@@ -138,6 +138,19 @@ impl RateLimiter {
         self.take(key, now, false)
     }
 
+    /// Gives back a token taken by [`RateLimiter::check`] for a request that turned
+    /// out not to be chargeable (a reservation made before knowing), up to the burst.
+    pub fn refund(&self, key: &str, now: Instant) {
+        if self.per_second <= 0.0 {
+            return;
+        }
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(bucket) = buckets.map.get_mut(key) {
+            bucket.tokens = (self.refilled(bucket, now) + 1.0).min(self.burst);
+            bucket.updated = now;
+        }
+    }
+
     fn take(&self, key: &str, now: Instant, take: bool) -> Result<Option<Quota>, Limited> {
         if self.per_second <= 0.0 {
             return Ok(None);
@@ -266,6 +279,24 @@ mod tests {
         assert!(limiter.check("one-more", later).is_ok());
         let buckets = limiter.buckets.lock().unwrap();
         assert_eq!(buckets.map.len(), 1, "only the new key's bucket is left");
+    }
+
+    #[test]
+    fn a_refund_gives_a_taken_token_back_but_never_past_the_burst() {
+        let limiter = RateLimiter::new(1.0, 2);
+        let t0 = Instant::now();
+        assert!(limiter.check("a", t0).is_ok());
+        assert!(limiter.check("a", t0).is_ok());
+        assert!(limiter.check("a", t0).is_err());
+        limiter.refund("a", t0);
+        assert!(limiter.check("a", t0).is_ok());
+        assert!(limiter.check("a", t0).is_err());
+        limiter.refund("a", t0);
+        limiter.refund("a", t0);
+        limiter.refund("a", t0);
+        assert_eq!(limiter.peek("a", t0).unwrap().unwrap().remaining, 2);
+        limiter.refund("unknown", t0);
+        assert!(!limiter.buckets.lock().unwrap().map.contains_key("unknown"));
     }
 
     #[test]

@@ -1,12 +1,16 @@
 //! Authentication under a flood of made-up tokens: lookups are cached, and a client
-//! address that keeps presenting unknown tokens gets `429` while others do not.
+//! address that keeps presenting unknown tokens gets `429` while others do not — also
+//! when they all arrive at once.
 
 use std::net::IpAddr;
 use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::backends::Backend;
 use crate::helpers::*;
+
+on_both_backends!(concurrent_made_up_tokens_reach_the_database_no_more_than_the_budget);
 
 /// A client whose connections come from `ip` (any 127.0.0.0/8 address works on
 /// loopback), so tests can speak for two client addresses.
@@ -105,4 +109,61 @@ async fn an_unknown_token_is_remembered_as_unknown_until_the_ttl() {
     );
     tokio::time::sleep(Duration::from_millis(2100)).await;
     assert_eq!(read_edit_with(&app, &client, &token).await.0, 404);
+}
+
+/// `mediaedit_token_lookups_total{outcome="…"}` on the app's `/metrics`.
+async fn lookups(app: &TestApp, outcome: &str) -> u64 {
+    let text = reqwest::get(format!("{}/metrics", app.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let series = format!("mediaedit_token_lookups_total{{outcome=\"{outcome}\"}} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&series))
+        .map_or(0, |v| v.parse().unwrap())
+}
+
+async fn concurrent_made_up_tokens_reach_the_database_no_more_than_the_budget(backend: Backend) {
+    let app = spawn_app_on(backend, |c| c.auth_failures_per_minute = 5).await;
+    let attacker = client_from([127, 0, 0, 3]);
+    // Everything at once: charged after the lookup, all 60 would reach the database.
+    let requests: Vec<_> = (0..60)
+        .map(|_| {
+            let (client, base) = (attacker.clone(), app.base.clone());
+            tokio::spawn(async move {
+                client
+                    .get(format!("{base}/v1/edits/{}", uuid::Uuid::new_v4()))
+                    .bearer_auth(random_token())
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16()
+            })
+        })
+        .collect();
+    let mut statuses = Vec::new();
+    for request in requests {
+        statuses.push(request.await.unwrap());
+    }
+    let unauthorized = statuses.iter().filter(|s| **s == 401).count();
+    let limited = statuses.iter().filter(|s| **s == 429).count();
+    assert_eq!((unauthorized, limited), (5, 55), "{statuses:?}");
+    assert_eq!(lookups(&app, "unknown").await, 5);
+
+    // A valid token looked up from that address is refunded, not charged: another
+    // address has its whole budget, and the valid token costs the address nothing.
+    let neighbour = client_from([127, 0, 0, 4]);
+    assert_eq!(read_edit_with(&app, &neighbour, &app.token).await.0, 404);
+    assert_eq!(lookups(&app, "found").await, 1);
+    for n in 0..5 {
+        let (status, body) = read_edit_with(&app, &neighbour, &random_token()).await;
+        assert_eq!(status, 401, "failure {n}: {body}");
+    }
+    assert_eq!(
+        read_edit_with(&app, &neighbour, &random_token()).await.0,
+        429
+    );
 }

@@ -1,5 +1,6 @@
 //! The HTTP server's own limits: slow or idle connections are closed, the number of
-//! connections is capped, and a stop does not wait on a slow client.
+//! connections is capped (idle ones making room at the cap), and a stop does not wait
+//! on a slow client.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -68,10 +69,16 @@ async fn connections_past_the_cap_wait_until_one_closes() {
         c.http_header_timeout_secs = 2;
     })
     .await;
-    let _a = TcpStream::connect(host(&app.base)).await.unwrap();
-    let _b = TcpStream::connect(host(&app.base)).await.unwrap();
+    // Two clients in the middle of sending a request hold both places.
+    let mut a = TcpStream::connect(host(&app.base)).await.unwrap();
+    let mut b = TcpStream::connect(host(&app.base)).await.unwrap();
+    for slow in [&mut a, &mut b] {
+        slow.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            .await
+            .unwrap();
+    }
     tokio::time::sleep(Duration::from_millis(200)).await;
-    // A third client waits for a free slot: the idle two are closed at their header
+    // A third client waits for a free place: the two are closed at their header
     // timeout, and then it is served.
     let started = Instant::now();
     let health = reqwest::Client::new()
@@ -86,6 +93,41 @@ async fn connections_past_the_cap_wait_until_one_closes() {
         "served at once: {waited:?}"
     );
     assert!(waited < Duration::from_secs(6), "{waited:?}");
+}
+
+#[tokio::test]
+async fn idle_connections_make_room_at_the_cap() {
+    let app = spawn_app_with(|c| {
+        c.max_connections = 2;
+        c.http_header_timeout_secs = 30;
+    })
+    .await;
+    // Two connections without a request: one never sent one, the other is a
+    // keep-alive connection after its request was answered.
+    let mut silent = TcpStream::connect(host(&app.base)).await.unwrap();
+    let mut kept = TcpStream::connect(host(&app.base)).await.unwrap();
+    kept.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = [0u8; 512];
+    let n = kept.read(&mut answer).await.unwrap();
+    assert!(String::from_utf8_lossy(&answer[..n]).starts_with("HTTP/1.1 200"));
+    // A third client is served once they have been idle for half a second, not after
+    // the 30 s header timeout.
+    let started = Instant::now();
+    let health = reqwest::Client::new()
+        .get(format!("{}/healthz", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(closed_within(&mut silent, Duration::from_secs(1)).await);
+    assert!(closed_within(&mut kept, Duration::from_secs(1)).await);
 }
 
 #[tokio::test]
