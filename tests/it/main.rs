@@ -60,4 +60,5 @@ mod stalled_sources;
 mod still_formats;
 mod uploads;
 mod videos;
+mod webhook_shares;
 mod webhooks;
