@@ -31,6 +31,7 @@ mod budgets;
 mod cache;
 mod cli;
 mod cli_client;
+mod cli_confined;
 mod clips;
 mod cluster;
 mod colour;
