@@ -187,6 +187,7 @@ impl App {
             storage.clone(),
             config.allow_private_sources,
             metrics.clone(),
+            config.webhook_concurrency_per_org,
         )?
         .run(finished.clone(), shutdown.clone());
         let workers = Arc::new(WorkerContext {

@@ -286,6 +286,12 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_RETRY_BASE_MS", default_value_t = 2000)]
     pub retry_base_ms: u64,
 
+    /// Webhook deliveries of one organization in flight at once on this node: a
+    /// receiver that never answers holds this many of the node's 16, and the other
+    /// organizations' events go out past its backlog.
+    #[arg(long, env = "MEDIAEDIT_WEBHOOK_CONCURRENCY_PER_ORG", default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub webhook_concurrency_per_org: usize,
+
     /// Seconds a download URL stays valid.
     #[arg(long, env = "MEDIAEDIT_DOWNLOAD_URL_TTL_SECS", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
     pub download_url_ttl_secs: u64,

@@ -12,7 +12,7 @@ use reqwest::Method;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
-use super::{print_edit, Api, EXIT_EDIT_NOT_DONE};
+use super::{names, print_edit, Api, EXIT_EDIT_NOT_DONE};
 use crate::config::CreateArgs;
 
 /// Seconds each long poll waits: short, so the bar moves; an ending answers at once.
@@ -38,7 +38,7 @@ pub async fn to_the_end(api: &Api, args: &CreateArgs, id: &str) -> anyhow::Resul
     if doc["attributes"]["status"] != "done" {
         return Ok(print_edit(&args.client, &doc).max(EXIT_EDIT_NOT_DONE));
     }
-    let files = download(api, &doc, &args.output).await?;
+    let files = download(api, id, &doc, &args.output).await?;
     if args.client.json {
         println!("{doc}");
     } else {
@@ -49,30 +49,22 @@ pub async fn to_the_end(api: &Api, args: &CreateArgs, id: &str) -> anyhow::Resul
     Ok(0)
 }
 
-/// Every output of `doc` into `dir`, named `<edit>-<asset>-<n>.<ext>` as the service's
-/// `Content-Disposition` names them.
-async fn download(api: &Api, doc: &Value, dir: &std::path::Path) -> anyhow::Result<Vec<PathBuf>> {
+/// Every output of `doc` into `dir`, named by [`names::plan`] from the checked `id`:
+/// every name is planned, and the answer refused, before the first file is made.
+async fn download(
+    api: &Api,
+    id: &str,
+    doc: &Value,
+    dir: &std::path::Path,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let planned = names::plan(id, doc)?;
     tokio::fs::create_dir_all(dir)
         .await
         .with_context(|| format!("creating {}", dir.display()))?;
-    let id = doc["id"].as_str().unwrap_or("edit");
-    let mut per_asset = std::collections::HashMap::<u64, u64>::new();
     let mut files = Vec::new();
-    for output in doc["attributes"]["outputs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        let asset = output["asset"].as_u64().unwrap_or(0);
-        let n = per_asset.entry(asset).or_default();
-        let name = format!(
-            "{id}-{asset}-{n}.{}",
-            output["format"].as_str().unwrap_or("bin")
-        );
-        *n += 1;
-        let url = output["url"].as_str().context("an output has no url")?;
-        let response = api.http.get(url).send().await?.error_for_status()?;
-        let path = dir.join(name);
+    for output in planned {
+        let response = api.http.get(&output.url).send().await?.error_for_status()?;
+        let path = dir.join(&output.name);
         let mut file = tokio::fs::File::create(&path)
             .await
             .with_context(|| format!("creating {}", path.display()))?;

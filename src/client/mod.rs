@@ -2,10 +2,13 @@
 //! (decisions.md §10), over the same public API any client uses.
 //!
 //! Exit status: 0 when the request succeeded (and, for `create --wait`, the edit is
-//! `done`); 1 when the edit ended `failed` or `canceled`; 2 for a bad command line
-//! (clap's); 3 when the service refused the request or could not be reached.
+//! `done`; for `cancel`, the service accepted the cancel); 1 when the edit ended
+//! `failed` or `canceled`; 2 for a bad command line (clap's); 3 when the service
+//! refused the request, could not be reached, or answered something this client will
+//! not act on (an edit id that is not a UUID, an unknown output format: see [`names`]).
 
 mod follow;
+mod names;
 
 use std::path::Path;
 
@@ -49,9 +52,14 @@ pub async fn run(command: EditCommand) -> i32 {
         }
         EditCommand::Cancel { client, id } => {
             let api = Api::new(&client);
+            // The service accepted the cancel: that is success, whatever the edit's
+            // state now reads (`canceled` is what was asked for).
             api.call(Method::POST, &format!("/v1/edits/{id}/cancel"), None)
                 .await
-                .map(|doc| print_edit(&client, &doc))
+                .map(|doc| {
+                    print_edit(&client, &doc);
+                    0
+                })
         }
     };
     match result {
@@ -82,13 +90,12 @@ async fn create(args: CreateArgs) -> anyhow::Result<i32> {
     if !args.wait {
         return Ok(print_edit(&args.client, &doc));
     }
-    let id = doc["id"]
-        .as_str()
-        .context("the service answered no edit id")?;
+    // Checked before it goes into a URL path or a file name.
+    let id = names::edit_id(&doc)?;
     if !args.client.json {
         eprintln!("Created edit {id}.");
     }
-    follow::to_the_end(&api, &args, id).await
+    follow::to_the_end(&api, &args, &id).await
 }
 
 /// `image` or `video`, from the source's extension.

@@ -60,11 +60,14 @@ pub struct WebhookSecrets {
 }
 
 impl Db {
-    /// Claims the oldest due event for `lease_ms`, counting the attempt; `None` when
-    /// none is due.
+    /// Claims the oldest due event of an organization not in `passed_over` for
+    /// `lease_ms`, counting the attempt; `None` when none is due. `passed_over` names
+    /// the organizations whose share of this node's deliveries is taken up: their
+    /// events stay queued without holding back anyone else's.
     pub async fn claim_webhook_event(
         &self,
         lease_ms: i64,
+        passed_over: &[String],
     ) -> Result<Option<WebhookEvent>, DbError> {
         let (now, lock) = match self {
             Db::Sqlite(_) => (SQLITE_NOW_MS, ""),
@@ -73,16 +76,27 @@ impl Db {
         let due = format!(
             "state = 'pending' AND next_at <= {now} AND (lease_until IS NULL OR lease_until < {now})"
         );
+        // $1 is the lease; the organizations passed over are $2, $3, …
+        let others = match passed_over.len() {
+            0 => String::new(),
+            n => {
+                let params: Vec<String> = (2..n + 2).map(|i| format!("${i}")).collect();
+                format!(" AND org_id NOT IN ({})", params.join(", "))
+            }
+        };
         let event = with_pool!(self, |pool, sql| {
-            sqlx::query_as(&sql(&format!(
+            let text = sql(&format!(
                 "UPDATE webhook_events SET attempts = attempts + 1, lease_until = {now} + $1 \
-                 WHERE id = (SELECT id FROM webhook_events WHERE {due} ORDER BY next_at LIMIT 1 {lock}) \
+                 WHERE id = (SELECT id FROM webhook_events WHERE {due}{others} \
+                             ORDER BY next_at LIMIT 1 {lock}) \
                    AND {due} \
                  RETURNING id, edit_id, org_id, url, type, created_at, payload, attempts"
-            )))
-            .bind(lease_ms)
-            .fetch_optional(pool)
-            .await?
+            ));
+            let mut query = sqlx::query_as(&text).bind(lease_ms);
+            for org in passed_over {
+                query = query.bind(org);
+            }
+            query.fetch_optional(pool).await?
         });
         Ok(event)
     }

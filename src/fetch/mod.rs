@@ -14,6 +14,7 @@ mod ip;
 mod pace;
 #[cfg(test)]
 mod tests;
+mod words;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -29,6 +30,7 @@ use url::Url;
 pub use conditional::{Fetch, Fetched};
 pub use guard::check_url;
 pub use ip::is_public_ip;
+pub use words::general_words;
 
 use guard::{check_parsed, GuardedResolver, RefusedName};
 pub use pace::{Stall, StallLimits};

@@ -9,7 +9,14 @@
 //! delivered; anything else is tried again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h
 //! and 14 h (≈ 1 day in all), then given up. Sending obeys the rules sources are
 //! fetched by: public addresses only (names checked at connect time), no redirects.
+//!
+//! One organization has at most `--webhook-concurrency-per-org` deliveries in flight
+//! on a node ([`shares`]): a receiver that never answers holds that many of the
+//! node's slots, and the other organizations' events are claimed past its backlog.
+//! What a failed attempt records says what happened in general words, never the
+//! address, port or host it reached, so the log cannot be used to map a network.
 
+mod shares;
 pub mod signing;
 
 use std::sync::Arc;
@@ -24,6 +31,7 @@ use crate::db::{unix_ms, AfterAttempt, Db, DeliveryRow, WebhookEvent};
 use crate::edits::{render_signed, timestamp};
 use crate::queue::FinishedEdits;
 use crate::storage::Storage;
+use shares::OrgShares;
 
 /// Waits after failed attempts 1, 2, …: the decisions' schedule. An event has one
 /// attempt more than waits.
@@ -39,6 +47,9 @@ pub const RETRY_SCHEDULE: [Duration; 7] = [
 
 /// How long a receiver has to answer.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long connecting to a receiver may take, within [`TIMEOUT`]: an address that
+/// drops the connection attempt gives its slot back after this.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 /// A claim's lease: well past the timeout, so a live sender never loses its claim.
 const LEASE: Duration = Duration::from_secs(60);
 /// Deliveries one node sends at once.
@@ -57,6 +68,8 @@ pub struct Dispatcher {
     /// Receivers may be on private addresses (tests, intranets): `--allow-private-sources`.
     pub allow_private: bool,
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// Deliveries in flight per organization (`--webhook-concurrency-per-org`).
+    shares: Arc<OrgShares>,
 }
 
 impl Dispatcher {
@@ -65,8 +78,10 @@ impl Dispatcher {
         storage: Storage,
         allow_private: bool,
         metrics: Arc<crate::metrics::Metrics>,
+        per_org: usize,
     ) -> anyhow::Result<Dispatcher> {
         let client = crate::fetch::guarded_client(allow_private)
+            .connect_timeout(CONNECT_TIMEOUT)
             .timeout(TIMEOUT)
             .build()?;
         Ok(Dispatcher {
@@ -75,11 +90,14 @@ impl Dispatcher {
             client,
             allow_private,
             metrics,
+            shares: OrgShares::new(per_org),
         })
     }
 
     /// Claims and sends due events until `shutdown`: at once when an edit ends on
-    /// any node (`finished`), else every second for retries that came due.
+    /// any node (`finished`) or a delivery of this node ends, else every second for
+    /// retries that came due. An organization whose share is taken up is passed over:
+    /// its events wait in the queue, not in front of the others'.
     pub fn run(
         self,
         finished: Arc<FinishedEdits>,
@@ -91,15 +109,23 @@ impl Dispatcher {
                 let ended = finished.any_ended();
                 let mut ended = std::pin::pin!(ended);
                 ended.as_mut().enable();
+                let freed = self.shares.freed();
+                let mut freed = std::pin::pin!(freed);
                 while let Ok(slot) = slots.clone().try_acquire_owned() {
-                    match self.db.claim_webhook_event(LEASE.as_millis() as i64).await {
+                    let full = self.shares.full();
+                    let claimed = self
+                        .db
+                        .claim_webhook_event(LEASE.as_millis() as i64, &full)
+                        .await;
+                    match claimed {
                         Ok(Some(event)) => {
+                            let share = self.shares.take(&event.org_id);
                             let dispatcher = self.clone();
                             let span = tracing::info_span!("webhook", event.id = %event.id, edit.id = %event.edit_id, attempt = event.attempt);
                             tokio::spawn(
                                 async move {
                                     dispatcher.attempt(event).await;
-                                    drop(slot);
+                                    drop((share, slot));
                                 }
                                 .instrument(span),
                             );
@@ -113,6 +139,7 @@ impl Dispatcher {
                 }
                 tokio::select! {
                     _ = ended => {}
+                    _ = &mut freed => {}
                     _ = tokio::time::sleep(POLL) => {}
                     _ = shutdown.cancelled() => {}
                 }
@@ -126,13 +153,11 @@ impl Dispatcher {
         let at = unix_ms(SystemTime::now());
         let sent = match self.body(&event).await {
             Ok(Some(body)) => self.send(&event, &body).await,
-            Ok(None) => Err(Failure::Final(
-                "the edit was deleted before it could be sent".into(),
-            )),
-            Err(e) => Err(Failure::Retry(
-                None,
-                format!("preparing the delivery failed: {e}"),
-            )),
+            Ok(None) => Err(Failure::Final("edit deleted".into())),
+            Err(e) => {
+                tracing::warn!(error = %e, "preparing a webhook delivery failed");
+                Err(Failure::Retry(None, INTERNAL.into()))
+            }
         };
         let (status, error, after) = match sent {
             Ok(status) => (Some(status), None, AfterAttempt::Delivered),
@@ -201,17 +226,22 @@ impl Dispatcher {
 
     /// Posts `body`, signed; the receiver's status when it is a 2xx.
     async fn send(&self, event: &WebhookEvent, body: &str) -> Result<u16, Failure> {
-        let url = crate::fetch::check_url(&event.url, self.allow_private)
-            .map_err(|e| Failure::Retry(None, format!("the webhook URL is refused: {e}")))?;
+        let url = crate::fetch::check_url(&event.url, self.allow_private).map_err(|e| {
+            let words = match e {
+                crate::fetch::FetchError::ForbiddenAddress(_) => "address not allowed",
+                _ => "invalid URL",
+            };
+            Failure::Retry(None, words.into())
+        })?;
         let now = SystemTime::now();
         let secrets = self
             .db
             .webhook_secrets(&event.org_id, &signing::new_secret())
             .await
-            .map_err(|e| Failure::Retry(None, format!("reading the signing secret failed: {e}")))?;
+            .map_err(|e| internal("reading the signing secret failed", &e))?;
         let timestamp = unix_ms(now) / 1000;
         let signature = signing::signature(&secrets, unix_ms(now), &event.id, timestamp, body)
-            .map_err(|e| Failure::Retry(None, e.to_string()))?;
+            .map_err(|e| internal("signing failed", &e))?;
         let response = self
             .client
             .post(url)
@@ -222,13 +252,17 @@ impl Dispatcher {
             .body(body.to_string())
             .send()
             .await
-            .map_err(|e| Failure::Retry(None, describe(&e)))?;
+            .map_err(|e| {
+                // The full error names the address reached: for the log only.
+                tracing::info!(error = %error_chain(&e), "a webhook attempt failed");
+                Failure::Retry(None, crate::fetch::general_words(&e).into())
+            })?;
         let status = response.status();
         drain(response).await;
         if status.is_success() {
             Ok(status.as_u16())
         } else {
-            let error = format!("the receiver answered {status}");
+            let error = format!("HTTP {}", status.as_u16());
             Err(Failure::Retry(Some(status.as_u16()), error))
         }
     }
@@ -253,16 +287,22 @@ async fn drain(mut response: reqwest::Response) {
     }
 }
 
-/// A sentence for a failed send: timeout, refused address, or the connection error.
-fn describe(error: &reqwest::Error) -> String {
-    if error.is_timeout() {
-        return format!("the receiver did not answer within {} s", TIMEOUT.as_secs());
-    }
+/// What a delivery records when our side failed; the cause goes to the log.
+const INTERNAL: &str = "internal error";
+
+/// A failure of ours (database, signing), logged here and recorded as [`INTERNAL`].
+fn internal(what: &str, error: &dyn std::fmt::Display) -> Failure {
+    tracing::warn!(error = %error, "{what}");
+    Failure::Retry(None, INTERNAL.into())
+}
+
+/// Every message in the chain, for the log.
+fn error_chain(error: &reqwest::Error) -> String {
     let mut source: Option<&dyn std::error::Error> = Some(error);
     let mut chain = Vec::new();
     while let Some(e) = source {
         chain.push(e.to_string());
         source = e.source();
     }
-    format!("sending failed: {}", chain.join(": "))
+    chain.join(": ")
 }

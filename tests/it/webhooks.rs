@@ -27,15 +27,15 @@ on_both_backends!(
 
 /// One request the receiver got.
 #[derive(Debug, Clone)]
-struct Received {
+pub(crate) struct Received {
     headers: HeaderMap,
     body: String,
 }
 
 /// A webhook receiver on loopback: records every request, and answers 500 to the
 /// first `failures` of them, 204 after.
-struct Receiver {
-    url: String,
+pub(crate) struct Receiver {
+    pub(crate) url: String,
     got: Arc<Mutex<Vec<Received>>>,
 }
 
@@ -46,7 +46,7 @@ struct ReceiverState {
 }
 
 impl Receiver {
-    async fn start(failures: usize) -> Receiver {
+    pub(crate) async fn start(failures: usize) -> Receiver {
         let state = ReceiverState {
             got: Arc::default(),
             failures: Arc::new(AtomicUsize::new(failures)),
@@ -61,12 +61,12 @@ impl Receiver {
         Receiver { url, got }
     }
 
-    fn received(&self) -> Vec<Received> {
+    pub(crate) fn received(&self) -> Vec<Received> {
         self.got.lock().unwrap().clone()
     }
 
     /// Waits until `n` requests have come (at most `within`).
-    async fn wait_for(&self, n: usize, within: Duration) -> Vec<Received> {
+    pub(crate) async fn wait_for(&self, n: usize, within: Duration) -> Vec<Received> {
         let deadline = Instant::now() + within;
         loop {
             let got = self.received();
@@ -121,12 +121,12 @@ fn verified(request: &Received, secret: &str) -> Value {
     serde_json::from_str(&request.body).unwrap()
 }
 
-fn with_webhook(mut body: Value, url: &str) -> Value {
+pub(crate) fn with_webhook(mut body: Value, url: &str) -> Value {
     body["webhook"] = json!({ "url": url });
     body
 }
 
-async fn deliveries(app: &TestApp, id: &str) -> Vec<Value> {
+pub(crate) async fn deliveries(app: &TestApp, id: &str) -> Vec<Value> {
     let path = format!("/v1/edits/{id}/deliveries");
     let (_, doc) = app.send(reqwest::Method::GET, &path).await;
     doc["data"].as_array().unwrap().clone()
