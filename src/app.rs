@@ -126,6 +126,12 @@ impl App {
         let shutdown = CancellationToken::new();
         let stop_now = CancellationToken::new();
         let grace = Duration::from_secs(config.shutdown_grace_secs);
+        // One network stage per node: the workers' fetches and stores and the dry
+        // runs' fetches share its slots, at most half of them per organization.
+        let network = FairSlots::new(
+            config.fetch_concurrency,
+            (config.fetch_concurrency / 2).max(1),
+        );
         let state = AppState {
             db: db.clone(),
             storage: storage.clone(),
@@ -166,7 +172,11 @@ impl App {
             uploads: api::UploadLimits {
                 max_bytes: config.retention.max_upload_bytes,
                 retention_secs: config.retention.upload_retention_secs,
+                max_bytes_per_org: config.retention.max_upload_bytes_per_org,
+                max_open_per_org: config.retention.max_open_uploads_per_org,
+                min_free_disk_bytes: config.min_free_disk_bytes,
             },
+            uploads_in_flight: Default::default(),
             public_url: public_url.clone(),
             readiness: readiness.clone(),
             probing: api::Probing {
@@ -174,6 +184,8 @@ impl App {
                 media: media.clone(),
                 tmp_root: tmp_root.clone(),
                 max_outputs: config.max_outputs_per_edit,
+                network: network.clone(),
+                min_free_disk_bytes: config.min_free_disk_bytes,
             },
         };
         let sweeper = queue::run_sweeper(
@@ -213,10 +225,7 @@ impl App {
             claim_capacity: config.claim_capacity(),
             claims_per_org: (config.claim_capacity() / 2).max(1) as u32,
             cpu: FairSlots::new(config.workers, config.max_running_per_org() as usize),
-            network: FairSlots::new(
-                config.fetch_concurrency,
-                (config.fetch_concurrency / 2).max(1),
-            ),
+            network,
             parallel_steps: config.workers,
             node_id: uuid::Uuid::new_v4().simple().to_string(),
             min_free_disk_bytes: config.min_free_disk_bytes,

@@ -82,6 +82,9 @@ codes! {
     InvalidQuery = "invalid_query", "Invalid query parameter", Some(422), false;
     InvalidUploadHeader = "invalid_upload_header", "Invalid upload header", Some(400), false;
     UploadTooLarge = "upload_too_large", "Upload too large", Some(413), false;
+    UploadQuotaExceeded = "upload_quota_exceeded", "Upload quota exceeded", Some(413), false;
+    TooManyOpenUploads = "too_many_open_uploads", "Too many open uploads", Some(429), false;
+    InsufficientStorage = "insufficient_storage", "Insufficient storage", Some(507), false;
     UploadOffsetMismatch = "upload_offset_mismatch", "Upload offset mismatch", Some(409), false;
     UploadNotFound = "upload_not_found", "Upload not found", Some(422), false;
     TusVersionUnsupported = "tus_version_unsupported", "Tus version unsupported", Some(412), false;

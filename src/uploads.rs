@@ -1,12 +1,18 @@
 //! Uploads (decisions.md §7): files that are not hosted anywhere, sent to the service
 //! first and then named as an asset `src`. This module owns what both the API and the
 //! workers need: the Upload document, the `src` URL of an upload and its reverse, part
-//! keys, and finishing an upload (its hash) once every byte is in.
+//! keys, finishing an upload (its hash, taken once) when every byte is in, and the
+//! sweep of parts no row references.
+
+mod orphans;
+pub use orphans::{sweep_orphan_parts, ORPHAN_GRACE};
+
+use std::time::SystemTime;
 
 use serde_json::{json, Value};
 use url::Url;
 
-use crate::db::{Db, DbError, UploadRow};
+use crate::db::{unix_ms, Db, DbError, UploadRow};
 use crate::edits::timestamp;
 use crate::storage::{Storage, StorageError};
 
@@ -74,29 +80,53 @@ pub enum FinishError {
     Storage(#[from] StorageError),
 }
 
-/// Marks `row` complete once every byte is in, hashing its parts (read back from
-/// storage). Idempotent: any node may do it, after the last PATCH or on a later read
-/// if the node that took the last part stopped first.
+/// How long the request hashing a finished upload holds its claim: past it (its node
+/// stopped), the next read hashes the upload instead. Hashing 2 GiB takes seconds.
+const FINISHING_CLAIM_MS: i64 = 10 * 60 * 1000;
+
+/// Marks `row` complete once every byte is in. The upload is hashed once: by the
+/// request that stored its last byte, from `whole_sha256` when that request streamed
+/// every byte itself (one part), else by reading its parts back; concurrent reads meanwhile
+/// find the claim taken and answer the row as stored (all bytes in, not yet
+/// complete) without reading a byte. Any node may finish an upload whose claim ran
+/// out (its node stopped right after the last part).
 pub async fn finish(
     db: &Db,
     storage: &Storage,
     mut row: UploadRow,
+    whole_sha256: Option<String>,
 ) -> Result<UploadRow, FinishError> {
     if !row.needs_finishing() {
         return Ok(row);
     }
-    let keys = db
-        .upload_parts(&row.id)
+    let now = unix_ms(SystemTime::now());
+    if !db
+        .claim_upload_finishing(&row.id, now, now + FINISHING_CLAIM_MS)
         .await?
-        .into_iter()
-        .map(|p| p.object_key)
-        .collect();
-    let mut hash = <sha2::Sha256 as sha2::Digest>::new();
-    let mut stream = std::pin::pin!(storage.concatenated(keys));
-    while let Some(chunk) = futures::TryStreamExt::try_next(&mut stream).await? {
-        sha2::Digest::update(&mut hash, &chunk);
+    {
+        // Hashed or being hashed elsewhere: what is stored is the answer.
+        return Ok(db
+            .get_upload(&row.org_id, &row.id, now)
+            .await?
+            .unwrap_or(row));
     }
-    let sha256 = hex::encode(sha2::Digest::finalize(hash));
+    let sha256 = match whole_sha256 {
+        Some(sha256) => sha256,
+        None => {
+            let keys = db
+                .upload_parts(&row.id)
+                .await?
+                .into_iter()
+                .map(|p| p.object_key)
+                .collect();
+            let mut hash = <sha2::Sha256 as sha2::Digest>::new();
+            let mut stream = std::pin::pin!(storage.concatenated(keys));
+            while let Some(chunk) = futures::TryStreamExt::try_next(&mut stream).await? {
+                sha2::Digest::update(&mut hash, &chunk);
+            }
+            hex::encode(sha2::Digest::finalize(hash))
+        }
+    };
     db.complete_upload(&row.id, row.received, &sha256).await?;
     row.length = Some(row.received);
     row.sha256 = Some(sha256);

@@ -128,7 +128,7 @@ async fn check_uploads(
             continue;
         };
         let row = match state.db.get_upload(&org.id, &upload, now).await? {
-            Some(row) => crate::uploads::finish(&state.db, &state.storage, row)
+            Some(row) => crate::uploads::finish(&state.db, &state.storage, row, None)
                 .await
                 .map_err(|e| ApiError::internal(&e))?,
             None => return Err(upload_not_found(i, &upload, "there is no such upload")),

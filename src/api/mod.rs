@@ -27,6 +27,7 @@ pub use health::Readiness;
 pub use in_flight::InFlight;
 pub use rate_limit::{RateLimiter, RateLimits};
 pub use token_cache::TokenCache;
+pub use uploads::InFlightUploads;
 
 use std::sync::Arc;
 
@@ -72,6 +73,8 @@ pub struct AppState {
     /// Seconds an edit is kept when its request names no `retention`.
     pub default_retention_secs: u64,
     pub uploads: UploadLimits,
+    /// The upload bodies this node is streaming, so a DELETE stops them.
+    pub uploads_in_flight: Arc<InFlightUploads>,
     /// The base of every URL handed out (an upload's `src`).
     pub public_url: url::Url,
     pub readiness: Readiness,
@@ -79,11 +82,25 @@ pub struct AppState {
     pub probing: Probing,
 }
 
-/// The limits of uploads (`--max-upload-bytes`, `--upload-retention-secs`).
+/// The limits of uploads (`--max-upload-bytes`, `--upload-retention-secs`, the
+/// per-organization quotas and `--min-free-disk-bytes`).
 #[derive(Debug, Clone, Copy)]
 pub struct UploadLimits {
     pub max_bytes: u64,
     pub retention_secs: u64,
+    pub max_bytes_per_org: u64,
+    pub max_open_per_org: u64,
+    /// No upload byte is accepted while a disk holding them has less free.
+    pub min_free_disk_bytes: u64,
+}
+
+impl UploadLimits {
+    pub fn quota(&self) -> crate::db::UploadQuota {
+        crate::db::UploadQuota {
+            max_bytes: self.max_bytes_per_org,
+            max_open: self.max_open_per_org,
+        }
+    }
 }
 
 /// The service's routes; `/metrics` among them unless `with_metrics` is false (it is

@@ -15,10 +15,13 @@ use axum::Json;
 use super::auth::Organization;
 use super::error::ApiError;
 use super::AppState;
-use crate::db::{unix_ms, UploadPart, UploadRow};
+use crate::db::{unix_ms, QuotaRefusal, UploadRow};
 use crate::error_code::Code;
-use crate::storage::PutStreamError;
-use crate::uploads::{self, part_key};
+use crate::uploads;
+
+mod append;
+use append::append;
+pub use append::InFlightUploads;
 
 const TUS_VERSION: &str = "1.0.0";
 const TUS_EXTENSIONS: &str = "creation,creation-with-upload,termination,expiration";
@@ -74,6 +77,7 @@ pub async fn create(
     if length.is_some_and(|n| n > state.uploads.max_bytes) {
         return Err(too_large(state.uploads.max_bytes));
     }
+    append::disk_room(&state)?;
     let now = unix_ms(SystemTime::now());
     let metadata = headers.get(UPLOAD_METADATA).and_then(|v| v.to_str().ok());
     let row = UploadRow {
@@ -86,7 +90,17 @@ pub async fn create(
         sha256: None,
         metadata: metadata.filter(|m| m.len() <= 4096).map(str::to_string),
     };
-    state.db.insert_upload(&row).await?;
+    match state
+        .db
+        .insert_upload_within(&row, state.uploads.quota())
+        .await?
+    {
+        Ok(()) => {}
+        Err(QuotaRefusal::Bytes(_)) => {
+            return Err(append::quota_exceeded(state.uploads.max_bytes_per_org))
+        }
+        Err(QuotaRefusal::Open(usage)) => return Err(too_many_open(usage.open)),
+    }
     let with_body = !tus || content_type(&headers) == Some(OFFSET_STREAM);
     let row = if with_body {
         match append(&state, &row, body, !tus).await {
@@ -98,7 +112,7 @@ pub async fn create(
             }
         }
     } else {
-        finish(&state, row).await?
+        finish(&state, row, None).await?
     };
     tracing::info!(upload.id = %row.id, org.id = %org.id, bytes = row.received, tus, "upload created");
     let mut response = (
@@ -126,7 +140,7 @@ pub async fn read(
     org: Organization,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let row = finish(&state, find(&state, &org, &id).await?).await?;
+    let row = finish(&state, find(&state, &org, &id).await?, None).await?;
     Ok(Json(uploads::render_upload(&row, &state.public_url)).into_response())
 }
 
@@ -138,7 +152,8 @@ pub async fn head(
     org: Organization,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let row = finish(&state, find(&state, &org, &id).await?).await?;
+    // The offset only: never hashes, even while the upload completes.
+    let row = find(&state, &org, &id).await?;
     let mut response = StatusCode::OK.into_response();
     let headers = response.headers_mut();
     tus_headers(headers, &row);
@@ -185,6 +200,7 @@ pub async fn patch(
         Some(value) => number(value, "Upload-Offset")?,
         None => return Err(bad_header("`Upload-Offset` is required.")),
     };
+    append::disk_room(&state)?;
     let row = find(&state, &org, &id).await?;
     if offset != row.received as u64 {
         return Err(offset_mismatch(row.received));
@@ -196,7 +212,7 @@ pub async fn patch(
 }
 
 /// `DELETE /v1/uploads/{id}` (tus termination): gone at once; its parts are deleted
-/// now, or by the sweep if this is cut short.
+/// now (a PATCH still streaming included), or by the sweep if this is cut short.
 #[utoipa::path(delete, path = "/v1/uploads/{id}", operation_id = "deleteUpload", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
     responses((status = 204, description = "Terminated"), (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::openapi::schemas::ErrorDocument), (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument)))]
 pub async fn delete(
@@ -208,6 +224,9 @@ pub async fn delete(
     if !uploads::valid_id(&id) || !state.db.expire_upload(&org.id, &id, now).await? {
         return Err(not_found(&id));
     }
+    // A body of it still streaming here stops and stores nothing; one streaming on
+    // another node finds the upload gone when it records its part, and deletes it.
+    state.uploads_in_flight.stop(&id);
     let deleted = async {
         state
             .storage
@@ -235,7 +254,7 @@ pub async fn content(
     org: Organization,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let row = finish(&state, find(&state, &org, &id).await?).await?;
+    let row = finish(&state, find(&state, &org, &id).await?, None).await?;
     if !row.is_complete() {
         return Err(ApiError::not_found(format!(
             "Upload \"{id}\" is not complete yet."
@@ -259,72 +278,13 @@ pub async fn content(
         .into_response())
 }
 
-/// Streams `body` into a new part of `row` at its current offset and records it.
-/// `whole` (a direct upload) makes the body the entire upload, completed with the hash
-/// taken while it streamed.
-async fn append(
+/// Completes `row` if every byte is in (hashing it once; see `uploads::finish`).
+async fn finish(
     state: &AppState,
-    row: &UploadRow,
-    body: Body,
-    whole: bool,
+    row: UploadRow,
+    whole_sha256: Option<String>,
 ) -> Result<UploadRow, ApiError> {
-    let room = match row.length {
-        Some(length) => (length - row.received).max(0) as u64,
-        None => state.uploads.max_bytes,
-    };
-    let key = part_key(&row.id, row.received);
-    let streamed = state
-        .storage
-        .put_stream(&key, body.into_data_stream(), room)
-        .await
-        .map_err(|e| match e {
-            PutStreamError::TooLarge if row.length.is_some() && !whole => ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                Code::UploadTooLarge,
-                "The body carries more bytes than the upload's `Upload-Length` leaves room for.",
-            ),
-            PutStreamError::TooLarge => too_large(state.uploads.max_bytes),
-            PutStreamError::Storage(e) => ApiError::internal(&e),
-        })?;
-    if whole && (streamed.interrupted || row.length.is_some_and(|n| n != streamed.bytes as i64)) {
-        let _ = state
-            .storage
-            .delete_prefix(&format!("uploads/{}/", row.id))
-            .await;
-        return Err(bad_header(
-            "The body ended before `Content-Length` bytes arrived.",
-        ));
-    }
-    let mut row = row.clone();
-    if streamed.bytes > 0 {
-        let part = UploadPart {
-            start: row.received,
-            length: streamed.bytes as i64,
-            object_key: key.clone(),
-        };
-        if !state.db.append_upload_part(&row.id, &part).await? {
-            // Another request took this offset first: this part is not the upload's.
-            let _ = state.storage.delete_prefix(&key).await;
-            let now = unix_ms(SystemTime::now());
-            let current = state.db.get_upload(&row.org_id, &row.id, now).await?;
-            return Err(offset_mismatch(current.map_or(0, |r| r.received)));
-        }
-        row.received += streamed.bytes as i64;
-    }
-    if whole {
-        state
-            .db
-            .complete_upload(&row.id, row.received, &streamed.sha256)
-            .await?;
-        row.length = Some(row.received);
-        row.sha256 = Some(streamed.sha256);
-        return Ok(row);
-    }
-    finish(state, row).await
-}
-
-async fn finish(state: &AppState, row: UploadRow) -> Result<UploadRow, ApiError> {
-    uploads::finish(&state.db, &state.storage, row)
+    uploads::finish(&state.db, &state.storage, row, whole_sha256)
         .await
         .map_err(|e| ApiError::internal(&e))
 }
@@ -394,6 +354,19 @@ fn too_large(max: u64) -> ApiError {
         Code::UploadTooLarge,
         format!("Uploads are limited to {max} bytes."),
     )
+}
+
+fn too_many_open(open: u64) -> ApiError {
+    let mut error = ApiError::new(
+        StatusCode::TOO_MANY_REQUESTS,
+        Code::TooManyOpenUploads,
+        format!(
+            "Your organization has {open} unfinished uploads, its maximum; finish or delete \
+             one (unfinished uploads also expire) and try again."
+        ),
+    );
+    error.retry_after = Some(60);
+    error
 }
 
 fn offset_mismatch(current: i64) -> ApiError {

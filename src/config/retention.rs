@@ -20,6 +20,17 @@ pub struct RetentionConfig {
     #[arg(long, env = "MEDIAEDIT_MAX_UPLOAD_BYTES", default_value_t = 2 << 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_upload_bytes: u64,
 
+    /// Bytes of uploads one organization holds at most, unexpired ones counted (an
+    /// unfinished tus upload by its `Upload-Length`); past it, `413
+    /// upload_quota_exceeded` until some expire or are deleted.
+    #[arg(long, env = "MEDIAEDIT_MAX_UPLOAD_BYTES_PER_ORG", default_value_t = 20 << 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_upload_bytes_per_org: u64,
+
+    /// Unfinished uploads one organization holds at most; one more is `429
+    /// too_many_open_uploads` until one completes, expires or is deleted.
+    #[arg(long, env = "MEDIAEDIT_MAX_OPEN_UPLOADS_PER_ORG", default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_open_uploads_per_org: u64,
+
     /// Seconds between two sweeps for expired edits and uploads.
     #[arg(long, env = "MEDIAEDIT_SWEEP_INTERVAL_SECS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
     pub sweep_interval_secs: u64,

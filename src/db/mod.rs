@@ -13,6 +13,7 @@ mod lifecycle;
 mod orgs;
 mod outputs;
 mod settings;
+mod upload_quotas;
 mod uploads;
 mod webhooks;
 
@@ -23,6 +24,7 @@ pub use idempotency::KeyClaim;
 pub use lifecycle::{Cancel, EditPage, PageCursor, Retry};
 pub use orgs::{hash_token, token_prefix, valid_org_id, Revoked, TokenListing};
 pub use outputs::StoredOutput;
+pub use upload_quotas::{QuotaRefusal, UploadQuota, UploadUsage};
 pub use uploads::{UploadPart, UploadRow};
 pub use webhooks::{AfterAttempt, DeliveryRow, WebhookEvent, WebhookSecrets};
 

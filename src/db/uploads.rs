@@ -1,6 +1,8 @@
 //! Upload rows and their parts. Appending a part and moving the offset are one
-//! transaction, conditional on the offset the part starts at: of two writers racing at
-//! one offset (two nodes, a retried PATCH), exactly one wins.
+//! transaction, conditional on the offset the part starts at and on the upload being
+//! unexpired: of two writers racing at one offset (two nodes, a retried PATCH), exactly
+//! one wins, and no part is recorded for an upload deleted meanwhile. Creating an
+//! upload is conditional on its organization's quotas, in the same statement.
 
 use super::{with_pool, Db, DbError};
 
@@ -85,17 +87,24 @@ impl Db {
     }
 
     /// Records part `part` of upload `id`, which must start at the current offset.
-    /// False (and nothing written) when the offset moved on in the meantime.
-    pub async fn append_upload_part(&self, id: &str, part: &UploadPart) -> Result<bool, DbError> {
+    /// False (and nothing written) when the offset moved on in the meantime, or the
+    /// upload expired or was deleted by `now_ms`: the caller deletes the part's object.
+    pub async fn append_upload_part(
+        &self,
+        id: &str,
+        part: &UploadPart,
+        now_ms: i64,
+    ) -> Result<bool, DbError> {
         with_pool!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
             let moved = sqlx::query(&sql(
                 "UPDATE uploads SET received = received + $2 WHERE id = $1 AND received = $3 \
-                 AND (length IS NULL OR received + $2 <= length)",
+                 AND (length IS NULL OR received + $2 <= length) AND expires_at > $4",
             ))
             .bind(id)
             .bind(part.length)
             .bind(part.start)
+            .bind(now_ms)
             .execute(&mut *tx)
             .await?
             .rows_affected();

@@ -7,11 +7,12 @@ use std::sync::Mutex;
 use super::JobError;
 use crate::edits::{budget, NewEdit};
 use crate::error_code::Code;
+use crate::storage::free_disk_bytes;
 
 /// A retryable `storage_error` when the temp directory's disk has less than `min_free`
 /// bytes free: a fetch that would fill the disk would fail later with a misleading
 /// media error, and other edits with it.
-pub(super) fn ensure_free_disk(tmp: &Path, min_free: u64) -> Result<(), JobError> {
+pub(crate) fn ensure_free_disk(tmp: &Path, min_free: u64) -> Result<(), JobError> {
     if min_free == 0 {
         return Ok(());
     }
@@ -22,20 +23,6 @@ pub(super) fn ensure_free_disk(tmp: &Path, min_free: u64) -> Result<(), JobError
         }
         _ => Ok(()),
     }
-}
-
-/// Bytes free for unprivileged users on the file system holding `path`.
-// The statvfs fields are u64 here and narrower on other platforms.
-#[allow(clippy::useless_conversion)]
-fn free_disk_bytes(path: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
-    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid NUL-terminated path and a statvfs struct to fill.
-    if unsafe { libc::statvfs(c_path.as_ptr(), &mut stat) } != 0 {
-        return None;
-    }
-    Some(u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize)))
 }
 
 /// The output limit, checked before each step against the fewest files the edit can

@@ -13,7 +13,7 @@ mod clock;
 mod cost;
 mod error;
 mod finished;
-mod limits;
+pub(crate) mod limits;
 mod pipeline;
 mod postgres;
 mod progress;

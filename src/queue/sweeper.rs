@@ -1,7 +1,9 @@
 //! The sweep: deletes edits whose retention has run out (or that were deleted), with
 //! every object stored for them, outputs of earlier attempts included; and uploads
 //! past their expiry (or terminated), with their parts; and idempotency keys older
-//! than their day.
+//! than their day. Every `ORPHANS_EVERY` it also deletes upload parts that no row
+//! references (see `uploads::sweep_orphan_parts`): listing every part costs more than
+//! the indexed query, and such parts are rare.
 //!
 //! Durable and safe with several nodes because every step is idempotent and the row
 //! goes last: the objects under `edits/<id>/` are deleted, then the row (with the result
@@ -15,9 +17,13 @@ use tokio_util::sync::CancellationToken;
 
 use crate::db::{unix_ms, Db};
 use crate::storage::Storage;
+use crate::uploads::{sweep_orphan_parts, ORPHAN_GRACE};
 
 /// Expired edits deleted per query.
 const BATCH: u32 = 100;
+
+/// How often the sweep looks for upload parts no row references.
+const ORPHANS_EVERY: Duration = Duration::from_secs(10 * 60);
 
 /// Sweeps every `interval` until `shutdown`.
 pub fn run_sweeper(
@@ -27,7 +33,18 @@ pub fn run_sweeper(
     shutdown: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
+        let mut orphans_due = tokio::time::Instant::now();
         loop {
+            if tokio::time::Instant::now() >= orphans_due {
+                orphans_due += ORPHANS_EVERY;
+                match sweep_orphan_parts(&db, &storage, ORPHAN_GRACE).await {
+                    Ok(0) => {}
+                    Ok(swept) => tracing::info!(swept, "orphaned upload parts deleted"),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "sweeping orphaned upload parts failed; trying again later")
+                    }
+                }
+            }
             match sweep_expired(&db, &storage).await {
                 Ok(0) => {}
                 Ok(swept) => tracing::info!(swept, "expired edits deleted"),

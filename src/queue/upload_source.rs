@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use super::JobError;
-use crate::db::{unix_ms, Db, SourceValidators};
+use crate::db::{unix_ms, Db, SourceValidators, UploadPart};
 use crate::error_code::Code;
 use crate::fetch::{Fetch, FetchError, Fetched};
 use crate::storage::Storage;
@@ -19,11 +19,30 @@ pub async fn read_upload(
     id: &str,
     dest: &Path,
 ) -> Result<Fetch, JobError> {
+    let parts = upload_parts_of((db, max_bytes), org, id).await?;
+    let keys = parts.into_iter().map(|p| p.object_key).collect();
+    let (bytes, sha256) = storage
+        .concatenate_into(keys, dest)
+        .await
+        .map_err(|e| internal(&e))?;
+    Ok(Fetch::Body(Fetched {
+        bytes,
+        validators: SourceValidators {
+            etag: None,
+            last_modified: None,
+            sha256,
+        },
+    }))
+}
+
+/// The stored parts of upload `id` of `org`, in order, once it is complete and no
+/// larger than `max_bytes`; `UploadNotFound` when it expired or was deleted.
+pub async fn upload_parts_of(
+    (db, max_bytes): (&Db, u64),
+    org: &str,
+    id: &str,
+) -> Result<Vec<UploadPart>, JobError> {
     let now = unix_ms(SystemTime::now());
-    let internal = |e: &dyn std::fmt::Display| {
-        tracing::warn!(error = %e, "reading an upload failed");
-        JobError::internal(true)
-    };
     let row = db
         .get_upload(org, id, now)
         .await
@@ -38,18 +57,10 @@ pub async fn read_upload(
     if row.received as u64 > max_bytes {
         return Err(FetchError::TooLarge(max_bytes).into());
     }
-    let parts = db.upload_parts(id).await.map_err(|e| internal(&e))?;
-    let keys = parts.into_iter().map(|p| p.object_key).collect();
-    let (bytes, sha256) = storage
-        .concatenate_into(keys, dest)
-        .await
-        .map_err(|e| internal(&e))?;
-    Ok(Fetch::Body(Fetched {
-        bytes,
-        validators: SourceValidators {
-            etag: None,
-            last_modified: None,
-            sha256,
-        },
-    }))
+    db.upload_parts(id).await.map_err(|e| internal(&e))
+}
+
+fn internal(e: &dyn std::fmt::Display) -> JobError {
+    tracing::warn!(error = %e, "reading an upload failed");
+    JobError::internal(true)
 }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
 
-use super::StorageError;
+use super::{object_path, Storage, StorageError};
 
 /// The object store for local files under `root`, which is created if missing.
 pub fn local(root: &Path) -> Result<Arc<LocalFileSystem>, StorageError> {
@@ -81,5 +81,35 @@ fn link_into_place(from: &Path, to: &Path) -> std::io::Result<()> {
             }
             Err(e) => return Err(e),
         }
+    }
+}
+
+/// Bytes free for unprivileged users on the file system holding `path`; `None` when
+/// it cannot be read (a path that does not exist).
+// The statvfs fields are u64 here and narrower on other platforms.
+#[allow(clippy::useless_conversion)]
+pub fn free_disk_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut stat: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid NUL-terminated path and a statvfs struct to fill.
+    if unsafe { libc::statvfs(c_path.as_ptr(), &mut stat) } != 0 {
+        return None;
+    }
+    Some(u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize)))
+}
+
+impl Storage {
+    /// The file that holds the object under `key` when the store is this machine's
+    /// disk, so it can be read in place (never written: objects are immutable).
+    /// `None` on S3.
+    pub fn local_path(&self, key: &str) -> Option<std::path::PathBuf> {
+        let files = self.local.as_ref()?;
+        files.path_to_filesystem(&object_path(key).ok()?).ok()
+    }
+
+    /// The directory whose disk holds stored objects, when that is this machine's.
+    pub fn local_root(&self) -> Option<&Path> {
+        self.local_root.as_deref()
     }
 }

@@ -13,11 +13,12 @@
 mod tests;
 
 mod keys;
+mod listing;
 mod local;
 mod signing_key;
 mod stream;
 pub use keys::OutputKey;
-pub use local::local;
+pub use local::{free_disk_bytes, local};
 pub use signing_key::shared_signing_key;
 pub use stream::{PutStreamError, Streamed};
 
@@ -26,7 +27,6 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use futures::{StreamExt, TryStreamExt};
 use hmac::{Hmac, Mac};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
@@ -136,6 +136,8 @@ pub struct Storage {
     store: Arc<dyn ObjectStore>,
     /// The same store when it is this machine's disk: files on it are linked in.
     local: Option<Arc<LocalFileSystem>>,
+    /// That disk's directory.
+    local_root: Option<std::path::PathBuf>,
     key: Arc<Vec<u8>>,
     public_url: Url,
     url_ttl: Duration,
@@ -164,6 +166,7 @@ impl Storage {
         Storage {
             store,
             local: None,
+            local_root: None,
             key: Arc::new(signing_key),
             public_url,
             url_ttl,
@@ -185,6 +188,7 @@ impl Storage {
         };
         Ok(Storage {
             local,
+            local_root: local::root_of(url).map(Into::into),
             ..Storage::new(store, signing_key, public_url, url_ttl)
         })
     }
@@ -234,29 +238,6 @@ impl Storage {
     pub async fn copy(&self, from: &str, to: &str) -> Result<(), StorageError> {
         let (from, to) = (object_path(from)?, object_path(to)?);
         Ok(self.store.copy(&from, &to).await?)
-    }
-
-    /// Deletes every object whose key starts with `prefix` (a folder: `edits/<id>/`);
-    /// objects already gone are no error. Returns how many were deleted.
-    pub async fn delete_prefix(&self, prefix: &str) -> Result<usize, StorageError> {
-        let location = object_path(prefix.trim_end_matches('/'))?;
-        let listed = self
-            .store
-            .list(Some(&location))
-            .map_ok(|meta| meta.location)
-            .boxed();
-        let deleted: Vec<ObjectPath> = self
-            .store
-            .delete_stream(listed)
-            .or_else(|e| async move {
-                match e {
-                    object_store::Error::NotFound { .. } => Ok(ObjectPath::default()),
-                    other => Err(other),
-                }
-            })
-            .try_collect()
-            .await?;
-        Ok(deleted.len())
     }
 
     /// The object under `key`, whole or only `range` (bytes, end exclusive); streamed.

@@ -10,6 +10,7 @@ use object_store::{GetResult, GetResultPayload, WriteMultipart};
 use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use tokio_util::io::ReaderStream;
+use tokio_util::sync::CancellationToken;
 
 use super::{object_path, Storage, StorageError, PARTS_IN_FLIGHT, PART_SIZE};
 
@@ -32,19 +33,25 @@ pub enum PutStreamError {
     /// The body carried more than the allowed bytes.
     #[error("the body is larger than allowed")]
     TooLarge,
+    /// `stop` was cancelled (the upload was deleted) while the body streamed.
+    #[error("the write was stopped")]
+    Stopped,
     #[error(transparent)]
     Storage(#[from] StorageError),
 }
 
 impl Storage {
     /// Stores `body` under `key` as it arrives, at most `max` bytes: more is
-    /// `TooLarge` and nothing is kept. A body that breaks off keeps what it sent. An
-    /// empty body stores no object (`bytes == 0`).
+    /// `TooLarge` and nothing is kept; `stop` cancelled is `Stopped`, and nothing is
+    /// kept either (a multipart upload is aborted, so no part lingers in the store).
+    /// A body that breaks off keeps what it sent. An empty body stores no object
+    /// (`bytes == 0`).
     pub async fn put_stream<S, E>(
         &self,
         key: &str,
         body: S,
         max: u64,
+        stop: &CancellationToken,
     ) -> Result<Streamed, PutStreamError>
     where
         S: Stream<Item = Result<Bytes, E>> + Unpin,
@@ -57,7 +64,12 @@ impl Storage {
         let mut head: Vec<u8> = Vec::new();
         let mut interrupted = false;
         let outcome: Result<(), PutStreamError> = async {
-            while let Some(chunk) = body.next().await {
+            loop {
+                let chunk = tokio::select! {
+                    chunk = body.next() => chunk,
+                    () = stop.cancelled() => return Err(PutStreamError::Stopped),
+                };
+                let Some(chunk) = chunk else { break };
                 let Ok(chunk) = chunk else {
                     interrupted = true;
                     break;

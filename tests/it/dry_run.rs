@@ -11,6 +11,7 @@ use crate::{clips, fixtures};
 on_both_backends!(
     a_dry_run_predicts_what_the_edit_then_makes_and_creates_nothing,
     a_dry_run_answers_the_error_the_edit_would_end_with,
+    a_dry_run_naming_one_upload_in_ten_assets_probes_it_without_a_copy_per_asset,
 );
 
 async fn dry_run(app: &TestApp, query: &str, body: &Value) -> (u16, Value) {
@@ -121,4 +122,85 @@ async fn a_dry_run_answers_the_error_the_edit_would_end_with(backend: Backend) {
         (status, error["errors"][0]["code"].as_str()),
         (422, Some("empty_array"))
     );
+}
+
+/// Bytes of every file under `dir`.
+fn disk_use(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|entry| match entry.metadata() {
+            Ok(meta) if meta.is_dir() => disk_use(&entry.path()),
+            Ok(meta) => meta.len(),
+            Err(_) => 0,
+        })
+        .sum()
+}
+
+async fn a_dry_run_naming_one_upload_in_ten_assets_probes_it_without_a_copy_per_asset(
+    backend: Backend,
+) {
+    let app = spawn_app_on(backend, |_| {}).await;
+    // Uncompressed: 5.8 MB, so that ten copies (the old way) would be 58 MB.
+    let bmp = fixtures::bmp(image::DynamicImage::ImageRgb8(fixtures::gradient(
+        1600, 1200,
+    )));
+    let upload: Value = app
+        .client
+        .post(format!("{}/v1/uploads", app.base))
+        .bearer_auth(&app.token)
+        .body(bmp.clone())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let src = upload["attributes"]["src"].as_str().unwrap();
+    let mut body = edit(src, &["resize-image"], Some(json!({"scale": 0.5})));
+    body["assets"] = json!(vec![body["assets"][0].clone(); 10]);
+
+    let data = app.data_dir.path().to_path_buf();
+    let before = disk_use(&data);
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let sampler = tokio::task::spawn_blocking(move || {
+        let mut peak = 0;
+        while stopped.try_recv().is_err() {
+            peak = peak.max(disk_use(&data));
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        peak
+    });
+    let (status, plan) = dry_run(&app, "dryRun=true", &body).await;
+    stop.send(()).unwrap();
+    let peak = sampler.await.unwrap().max(disk_use(app.data_dir.path()));
+    assert_eq!(status, 200, "{plan}");
+    let assets = plan["attributes"]["assets"].as_array().unwrap();
+    assert_eq!(assets.len(), 10);
+    for asset in assets {
+        assert_eq!(
+            (asset["width"].as_u64(), asset["height"].as_u64()),
+            (Some(1600), Some(1200))
+        );
+        let output = &asset["outputs"][0];
+        assert_eq!(
+            (output["width"].as_u64(), output["height"].as_u64()),
+            (Some(800), Some(600))
+        );
+    }
+    let grew = peak.saturating_sub(before);
+    let margin = 1 << 20;
+    match backend {
+        // A one-part upload on local files is probed in its stored file.
+        Backend::Embedded => assert!(grew < margin, "the data dir grew by {grew} bytes"),
+        // On S3: one copy, shared by the ten assets.
+        Backend::Cluster => assert!(
+            grew < bmp.len() as u64 + margin,
+            "the data dir grew by {grew} bytes for a {}-byte upload",
+            bmp.len()
+        ),
+    }
+    assert_eq!(listed(&app).await, 0, "a dry run creates nothing");
 }

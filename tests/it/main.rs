@@ -61,6 +61,8 @@ mod speed;
 mod stages;
 mod stalled_sources;
 mod still_formats;
+mod upload_quotas;
+mod upload_storage;
 mod uploads;
 mod videos;
 mod webhook_shares;
