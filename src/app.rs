@@ -105,6 +105,7 @@ impl App {
             max_video_pixels: config.max_video_pixels,
             max_video_frames: config.max_video_frames,
             max_extract_frames: config.max_extract_frames,
+            max_animation_pixels: config.max_animation_pixels,
             process_memory_limit: config.process_memory_limit,
             warm_processes: config.warm_processes,
             // Not in tmp/: a job's scratch space holds nothing else.

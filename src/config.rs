@@ -242,6 +242,13 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MAX_WORK_PER_EDIT", default_value_t = 200_000_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_work_per_edit: u64,
 
+    /// Most pixels an animated image (GIF, APNG, animated WebP) may have summed over
+    /// its frames (canvas × frames, read from its headers before any frame is
+    /// decoded): a 30 s 1080p animation at 50 fps is 3.1·10⁹. Past it, every command
+    /// given the file fails with `too_much_work`.
+    #[arg(long, env = "MEDIAEDIT_MAX_ANIMATION_PIXELS", default_value_t = 4_000_000_000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_animation_pixels: u64,
+
     /// Most files one edit may produce: refused at creation (422) when the options
     /// already prove more, and failed with `too_many_outputs` before the step that
     /// would pass it otherwise (a fan-out of fan-outs).

@@ -1,31 +1,32 @@
 //! `gif-to-video`: an animated GIF, WebP or APNG as an H.264 MP4 with its exact timing.
 //!
-//! The GIF is read block by block first ([`super::gif`]): limits come from its headers,
-//! frames without a colour table get the palette browsers give them, and the length of
-//! the animation is known to the centisecond. ffmpeg then decodes and encodes it with
-//! one video frame per GIF frame, in the GIF's own time base (1/100 s).
+//! A GIF is read block by block first ([`crate::media::gif`]): limits come from its
+//! headers, and the length of the animation is known to the centisecond.
 //!
 //! ffmpeg 5 does not carry a frame's duration through libx264, so the last frame of a
 //! variable-rate MP4 would last one tick. The `setts` bitstream filter sets the last
 //! packet's duration to what is left of the animation; without B-frames packets come
 //! in presentation order, so that packet is the last frame shown.
 //!
-//! Animated WebP and APNG: ffmpeg 5.1 cannot decode an animated WebP, and its APNG
-//! decoder is not ours (limits, damaged files, the default image). Both are decoded
-//! here, a frame at a time, by the frames `resize-image` uses (`media::animation`),
-//! flattened onto white and written losslessly to a temporary APNG of whole frames,
-//! each with its delay in milliseconds, which ffmpeg reads through its `apng` demuxer
-//! (named, as every input): variable frame durations reach ffmpeg exactly, and no
-//! more than a frame is ever held in memory. Measured against the alternatives: raw
-//! frames through a pipe have no timestamps (a fine fixed rate repeats each frame
-//! tens of times), and PNG files listed in an ffconcat file need the `concat` demuxer,
-//! which probes each listed file by guess.
+//! Every animation — GIF, animated WebP and APNG — is decoded here, a frame at a time,
+//! by the decoders `resize-image` uses (`media::animation`; for GIF the one GIF decoder
+//! of every command, `media::gif::frames`, so a GIF comes out alike whichever command
+//! takes it: ffmpeg's own GIF decoder starts a new canvas at a stray second header and
+//! lays the first frame on the background colour where Pillow and the image commands
+//! do not; and ffmpeg 5.1 cannot decode an animated WebP). The frames are flattened
+//! onto white and written losslessly to a temporary APNG of whole frames, each with its
+//! delay in milliseconds, which ffmpeg reads through its `apng` demuxer (named, as
+//! every input): variable frame durations reach ffmpeg exactly, and no more than a
+//! frame is ever held in memory. Measured against the alternatives: raw frames through
+//! a pipe have no timestamps (a fine fixed rate repeats each frame tens of times), and
+//! PNG files listed in an ffconcat file need the `concat` demuxer, which probes each
+//! listed file by guess.
 
 use std::path::Path;
 
 use super::{Prediction, Shape};
 use crate::media::gif::{self, GifScan};
-use crate::media::transcode::{run_to_file, VideoInfo, VideoLimits, X264};
+use crate::media::transcode::{VideoInfo, VideoLimits, X264};
 use crate::media::video::{video_size, BT709_TAGS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -46,9 +47,9 @@ pub fn predict(input: Shape) -> Prediction {
 
 /// One video frame per GIF frame, each for its own delay, the last one included
 /// (delays under 20 ms count as 100 ms, as in browsers), so the video lasts the sum
-/// of the delays. Frames without a colour table are drawn in opaque black, as
-/// browsers draw them. Transparency is flattened onto white; the pixel limit applies
-/// to the screen and every frame's extent.
+/// of the delays. Frames without a colour table are drawn with a grey ramp, as Pillow
+/// draws them. Transparency is flattened onto white; the pixel limit applies to the
+/// screen and every frame's extent.
 ///
 /// A WebP or PNG must be animated: a still one fails `unsupported_input_format` (a
 /// still has no length to give the video; `image-to-video` takes it, with a duration).
@@ -69,6 +70,8 @@ pub async fn run(
     }
 }
 
+/// A GIF's limits checked from its blocks, then its frames through the same path as
+/// WebP and APNG.
 async fn run_gif(
     media: &Media,
     input: &MediaFile,
@@ -76,25 +79,9 @@ async fn run_gif(
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
     let bytes = tokio::fs::read(&input.path).await?;
-    let scan = gif::scan(&bytes)?;
-    check(&scan, &media.limits())?;
-    let tail = gif_to_video_args(&scan);
-    let expected = Some(scan.seconds());
-    // Frames without a colour table get one in a repaired copy; ffmpeg reads that.
-    let repaired = scan.needs_palette.then(|| MediaFile {
-        path: out_dir.join(format!("palette-{}.gif", uuid::Uuid::new_v4().simple())),
-        format: MediaFormat::Gif,
-    });
-    if let Some(copy) = &repaired {
-        tokio::fs::write(&copy.path, gif::with_default_palettes(&bytes)).await?;
-    }
-    let source = repaired.as_ref().unwrap_or(input);
-    let result = run_to_file(media, source, tail, OUTPUT, expected, out_dir, progress).await;
-    if let Some(copy) = repaired {
-        // Best effort: the step directory is removed with the job anyway.
-        let _ = tokio::fs::remove_file(&copy.path).await;
-    }
-    result
+    check(&gif::scan(&bytes)?, &media.limits())?;
+    drop(bytes);
+    animated::run(media, input, out_dir, progress).await
 }
 
 /// The video limits, checked on what the headers say before anything is decoded.
@@ -111,31 +98,7 @@ fn check(scan: &GifScan, limits: &VideoLimits) -> Result<(), MediaError> {
     info.check(limits)
 }
 
-/// ffmpeg arguments after the input.
-fn gif_to_video_args(scan: &GifScan) -> Vec<String> {
-    let (w, h) = video_size(scan.screen.0, scan.screen.1);
-    // Each frame is laid over a white copy of itself (drawbox fills the whole frame),
-    // so the timestamps stay the GIF's own; then converted like image-to-video.
-    let graph = format!(
-        "[0:v:0]split[bg][fg];[bg]drawbox=c=white:t=fill[white];\
-         [white][fg]overlay=format=auto,\
-         scale={w}:{h}:flags=lanczos:out_color_matrix=bt709:out_range=tv,format=yuv420p[v]"
-    );
-    // The last frame lasts until the end of the animation (see the module's docs).
-    let last_duration = last_duration(scan.last_start_cs, scan.total_cs);
-    let mut args = vec![
-        "-filter_complex".to_string(),
-        graph,
-        "-map".into(),
-        "[v]".into(),
-    ];
-    // Timestamps in the input's own time base (1/100 s for GIF): ffmpeg's default of
-    // 1/frame-rate would round uneven delays onto a grid, merging or shifting frames.
-    args.extend(timed_h264_args("-1", last_duration, "100"));
-    args
-}
-
-/// The encoder half shared by GIF and the other animations: variable frame rate in
+/// The encoder half of every animation: variable frame rate in
 /// `time_base`, H.264 without B-frames, the last packet's duration set by `setts`
 /// (see the module's docs), in an MP4 track of `timescale`.
 fn timed_h264_args(time_base: &str, last_duration: String, timescale: &str) -> Vec<String> {
@@ -172,23 +135,7 @@ mod tests {
             frames,
             last_start_cs,
             total_cs,
-            needs_palette: false,
         }
-    }
-
-    #[test]
-    fn gif_to_video_flattens_onto_white_and_ends_the_last_frame_on_time() {
-        let args = gif_to_video_args(&scan(5, 330, 410)).join(" ");
-        assert!(args.contains("drawbox=c=white:t=fill"), "{args}");
-        assert!(args.contains("scale=98:60"), "{args}");
-        assert!(args.contains("-fps_mode vfr -enc_time_base -1"), "{args}");
-        assert!(args.contains("-bf 0"), "{args}");
-        assert!(
-            args.contains("duration='if(gte(PTS\\,330)\\,max(410-PTS\\,1)\\,DURATION)'"),
-            "{args}"
-        );
-        assert!(args.contains("-video_track_timescale 100"), "{args}");
-        assert!(args.ends_with("+faststart -f mp4"), "{args}");
     }
 
     #[test]

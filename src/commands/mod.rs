@@ -236,6 +236,8 @@ impl Command {
         progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
         self.check_input(input)?;
+        // An animation bomb is refused from its headers, before any command decodes it.
+        media.check_animation(input).await?;
         let one = match self {
             Command::ImageToVideo => image_to_video::run(media, input, options, out_dir).await,
             Command::GifToVideo => gif_to_video::run(media, input, out_dir, progress).await,

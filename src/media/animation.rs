@@ -10,9 +10,9 @@
 //!
 //! An APNG's default image that is not a frame of the animation (see `apng.rs`) stays
 //! the APNG output's default image, so still viewers and Pillow show what they showed
-//! of the source; an animated WebP has no such picture, so it becomes the WebP's first
-//! frame, lasting 0 ms as it has no delay (Pillow's frame 0, what the WebP shows as a
-//! still; a video leaves it out).
+//! of the source; an animated WebP (and a video) has no place for such a picture, so
+//! it is left out, as players leave it out: as a first frame "lasting 0 ms" browsers
+//! would flash it for 100 ms.
 //!
 //! Encoders: GIF by the `gif` crate through `image` (a palette per frame, NeuQuant);
 //! animated WebP by libwebp's `WebPAnimEncoder` (lossy q80, as still WebP, alpha kept);
@@ -20,12 +20,13 @@
 
 use std::io::Cursor;
 
-use image::codecs::gif::{GifDecoder, GifEncoder, Repeat};
+use image::codecs::gif::{GifEncoder, Repeat};
 use image::codecs::webp::WebPDecoder;
 use image::metadata::LoopCount;
 use image::{AnimationDecoder, DynamicImage, Frames, ImageDecoder, RgbaImage};
 
 use super::apng::{ApngFrames, ApngWriter};
+use super::gif::frames::GifFrames;
 use super::image_ops::{resize, scaled_size};
 use super::transcode::VideoLimits;
 use super::{ImageFormat, MediaError, MediaFormat};
@@ -53,7 +54,7 @@ pub(crate) struct Animation<'a> {
     pub size: (u32, u32),
     pub plays: LoopCount,
     /// The frame count the file states before its frames (APNG's `acTL`, WebP's
-    /// `ANMF` chunks); `None` for GIF.
+    /// `ANMF` chunks, a GIF's image descriptors).
     pub declared: Option<u64>,
     /// An APNG's default image when it is not a frame of the animation.
     pub default_image: Option<RgbaImage>,
@@ -75,9 +76,14 @@ pub(crate) fn open<'a>(
     let mut icc = None;
     let (frames, size, plays, declared, mut default_image) = match format {
         MediaFormat::Gif => {
-            let decoder = GifDecoder::new(Cursor::new(bytes)).map_err(bad)?;
-            let (size, plays) = (decoder.dimensions(), decoder.loop_count());
-            (decoder.into_frames(), size, plays, None, None)
+            let too_large = |width, height| MediaError::VideoTooLarge {
+                width,
+                height,
+                limit: limits.max_pixels,
+            };
+            let gif = GifFrames::open(bytes, limits.max_pixels, too_large)?;
+            let (size, plays, frames) = (gif.size, gif.plays, Some(gif.frames));
+            (Frames::new(Box::new(gif)), size, plays, frames, None)
         }
         MediaFormat::Png => {
             let max_bytes = limits.max_pixels.saturating_mul(8).saturating_add(64 << 20);
@@ -99,7 +105,7 @@ pub(crate) fn open<'a>(
             let mut decoder = WebPDecoder::new(Cursor::new(bytes)).map_err(bad)?;
             let (size, plays) = (decoder.dimensions(), decoder.loop_count());
             icc = decoder.icc_profile().ok().flatten();
-            let declared = Some(webp_frame_count(bytes));
+            let declared = Some(pixels::webp_frame_count(bytes));
             (decoder.into_frames(), size, plays, declared, None)
         }
     };
@@ -180,20 +186,6 @@ fn too_many(frames: u64, limits: &VideoLimits) -> MediaError {
     }
 }
 
-/// The `ANMF` chunks of an animated WebP: its frames, counted without decoding.
-fn webp_frame_count(bytes: &[u8]) -> u64 {
-    let (mut at, mut count) = (12usize, 0);
-    while let Some(header) = bytes.get(at..at + 8) {
-        count += u64::from(&header[..4] == b"ANMF");
-        let size = u32::from_le_bytes([header[4], header[5], header[6], header[7]]) as usize;
-        at = at
-            .saturating_add(8)
-            .saturating_add(size)
-            .saturating_add(size & 1);
-    }
-    count
-}
-
 /// `bytes`, an animation of `format`, with every frame scaled by `scale`, written as
 /// `output` (GIF, WebP or, for an APNG, PNG).
 pub(crate) fn resize_animation(
@@ -209,7 +201,11 @@ pub(crate) fn resize_animation(
     let (w, h) = scaled_size(width, height, scale, output, max_pixels)?;
     let mut encoder = Encoder::new(output, (w, h), &animation)?;
     let scaled = |rgba: RgbaImage| resize(DynamicImage::ImageRgba8(rgba), w, h);
-    if let Some(default) = animation.default_image.take() {
+    // Only an APNG has a place for a picture outside the animation; an animated WebP
+    // would play it as a frame (browsers show a 0 ms frame for 100 ms: a flash of a
+    // picture the source never shows), so it is left out there, as players leave it.
+    let default_image = animation.default_image.take();
+    if let (Some(default), ImageFormat::Png) = (default_image, output) {
         encoder.add(scaled(default)?.into_rgba8(), 0.0)?;
     }
     for frame in &mut animation {
@@ -320,5 +316,6 @@ impl Encoder {
     }
 }
 
+pub(crate) mod pixels;
 mod webp;
 use webp::AnimatedWebp;

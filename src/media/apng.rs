@@ -1,19 +1,23 @@
 //! APNG: which PNGs animate, their frames as viewers show them, and the APNG writer.
 //!
 //! A PNG animates when one valid `acTL` chunk comes before the image data and declares
-//! two frames or more; any other PNG (no `acTL`, one frame, several `acTL`, a count of
-//! 0) is a still picture, read by the still path as Pillow reads it.
+//! two frames or more, or one frame apart from the default image (an animating viewer
+//! shows that frame, not the default image); any other PNG (no `acTL`, one frame that
+//! is the default image, several `acTL`, a count of 0) is a still picture, read by the
+//! still path as Pillow reads it.
 //!
 //! The default image (`IDAT`) may or may not be the animation's first frame: with no
 //! `fcTL` before it, it is a picture for readers that do not animate, outside the
 //! animation. Pillow then shows it as frame 0, before the animation frames; the
 //! service keeps it ([`ApngFrames::default_image`]) so that an APNG output keeps it as
-//! its own default image and an animated WebP starts with it (see `animation.rs`).
+//! its own default image, and leaves it out of animated WebP and video outputs, as
+//! animating viewers leave it out (see `animation.rs`).
 //!
 //! Frames are composited here from the `png` crate's raw subframes (the `image`
-//! crate's APNG reader refuses 16-bit files and drops the default image): each is
-//! blended onto the canvas by its `fcTL` (`blend_op` source or over) after the
-//! previous frame's `dispose_op` (none, background, previous), as the APNG
+//! crate's APNG reader refuses 16-bit files and drops the default image), whatever the
+//! number of `fdAT` chunks a frame's data is split over: each is laid onto the canvas
+//! by its `fcTL` (`blend_op` source, or over as Pillow lays it, see [`over`]) after
+//! the previous frame's `dispose_op` (none, background, previous), as the APNG
 //! specification says; 16-bit samples are cut to 8 bits, palettes and `tRNS` expanded.
 
 use std::io::Cursor;
@@ -23,11 +27,12 @@ use image::metadata::LoopCount;
 use image::{Delay, Frame, ImageError, ImageResult, Rgba, RgbaImage};
 use png::{BlendOp, DisposeOp, Transformations};
 
-/// What a valid `acTL` before the image data declares: frames and plays (0: forever).
-/// `None` for a still PNG (see the module's docs).
-pub(crate) fn animation_control(bytes: &[u8]) -> Option<(u32, u32)> {
+/// What a valid `acTL` before the image data declares — frames and plays (0:
+/// forever) — and whether an `fcTL` comes before the image data (the default image is
+/// then the first frame). `None` for a still PNG (see the module's docs).
+pub(crate) fn animation_control(bytes: &[u8]) -> Option<(u32, u32, bool)> {
     let be = |at: usize| Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
-    let (mut at, mut found) = (8, None);
+    let (mut at, mut found, mut framed) = (8, None, false);
     loop {
         let length = be(at)? as usize;
         match bytes.get(at + 4..at + 8)? {
@@ -35,16 +40,20 @@ pub(crate) fn animation_control(bytes: &[u8]) -> Option<(u32, u32)> {
             // Pillow ignores every acTL once there are two; so does the service.
             b"acTL" if found.is_some() => return None,
             b"acTL" => found = Some((be(at + 8)?, be(at + 12)?)),
+            b"fcTL" => framed = true,
             _ => {}
         }
         at = at.checked_add(length)?.checked_add(12)?;
     }
-    found.filter(|&(frames, _)| frames > 0 && frames <= 1 << 31)
+    found
+        .filter(|&(frames, _)| frames > 0 && frames <= 1 << 31)
+        .map(|(frames, plays)| (frames, plays, framed))
 }
 
-/// Whether `bytes` is an APNG of two frames or more.
+/// Whether `bytes` is an APNG: two frames or more, or one frame apart from the default
+/// image (what an animating viewer shows is then that frame, not the default image).
 pub(crate) fn is_animated(bytes: &[u8]) -> bool {
-    animation_control(bytes).is_some_and(|(frames, _)| frames > 1)
+    animation_control(bytes).is_some_and(|(frames, _, framed)| frames > 1 || !framed)
 }
 
 /// The composited frames of an APNG, one at a time.
@@ -65,6 +74,8 @@ pub(crate) struct ApngFrames<'a> {
     pub plays: LoopCount,
     /// The `iCCP` profile, if any.
     pub icc_profile: Option<Vec<u8>>,
+    /// Whether the pixels are palette entries (see [`ApngFrames::draw`]).
+    indexed: bool,
 }
 
 impl<'a> ApngFrames<'a> {
@@ -80,6 +91,7 @@ impl<'a> ApngFrames<'a> {
         let actl = info.animation_control.ok_or_else(|| damaged("no acTL"))?;
         let separate_default = info.frame_control.is_none();
         let icc_profile = info.icc_profile.as_ref().map(|p| p.to_vec());
+        let indexed = info.color_type == png::ColorType::Indexed;
         let size = reader
             .output_buffer_size()
             .ok_or_else(|| damaged("too large"))?;
@@ -94,6 +106,7 @@ impl<'a> ApngFrames<'a> {
             declared: actl.num_frames,
             plays: NonZeroU32::new(actl.num_plays).map_or(LoopCount::Infinite, LoopCount::Finite),
             icc_profile,
+            indexed,
         };
         if separate_default {
             let (w, h) = frames.read_subframe()?;
@@ -146,6 +159,14 @@ impl<'a> ApngFrames<'a> {
                 };
                 match blend {
                     BlendOp::Source => *dest = Rgba(source),
+                    // Pillow pastes a palette frame's indices through its alpha, so a
+                    // pixel takes the frame's palette entry or keeps its own (an index
+                    // between two is rounded to one of them), colours never mixed.
+                    BlendOp::Over if self.indexed => {
+                        if source[3] >= 128 {
+                            *dest = Rgba(source);
+                        }
+                    }
                     BlendOp::Over => *dest = over(*dest, source),
                 }
             }
@@ -220,23 +241,18 @@ impl Iterator for ApngFrames<'_> {
     }
 }
 
-/// `source` laid over `dest` (non-premultiplied alpha, as APNG's `blend_op` over).
+/// `source` laid over `dest` as Pillow lays an APNG frame of `blend_op` over (the
+/// reference of the real-file check): pasted through its own alpha, every channel —
+/// alpha included — moved from `dest` towards `source` by `alpha / 255`, rounded as
+/// Pillow rounds. The APNG specification's "over" differs for partly transparent
+/// pixels: over an opaque pixel it stays opaque, where Pillow's fades.
 fn over(dest: Rgba<u8>, source: [u8; 4]) -> Rgba<u8> {
-    let sa = u32::from(source[3]);
-    if sa == 255 {
-        return Rgba(source);
-    }
-    if sa == 0 {
-        return dest;
-    }
-    let da = u32::from(dest[3]) * (255 - sa) / 255;
-    let out_a = sa + da;
+    let mask = u32::from(source[3]);
     let mut out = [0u8; 4];
-    for i in 0..3 {
-        let c = u32::from(source[i]) * sa + u32::from(dest[i]) * da;
-        out[i] = ((c + out_a / 2) / out_a) as u8;
+    for i in 0..4 {
+        let sum = u32::from(dest[i]) * (255 - mask) + u32::from(source[i]) * mask + 128;
+        out[i] = (((sum >> 8) + sum) >> 8) as u8;
     }
-    out[3] = out_a as u8;
     Rgba(out)
 }
 
@@ -321,7 +337,11 @@ mod tests {
         let dest = Rgba([0, 0, 255, 255]);
         assert_eq!(over(dest, [255, 0, 0, 255]), Rgba([255, 0, 0, 255]));
         assert_eq!(over(dest, [255, 0, 0, 0]), dest);
-        assert_eq!(over(dest, [255, 0, 0, 128]), Rgba([128, 0, 127, 255]));
+        assert_eq!(over(dest, [255, 0, 0, 128]), Rgba([128, 0, 127, 191]));
+        // Pillow's own test file: 127 frames of green at alpha 2 laid over opaque
+        // green fade it to alpha 97.
+        let faded = (0..127).fold(Rgba([0, 255, 0, 255]), |d, _| over(d, [0, 255, 0, 2]));
+        assert_eq!(faded, Rgba([0, 255, 0, 97]));
     }
 
     #[test]
@@ -342,7 +362,11 @@ mod tests {
         };
         let actl = |frames: u32| chunk(b"acTL", &[frames.to_be_bytes(), [0; 4]].concat());
         assert!(is_animated(&png(&[actl(2)])));
-        assert!(!is_animated(&png(&[actl(1)])));
+        // One frame after a separate default image: the frame is what viewers show.
+        assert!(is_animated(&png(&[actl(1)])));
+        let fctl = chunk(b"fcTL", &[0; 26]);
+        assert!(!is_animated(&png(&[actl(1), fctl.clone()])));
+        assert!(is_animated(&png(&[actl(2), fctl])));
         assert!(!is_animated(&png(&[])));
         assert!(!is_animated(&png(&[actl(0)])));
         assert!(!is_animated(&png(&[actl(3), actl(3)])));

@@ -73,6 +73,8 @@ enum Source<'a> {
     Heif(super::heif::HeifFile<'a>),
     /// Our own reader, which reads BMP as Pillow does.
     Bmp(super::bmp::BmpFile<'a>),
+    /// The GIF decoder every command uses (`gif::frames`): its first frame.
+    Gif(super::gif::frames::GifFrames<'a>),
 }
 
 /// Runs untrusted image bytes through the whole in-process path of the image steps —
@@ -112,6 +114,17 @@ pub(crate) fn open(
         let file = super::bmp::open(bytes)?;
         let size = (file.width, file.height, Orientation::NoTransforms);
         return Opened::checked(format, size, Source::Bmp(file), max_pixels);
+    }
+    if format == MediaFormat::Gif {
+        let too_large = |width: u32, height: u32| MediaError::ImageTooLarge {
+            width: width.into(),
+            height: height.into(),
+            limit: max_pixels,
+        };
+        let frames = super::gif::frames::GifFrames::open(bytes, max_pixels, too_large)?;
+        let (width, height) = frames.size;
+        let size = (width, height, Orientation::NoTransforms);
+        return Opened::checked(format, size, Source::Gif(frames), max_pixels);
     }
     if format == MediaFormat::Tiff {
         let file = super::tiff::open(bytes)?;
@@ -233,6 +246,12 @@ impl<'a> Opened<'a> {
                 (file.decode()?, icc)
             }
             Source::Bmp(file) => (file.decode()?, None),
+            Source::Gif(mut frames) => {
+                let first = frames
+                    .next_frame()
+                    .ok_or_else(|| MediaError::InvalidMedia("the GIF has no frame".into()))??;
+                (DynamicImage::ImageRgba8(first.0), None)
+            }
             Source::Image(mut decoder) => {
                 let icc = decoder.icc_profile().ok().flatten();
                 let image = decode_guarded(self.format, || DynamicImage::from_decoder(decoder))?;
@@ -330,8 +349,6 @@ fn image_crate_format(format: MediaFormat) -> Option<image::ImageFormat> {
         MediaFormat::Png => image::ImageFormat::Png,
         MediaFormat::Webp => image::ImageFormat::WebP,
         MediaFormat::Bmp => image::ImageFormat::Bmp,
-        // The first frame, for `image-to-video` and outputs that cannot animate.
-        MediaFormat::Gif => image::ImageFormat::Gif,
         _ => return None,
     })
 }

@@ -1,28 +1,24 @@
-//! A GIF's structure, read block by block without decoding a pixel.
+//! A GIF's structure, read block by block without decoding a pixel; its frames as
+//! viewers show them are drawn by [`frames`], the one GIF decoder of every command.
 //!
-//! ffmpeg decodes GIFs well but differs from browsers in three places, which this
-//! module makes up for before ffmpeg sees the file:
 //! - limits: the screen a viewer needs is the bounding box of the logical screen and
 //!   every frame, which a hostile file sets past 4 billion pixels in a frame descriptor
-//!   while its screen says 32x32; it is checked here, from the headers;
-//! - colour tables: a frame with neither a global nor a local colour table is shown
-//!   by browsers (Chrome's Wuffs decoder) with an all-opaque-black palette, where
-//!   ffmpeg refuses the frame; [`with_default_palettes`] inserts that palette;
+//!   while its screen says 32x32; it is checked here, from the headers, as are the
+//!   frame count and the length, before any frame is decoded;
 //! - timing: every frame's delay, the last one's included, which `gif-to-video` needs
 //!   to end the video exactly where the GIF ends (see [`GifScan::total_cs`]).
 //!
 //! Delays follow browsers: a delay under 2 centiseconds (or no Graphic Control
-//! Extension at all) counts as 10 centiseconds. ffmpeg's GIF demuxer applies the same
-//! rule, so its timestamps and ours agree.
+//! Extension at all) counts as 10 centiseconds.
 
 use super::MediaError;
 
-/// Browsers (and ffmpeg's demuxer) show a frame whose delay is below this...
+pub(crate) mod frames;
+
+/// Browsers show a frame whose delay is below this...
 const MIN_DELAY_CS: u64 = 2;
 /// ...for this long instead.
 const DEFAULT_DELAY_CS: u64 = 10;
-/// Entries of the palette given to frames that have none (the largest GIF allows).
-const DEFAULT_PALETTE_ENTRIES: usize = 256;
 
 /// What the blocks of a GIF say.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,8 +34,6 @@ pub(crate) struct GifScan {
     pub last_start_cs: u64,
     /// Sum of all delays, the last frame's included: the animation's length.
     pub total_cs: u64,
-    /// Whether some frame has no colour table to draw with.
-    pub needs_palette: bool,
 }
 
 impl GifScan {
@@ -63,12 +57,11 @@ pub(crate) fn scan(bytes: &[u8]) -> Result<GifScan, MediaError> {
         frames: 0,
         last_start_cs: 0,
         total_cs: 0,
-        needs_palette: false,
     };
     let mut delay = None;
     while let Some(block) = blocks.next_block() {
         match block {
-            Block::Delay(cs) => delay = Some(cs),
+            Block::Control(control) => delay = Some(control.delay_cs),
             Block::Frame(frame) => {
                 scan.extent.0 = scan
                     .extent
@@ -78,13 +71,7 @@ pub(crate) fn scan(bytes: &[u8]) -> Result<GifScan, MediaError> {
                     .extent
                     .1
                     .max(u32::from(frame.top) + u32::from(frame.height));
-                scan.needs_palette |= !frame.has_palette && !blocks.has_global_palette;
-                let cs = delay.take().map(u64::from).unwrap_or(0);
-                let cs = if cs < MIN_DELAY_CS {
-                    DEFAULT_DELAY_CS
-                } else {
-                    cs
-                };
+                let cs = shown_cs(delay.take().unwrap_or(0));
                 scan.last_start_cs = scan.total_cs;
                 scan.total_cs += cs;
                 scan.frames += 1;
@@ -103,57 +90,59 @@ pub(crate) fn scan(bytes: &[u8]) -> Result<GifScan, MediaError> {
     Ok(scan)
 }
 
-/// A copy of `bytes` in which every frame without a colour table (when there is no
-/// global one) has a local table of opaque black, as browsers draw such frames.
-pub(crate) fn with_default_palettes(bytes: &[u8]) -> Vec<u8> {
-    let Ok(mut blocks) = Blocks::new(bytes) else {
-        return bytes.to_vec();
-    };
-    let mut out = Vec::with_capacity(bytes.len() + 1024);
-    let mut copied = 0;
-    while let Some(block) = blocks.next_block() {
-        if let Block::Frame(frame) = block {
-            if !frame.has_palette && !blocks.has_global_palette {
-                // The descriptor's packed byte is the last of its 10; the table follows it.
-                let packed = frame.descriptor_end - 1;
-                out.extend_from_slice(&bytes[copied..packed]);
-                out.push((bytes[packed] & 0x40) | 0x80 | 0x07);
-                out.extend_from_slice(&[0u8; DEFAULT_PALETTE_ENTRIES * 3]);
-                copied = frame.descriptor_end;
-            }
-        }
+/// How long a frame whose Graphic Control Extension says `delay_cs` is shown, in
+/// centiseconds: a delay under 2 (or none) is shown for 10, as browsers show it.
+pub(crate) fn shown_cs(delay_cs: u16) -> u64 {
+    match u64::from(delay_cs) {
+        cs if cs < MIN_DELAY_CS => DEFAULT_DELAY_CS,
+        cs => cs,
     }
-    out.extend_from_slice(&bytes[copied..]);
-    out
 }
 
 /// An image descriptor.
-struct Frame {
-    left: u16,
-    top: u16,
-    width: u16,
-    height: u16,
-    has_palette: bool,
-    /// Offset just past the descriptor's 10 bytes (where a local table would start).
-    descriptor_end: usize,
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    pub left: u16,
+    pub top: u16,
+    pub width: u16,
+    pub height: u16,
+    pub interlaced: bool,
+    /// Where the local colour table is in the file, if the frame has one.
+    pub palette: Option<std::ops::Range<usize>>,
+    /// Offset of the LZW minimum code size, which the data sub-blocks follow.
+    pub data: usize,
 }
 
-enum Block {
-    /// A Graphic Control Extension's delay, in centiseconds.
-    Delay(u16),
+/// What a Graphic Control Extension says of the frame after it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Control {
+    /// Centiseconds, as written (see [`shown_cs`]).
+    pub delay_cs: u16,
+    /// 0 or 1: left as it is; 2: cleared; 3: put back as it was before the frame.
+    pub disposal: u8,
+    /// The colour index that leaves the canvas under it as it was.
+    pub transparent: Option<u8>,
+}
+
+pub(crate) enum Block {
+    Control(Control),
     Frame(Frame),
 }
 
 /// Walks the blocks after the header and the global colour table.
-struct Blocks<'a> {
+#[derive(Clone)]
+pub(crate) struct Blocks<'a> {
     bytes: &'a [u8],
     at: usize,
-    screen: (u16, u16),
-    has_global_palette: bool,
+    pub screen: (u16, u16),
+    /// Where the (first header's) global colour table is.
+    pub global_palette: Option<std::ops::Range<usize>>,
+    /// The loop count of a NETSCAPE2.0 extension (0: forever), when one was passed.
+    pub loops: Option<u16>,
 }
 
 impl<'a> Blocks<'a> {
-    fn new(bytes: &'a [u8]) -> Result<Self, MediaError> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Result<Self, MediaError> {
         if bytes.len() < 13 || !(bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a")) {
             return Err(MediaError::InvalidMedia(
                 "the GIF header is missing or truncated".into(),
@@ -170,13 +159,14 @@ impl<'a> Blocks<'a> {
             bytes,
             at,
             screen: (le16(6), le16(8)),
-            has_global_palette,
+            global_palette: has_global_palette.then(|| 13..at.min(bytes.len())),
+            loops: None,
         })
     }
 
     /// The next frame or delay; `None` at the trailer, the end, or a byte that starts
     /// no block. Other extensions are skipped.
-    fn next_block(&mut self) -> Option<Block> {
+    pub(crate) fn next_block(&mut self) -> Option<Block> {
         loop {
             let bytes = self.bytes;
             match *bytes.get(self.at)? {
@@ -186,8 +176,20 @@ impl<'a> Blocks<'a> {
                     self.at = skip_sub_blocks(bytes, first)?;
                     // A GCE's one sub-block: size 4, packed byte, delay (LE), index.
                     if label == 0xF9 && bytes.get(first) == Some(&4) {
-                        let delay = bytes.get(first + 2..first + 4)?;
-                        return Some(Block::Delay(u16::from_le_bytes([delay[0], delay[1]])));
+                        let gce = bytes.get(first + 1..first + 5)?;
+                        return Some(Block::Control(Control {
+                            delay_cs: u16::from_le_bytes([gce[1], gce[2]]),
+                            disposal: (gce[0] >> 2) & 0x07,
+                            transparent: (gce[0] & 1 != 0).then_some(gce[3]),
+                        }));
+                    }
+                    // NETSCAPE2.0 (or ANIMEXTS1.0): 11 bytes, then [3, 1, loops LE].
+                    let app = bytes.get(first..first + 16);
+                    if let (0xFF, Some(app), None) = (label, app, self.loops) {
+                        let named = &app[1..12] == b"NETSCAPE2.0" || &app[1..12] == b"ANIMEXTS1.0";
+                        if app[0] == 11 && named && app[12] == 3 && app[13] == 1 {
+                            self.loops = Some(u16::from_le_bytes([app[14], app[15]]));
+                        }
                     }
                 }
                 0x2C => {
@@ -200,6 +202,7 @@ impl<'a> Blocks<'a> {
                     if has_palette {
                         at += table_len(flags);
                     }
+                    let palette = has_palette.then(|| descriptor_end..at.min(bytes.len()));
                     // The LZW minimum code size, then the data sub-blocks. A frame cut
                     // short still counts: decoders show what there is of it.
                     self.at = skip_sub_blocks(bytes, at + 1).unwrap_or(bytes.len());
@@ -208,8 +211,9 @@ impl<'a> Blocks<'a> {
                         top: le16(2),
                         width: le16(4),
                         height: le16(6),
-                        has_palette,
-                        descriptor_end,
+                        interlaced: flags & 0x40 != 0,
+                        palette,
+                        data: at,
                     }));
                 }
                 // A second GIF appended to the first (some tools concatenate them):
@@ -233,7 +237,7 @@ fn table_len(flags: u8) -> usize {
 }
 
 /// The offset after the sub-blocks starting at `at` (after their zero terminator).
-fn skip_sub_blocks(bytes: &[u8], mut at: usize) -> Option<usize> {
+pub(crate) fn skip_sub_blocks(bytes: &[u8], mut at: usize) -> Option<usize> {
     loop {
         let len = usize::from(*bytes.get(at)?);
         at += 1;
@@ -291,28 +295,10 @@ mod tests {
             (scan.frames, scan.last_start_cs, scan.total_cs),
             (4, 30, 32)
         );
-        assert!(!scan.needs_palette);
     }
 
     fn scan_of(frames: &[(Option<u16>, bool)]) -> GifScan {
         scan(&gif(true, frames)).unwrap()
-    }
-
-    #[test]
-    fn frames_without_any_colour_table_get_an_opaque_black_one() {
-        let bare = gif(
-            false,
-            &[(Some(50), true), (Some(50), false), (Some(50), false)],
-        );
-        assert!(scan(&bare).unwrap().needs_palette);
-        let fixed = with_default_palettes(&bare);
-        assert_eq!(fixed.len(), bare.len() + 2 * 768);
-        let rescanned = scan(&fixed).unwrap();
-        assert!(!rescanned.needs_palette);
-        assert_eq!((rescanned.frames, rescanned.total_cs), (3, 150));
-        // A global table covers every frame: nothing to insert.
-        let covered = gif(true, &[(Some(50), false)]);
-        assert_eq!(with_default_palettes(&covered), covered);
     }
 
     #[test]

@@ -98,6 +98,9 @@ pub struct MediaConfig {
     pub max_video_frames: u64,
     /// Most frames `extract-frames` writes for one video.
     pub max_extract_frames: u64,
+    /// Most pixels an animated image may have summed over its frames (canvas ×
+    /// frames, from its headers): an animation bomb is refused before decoding.
+    pub max_animation_pixels: u64,
     /// Bytes of data memory each ffmpeg/ffprobe process may use; 0 for no limit.
     pub process_memory_limit: u64,
     /// ffmpeg (and ffprobe) processes kept started and waiting for their arguments,
@@ -115,6 +118,13 @@ pub enum MediaError {
     #[error("{}", unsupported_message(.found.as_deref(), .takes))]
     UnsupportedInputFormat {
         found: Option<String>,
+        takes: Vec<MediaFormat>,
+    },
+    /// A format the service does not read, named from its signature (see
+    /// `sniff::sniff_unread`); `takes`: what the command reads (empty when not known).
+    #[error("{}", unread_message(.found, .takes))]
+    UnreadFormat {
+        found: &'static str,
         takes: Vec<MediaFormat>,
     },
     #[error("the image is {width}x{height} pixels, more than the limit of {limit} pixels")]
@@ -151,6 +161,18 @@ pub enum MediaError {
         frames: u64,
         limit: u64,
         what: &'static str,
+    },
+    /// An animated image whose canvas × frames passes `max_animation_pixels`.
+    #[error(
+        "the animation has {frames} frames of {width}x{height} pixels, {} million pixels in all, more than the limit of {} million pixels summed over an animation's frames",
+        (u64::from(*.width) * u64::from(*.height)).saturating_mul(*.frames) / 1_000_000,
+        .limit / 1_000_000
+    )]
+    AnimationTooLarge {
+        width: u32,
+        height: u32,
+        frames: u64,
+        limit: u64,
     },
     #[error("the file could not be decoded: {0}")]
     InvalidMedia(String),
@@ -189,6 +211,19 @@ fn unsupported_message(found: Option<&str>, takes: &[MediaFormat]) -> String {
     }
 }
 
+/// "the file is an ICO icon, which this service does not read; send JPEG, PNG, WebP".
+fn unread_message(found: &str, takes: &[MediaFormat]) -> String {
+    let names: Vec<&str> = takes.iter().map(|f| f.name()).collect();
+    if names.is_empty() {
+        format!("the file is {found}, which this service does not read")
+    } else {
+        format!(
+            "the file is {found}, which this service does not read; send {}",
+            names.join(", ")
+        )
+    }
+}
+
 impl MediaError {
     /// A `found` file that a command taking only `takes` was given.
     pub fn unsupported(found: MediaFormat, takes: &[MediaFormat]) -> MediaError {
@@ -201,7 +236,9 @@ impl MediaError {
     /// Stable error code reported in the failed edit's `error.code`.
     pub fn code(&self) -> Code {
         match self {
-            MediaError::UnsupportedInputFormat { .. } => Code::UnsupportedInputFormat,
+            MediaError::UnsupportedInputFormat { .. } | MediaError::UnreadFormat { .. } => {
+                Code::UnsupportedInputFormat
+            }
             MediaError::ImageTooLarge { .. } => Code::ImageTooLarge,
             MediaError::OutputTooLarge { .. } => Code::OutputTooLarge,
             MediaError::OutputTooLargeForFormat { .. } => Code::OutputTooLarge,
@@ -210,6 +247,7 @@ impl MediaError {
             MediaError::VideoTooLong { .. } => Code::VideoTooLong,
             MediaError::VideoTooLarge { .. } => Code::VideoTooLarge,
             MediaError::TooManyFrames { .. } => Code::TooManyFrames,
+            MediaError::AnimationTooLarge { .. } => Code::TooMuchWork,
             MediaError::InvalidMedia(_) => Code::InvalidMedia,
             MediaError::ProcessFailed { .. } => Code::ProcessingFailed,
             MediaError::MemoryLimitExceeded { .. } => Code::MemoryLimitExceeded,
@@ -300,9 +338,15 @@ impl Media {
         takes: &[MediaFormat],
     ) -> Result<MediaFormat, MediaError> {
         let head = sniff::read_head(path).await?;
-        sniff::sniff(&head).ok_or_else(|| MediaError::UnsupportedInputFormat {
-            found: None,
-            takes: takes.to_vec(),
+        sniff::sniff(&head).ok_or_else(|| match sniff::sniff_unread(&head) {
+            Some(found) => MediaError::UnreadFormat {
+                found,
+                takes: takes.to_vec(),
+            },
+            None => MediaError::UnsupportedInputFormat {
+                found: None,
+                takes: takes.to_vec(),
+            },
         })
     }
 

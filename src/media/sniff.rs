@@ -71,6 +71,44 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
     None
 }
 
+/// What a file the service does not read plainly is, from its signature: named in
+/// the refusal (`unsupported_input_format`), so that the sender knows what they sent
+/// rather than being told it is in no format at all. `None` for unknown bytes.
+pub fn sniff_unread(head: &[u8]) -> Option<&'static str> {
+    let at = |offset: usize, bytes: &[u8]| head.get(offset..offset + bytes.len()) == Some(bytes);
+    // An icon directory: reserved 0, type 1 (icon) or 2 (cursor), at least one image,
+    // each entry's reserved byte 0.
+    let icon = |kind: u8| {
+        head.starts_with(&[0, 0, kind, 0])
+            && head.get(4..6).is_some_and(|n| n != [0, 0])
+            && head.get(9) == Some(&0)
+    };
+    let netpbm = head.first() == Some(&b'P')
+        && head.get(1).is_some_and(|d| (b'1'..=b'7').contains(d))
+        && head.get(2).is_some_and(u8::is_ascii_whitespace);
+    Some(match () {
+        _ if icon(1) => "an ICO icon",
+        _ if icon(2) => "a CUR cursor",
+        _ if head.starts_with(b"icns") => "an ICNS icon (Apple)",
+        _ if head.starts_with(b"qoif") => "a QOI image",
+        _ if head.starts_with(b"DDS ") => "a DDS texture",
+        _ if head.starts_with(b"\0\0\0\x0CjP  \r\n\x87\n")
+            || head.starts_with(&[0xFF, 0x4F, 0xFF, 0x51]) =>
+        {
+            "a JPEG 2000 image"
+        }
+        _ if netpbm => "a Netpbm image (PBM, PGM or PPM)",
+        _ if head.starts_with(b"8BPS") => "a Photoshop document (PSD)",
+        _ if head.starts_with(b"%PDF-") => "a PDF document",
+        _ if head.starts_with(b"%!PS") || head.starts_with(&[0xC5, 0xD0, 0xD3, 0xC6]) => {
+            "a PostScript document (EPS)"
+        }
+        _ if head.starts_with(b"FLV\x01") => "an FLV video (Flash)",
+        _ if at(0, b"RIFF") && at(8, b"WAVE") => "a WAV audio file",
+        _ => return None,
+    })
+}
+
 /// An ISO-BMFF file (`ftyp` box) by its brands: QuickTime, HEIF/HEIC, AVIF, 3GPP, or
 /// MP4 (every other brand: isom, mp42, M4V, ...).
 fn iso_bmff(head: &[u8]) -> MediaFormat {
@@ -183,6 +221,39 @@ mod tests {
         let bmp = b"BM\x46\0\0\0\0\0\0\0\x36\0\0\0\x28\0\0\0";
         assert_eq!(sniff(bmp), Some(MediaFormat::Bmp));
         assert_eq!(sniff(b"BMW is not a bitmap"), None);
+    }
+
+    #[test]
+    fn formats_the_service_does_not_read_are_named_from_their_signatures() {
+        let named = [
+            (&b"\0\0\x01\0\x01\0\x10\x10\0\0\x01\0"[..], "an ICO icon"),
+            (b"\0\0\x02\0\x01\0\x20\x20\0\0\x01\0", "a CUR cursor"),
+            (b"icns\0\0\x10\0", "an ICNS icon (Apple)"),
+            (b"qoif\0\0\0\x10", "a QOI image"),
+            (b"DDS \x7c\0\0\0", "a DDS texture"),
+            (b"\0\0\0\x0CjP  \r\n\x87\n\0\0", "a JPEG 2000 image"),
+            (b"\xFF\x4F\xFF\x51\0\x2F", "a JPEG 2000 image"),
+            (b"P6\n128 128\n255\n", "a Netpbm image (PBM, PGM or PPM)"),
+            (b"P4 8 8\n", "a Netpbm image (PBM, PGM or PPM)"),
+            (b"8BPS\0\x01", "a Photoshop document (PSD)"),
+            (b"%PDF-1.4\n", "a PDF document"),
+            (b"%!PS-Adobe-3.0 EPSF-3.0", "a PostScript document (EPS)"),
+            (b"\xC5\xD0\xD3\xC6\x1e\0", "a PostScript document (EPS)"),
+            (b"FLV\x01\x05\0\0\0\x09", "an FLV video (Flash)"),
+        ];
+        for (head, name) in named {
+            assert_eq!(sniff(head), None, "{name} is not read");
+            assert_eq!(sniff_unread(head), Some(name), "{head:?}");
+        }
+        for unknown in [
+            &b"hello world"[..],
+            b"P9 no",
+            b"Phoenix",
+            b"\0\0\x01\0\0\0",
+            b"",
+        ] {
+            assert_eq!(sniff_unread(unknown), None, "{unknown:?}");
+        }
     }
 
     #[test]

@@ -21,7 +21,8 @@ Run by scripts/corpus.sh over the unpacked corpus; read by the corpus test
   duration (Matroska states none of its own: there, ffmpeg's per-track `DURATION` tag,
   else the container's).
 
-An embedded RGB ICC profile is applied (to sRGB, with ImageCms), as the service does.
+An embedded RGB or grey ICC profile is applied (to sRGB, with ImageCms), as the service
+does.
 
 Every picture is summarised as an 8x8 grid of mean colours, flattened onto white, which
 the test compares coarsely with the same summary of our outputs.
@@ -71,8 +72,9 @@ def grid(image):
 
 def in_srgb(image):
     """`image` with its embedded ICC profile applied, as the service applies it (with
-    the same lcms2 that Pillow's ImageCms wraps): RGB profiles other than sRGB only, to
-    sRGB, perceptual intent. A profile that does not parse leaves the pixels alone."""
+    the same lcms2 that Pillow's ImageCms wraps): RGB profiles other than sRGB and grey
+    profiles, to sRGB, perceptual intent. A profile that does not parse leaves the
+    pixels alone."""
     icc = image.info.get("icc_profile")
     if not icc:
         return image
@@ -81,11 +83,21 @@ def in_srgb(image):
         description = ImageCms.getProfileDescription(profile).strip()
     except Exception:  # noqa: BLE001 - a broken profile is ignored, as browsers do
         return image
-    if profile.profile.xcolor_space.strip() != "RGB" or description.startswith("sRGB"):
+    space = profile.profile.xcolor_space.strip()
+    srgb = ImageCms.createProfile("sRGB")
+    if space == "GRAY":
+        # A grey profile ("Dot Gain 20%"), as browsers apply it: the grey to sRGB.
+        rgba = as_rgba(image)
+        grey = ImageCms.profileToProfile(rgba.convert("L"), profile, srgb,
+                                         renderingIntent=0, outputMode="RGB")
+        if not has_transparency(image):
+            return grey
+        grey.putalpha(rgba.getchannel("A"))
+        return grey
+    if space != "RGB" or description.startswith("sRGB"):
         return image
     mode = "RGBA" if has_transparency(image) else "RGB"
     pixels = as_rgba(image) if mode == "RGBA" else as_rgba(image).convert("RGB")
-    srgb = ImageCms.createProfile("sRGB")
     return ImageCms.profileToProfile(pixels, profile, srgb, renderingIntent=0, outputMode=mode)
 
 

@@ -195,3 +195,58 @@ async fn every_frame_of_a_tagged_animation_comes_out_in_srgb() {
         }
     }
 }
+
+/// A grey JPEG of `level` tagged with `icc`, as Photoshop writes a "Dot Gain 20%" one.
+fn tagged_grey_jpeg(level: u8, icc: Vec<u8>) -> Vec<u8> {
+    let image = image::GrayImage::from_pixel(64, 64, image::Luma([level]));
+    let mut bytes = Vec::new();
+    let mut encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 98);
+    encoder.set_icc_profile(icc).unwrap();
+    encoder
+        .write_image(&image, 64, 64, image::ExtendedColorType::L8)
+        .unwrap();
+    bytes
+}
+
+#[tokio::test]
+async fn a_grey_profile_is_applied_as_browsers_apply_it() {
+    let app = spawn_app().await;
+    // A dot-gain-like curve (gamma 1.8 where sRGB is about 2.2): a mid grey reads
+    // lighter than the same value in sRGB.
+    let d50 = CIExyY {
+        x: 0.3457,
+        y: 0.3585,
+        Y: 1.0,
+    };
+    let grey = Profile::new_gray(&d50, &ToneCurve::new(1.8)).unwrap();
+    let level = 100;
+    let to_srgb: Transform<u8, [u8; 3]> = Transform::new(
+        &grey,
+        PixelFormat::GRAY_8,
+        &Profile::new_srgb(),
+        PixelFormat::RGB_8,
+        Intent::Perceptual,
+    )
+    .unwrap();
+    let mut expected = [[0u8; 3]];
+    to_srgb.transform_pixels(&[level], &mut expected);
+    let expected = expected[0];
+    let naive = lab_of_srgb([level; 3]).delta_e(&lab_of_srgb(expected));
+    assert!(naive > 3.0, "the grey barely moves ({naive}); a weak test");
+    let src = app
+        .fixtures
+        .add("dot-gain.jpg", tagged_grey_jpeg(level, grey.icc().unwrap()));
+    for (command, options) in [
+        ("resize-image", json!({"scale": 0.5, "format": "png"})),
+        ("image-to-webp", json!({})),
+    ] {
+        let doc = app.run_done(edit(&src, &[command], Some(options))).await;
+        let out = fixtures::decode(&app.download_all(&doc).await[0]).to_rgb8();
+        let got = out.get_pixel(16, 16).0;
+        let delta = lab_of_srgb(got).delta_e(&lab_of_srgb(expected));
+        assert!(
+            delta < 2.0,
+            "{command}: {got:?} is ΔE {delta:.2} from lcms2's {expected:?}"
+        );
+    }
+}

@@ -21,6 +21,7 @@ macro_rules! on_both_backends {
 }
 
 mod animation;
+mod animation_bomb;
 mod api_errors;
 mod apng;
 mod auth_flood;

@@ -1,5 +1,6 @@
-//! `gif-to-video` for animated WebP and APNG: frames decoded here, handed to ffmpeg as
-//! a lossless APNG of whole frames with millisecond delays (see the parent's docs).
+//! `gif-to-video` for GIF, animated WebP and APNG: frames decoded here (by the decoders
+//! the image commands use), handed to ffmpeg as a lossless APNG of whole frames with
+//! millisecond delays (see the parent's docs).
 
 use std::io::BufWriter;
 use std::path::Path;
@@ -53,7 +54,8 @@ pub(super) async fn run(
     );
     let (frames, timing) = blocking(move || {
         let bytes = std::fs::read(&path)?;
-        if !is_animated(&bytes, format) {
+        // A GIF of one frame is a video of one frame, lasting its delay.
+        if format != MediaFormat::Gif && !is_animated(&bytes, format) {
             return Err(MediaError::UnsupportedInputFormat {
                 found: Some(format!("a still {} (not animated)", format.name())),
                 takes: INPUTS.to_vec(),

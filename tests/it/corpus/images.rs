@@ -64,7 +64,22 @@ async fn check_image(
         .image_to_webp(&input, out)
         .await
         .map_err(|e| format!("image-to-webp failed: {e}"))?;
-    compare("image-to-webp", &decode(&webp.path)?, (w, h), entry, true)?;
+    let webp = decode(&webp.path)?;
+    if entry.default_image == Some(true) {
+        // An animated WebP leaves out an APNG's default image that is not a frame of
+        // its animation (Pillow's frame 0, which the reference describes), as players
+        // leave it out: it starts with the animation's first frame. Its frames are
+        // compared with what Pillow's own tests expect in `apng_frames`.
+        if webp.dimensions() != (w, h) {
+            return Err(format!(
+                "image-to-webp is {:?}, not {:?}",
+                webp.dimensions(),
+                (w, h)
+            ));
+        }
+    } else {
+        compare("image-to-webp", &webp, (w, h), entry, true)?;
+    }
 
     // A video per file would take minutes; one in ten still covers every kind of file.
     if index % 10 == 0 {

@@ -11,10 +11,12 @@
 //! same for every file and is tested elsewhere.
 
 mod animations;
+mod apng_frames;
 mod gifs;
 mod images;
 mod refusals;
 mod videos;
+mod webp;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -91,6 +93,7 @@ pub fn media() -> Media {
         max_video_pixels: 7680 * 4320,
         max_video_frames: 100_000,
         max_extract_frames: 1000,
+        max_animation_pixels: 4_000_000_000,
         process_memory_limit: 2 << 30,
         // As the service runs them: warm, the shim in the system's temp directory.
         warm_processes: 2,

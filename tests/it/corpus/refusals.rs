@@ -243,3 +243,104 @@ fn unclean_details_are_recognised() {
     assert!(unclean("Could not open file:/tmp/x.").is_some());
     assert!(unclean("lower case start.").is_some());
 }
+
+/// Files in formats outside the service's, made by ffmpeg where it writes them and
+/// with their signatures otherwise: each ends `unsupported_input_format` with a
+/// sentence naming what the file is and what the command takes.
+#[tokio::test]
+async fn formats_the_service_does_not_read_are_named_in_the_refusal() {
+    use crate::hostile::ffmpeg_fixture;
+    let media = media();
+    let dir = tempfile::tempdir().unwrap();
+    let picture = ["-f", "lavfi", "-i", "testsrc=s=32x32:d=1", "-frames:v", "1"];
+    let made = |extra: &[&str], name: &str| {
+        let args: Vec<&str> = picture.iter().chain(extra).copied().collect();
+        ffmpeg_fixture(&args, name)
+    };
+    let clip = ffmpeg_fixture(
+        &["-f", "lavfi", "-i", "testsrc=s=64x48:d=1", "-f", "flv"],
+        "clip.flv",
+    );
+    let files: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("ico", made(&[], "a.ico"), "an ICO icon"),
+        ("ppm", made(&[], "a.ppm"), "a Netpbm image"),
+        (
+            "pgm",
+            made(&["-pix_fmt", "gray"], "a.pgm"),
+            "a Netpbm image",
+        ),
+        (
+            "pbm",
+            made(&["-pix_fmt", "monob"], "a.pbm"),
+            "a Netpbm image",
+        ),
+        ("qoi", made(&[], "a.qoi"), "a QOI image"),
+        (
+            "jp2",
+            made(&["-c:v", "jpeg2000", "-f", "image2"], "a.j2k"),
+            "a JPEG 2000 image",
+        ),
+        (
+            "cur",
+            b"\0\0\x02\0\x01\0\x20\x20\0\0\x01\0\x20\0".to_vec(),
+            "a CUR cursor",
+        ),
+        (
+            "icns",
+            b"icns\0\0\x01\0ic07\0\0\0\xf8".to_vec(),
+            "an ICNS icon",
+        ),
+        (
+            "dds",
+            b"DDS \x7c\0\0\0\x07\x10\0\0".to_vec(),
+            "a DDS texture",
+        ),
+        (
+            "psd",
+            b"8BPS\0\x01\0\0\0\0\0\0\0\x03".to_vec(),
+            "a Photoshop document",
+        ),
+        (
+            "pdf",
+            b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec(),
+            "a PDF document",
+        ),
+        (
+            "eps",
+            b"%!PS-Adobe-3.0 EPSF-3.0\n".to_vec(),
+            "a PostScript document",
+        ),
+        ("flv", clip, "an FLV video"),
+    ];
+    let mut failures = Vec::new();
+    for (name, bytes, what) in &files {
+        let path = dir.path().join(format!("file.{name}"));
+        std::fs::write(&path, bytes).unwrap();
+        let video = *name == "flv";
+        let command = if video {
+            Command::VideoToWebm
+        } else {
+            Command::ResizeImage
+        };
+        let result = match media.detect_for(&path, command.inputs()).await {
+            Ok(format) => {
+                failures.push(format!("{name}: read as {format:?}"));
+                continue;
+            }
+            Err(error) => JobError::from(error),
+        };
+        let takes = if video { "MP4" } else { "JPEG, PNG" };
+        let sentence = format!("The file is {what}");
+        if result.code != "unsupported_input_format"
+            || !result.detail.starts_with(&sentence)
+            || !result
+                .detail
+                .contains("which this service does not read; send")
+            || !result.detail.contains(takes)
+            || unclean(&result.detail).is_some()
+        {
+            failures.push(format!("{name}: {} {:?}", result.code, result.detail));
+        }
+    }
+    assert_no_failures("unread formats", files.len(), &failures);
+}
