@@ -62,9 +62,10 @@ impl Modify for BearerToken {
 }
 
 /// Every operation that takes a token (it documents 401) is under its organization's
-/// read or write budget and the failed-authentication budget: it may answer 429, with
-/// the same error document. Said once here, so no operation can leave it out (the
-/// fuzzer found four that did).
+/// read or write budget, its share of requests in flight and the failed-authentication
+/// budget: it may answer 429, with the same error document; one that takes a body may
+/// also answer 408 (a body slower than the minimum rate). Said once here, so no
+/// operation can leave it out (the fuzzer found four that did).
 fn every_authenticated_operation_may_be_rate_limited(openapi: &mut utoipa::openapi::OpenApi) {
     use utoipa::openapi::RefOr;
     for item in openapi.paths.paths.values_mut() {
@@ -81,9 +82,16 @@ fn every_authenticated_operation_may_be_rate_limited(openapi: &mut utoipa::opena
             let responses = &mut operation.responses.responses;
             if let Some(RefOr::T(mut limited)) = responses.get("401").cloned() {
                 limited.description =
-                    "Over the organization's request budget (`Retry-After` says when to retry)"
+                    "Over the organization's request budget or its requests in flight (`Retry-After` says when to retry)"
                         .into();
-                responses.entry("429".into()).or_insert(RefOr::T(limited));
+                responses
+                    .entry("429".into())
+                    .or_insert(RefOr::T(limited.clone()));
+                if operation.request_body.is_some() {
+                    limited.description =
+                        "The body arrived slower than the minimum rate (`request_too_slow`)".into();
+                    responses.entry("408".into()).or_insert(RefOr::T(limited));
+                }
             }
         }
     }
