@@ -107,6 +107,9 @@ impl App {
             max_extract_frames: config.max_extract_frames,
             max_animation_pixels: config.max_animation_pixels,
             process_memory_limit: config.process_memory_limit,
+            // Each ffmpeg's HOME and TMPDIR: a directory of its run's own, made in tmp/
+            // beside the jobs' and removed after the run.
+            scratch_dir: Some(tmp_root.clone()),
             warm_processes: config.warm_processes,
             // Not in tmp/: a job's scratch space holds nothing else.
             shim_dir: Some(data_dir.join("lib")),

@@ -103,6 +103,9 @@ pub struct MediaConfig {
     pub max_animation_pixels: u64,
     /// Bytes of data memory each ffmpeg/ffprobe process may use; 0 for no limit.
     pub process_memory_limit: u64,
+    /// Where each ffmpeg/ffprobe run gets a fresh directory for its `HOME` and
+    /// `TMPDIR` (removed after it); `None` for the system temp dir.
+    pub scratch_dir: Option<PathBuf>,
     /// ffmpeg (and ffprobe) processes kept started and waiting for their arguments,
     /// per program (`warm`); 0 starts every process when it is needed.
     pub warm_processes: usize,
@@ -283,6 +286,7 @@ impl Media {
     pub fn new(config: MediaConfig) -> Self {
         let runner = ProcessRunner::new(config.max_processes, config.process_timeout)
             .with_memory_limit(config.process_memory_limit)
+            .with_scratch_dir(config.scratch_dir.as_deref())
             .with_warm_processes(config.warm_processes, config.shim_dir.as_deref());
         Media {
             inner: Arc::new(Inner {

@@ -1,7 +1,9 @@
 //! The one wrapper every external program (ffmpeg, ffprobe) runs through.
 //!
 //! No shell is involved: arguments go to the program as given, so nothing in a file
-//! name or option can be interpreted as a command.
+//! name or option can be interpreted as a command. No variable of the service's own
+//! environment is passed on either: every process starts with the allow-list of
+//! [`env`], its `HOME` and `TMPDIR` a directory of its own run.
 
 use std::ffi::{OsStr, OsString};
 use std::future::Future;
@@ -16,6 +18,7 @@ use tokio::sync::Semaphore;
 
 use super::warm::WarmPool;
 use super::MediaError;
+pub(crate) use env::ChildEnv;
 use stderr::read_tail;
 #[cfg(test)]
 use stderr::STDERR_TAIL_BYTES;
@@ -31,6 +34,8 @@ pub(crate) struct ProcessRunner {
     memory_limit: u64,
     /// Processes started ahead of their runs (`warm`), shared by every clone.
     warm: Arc<WarmPool>,
+    /// What every process's environment holds.
+    env: ChildEnv,
 }
 
 /// What a successful run printed.
@@ -47,7 +52,16 @@ impl ProcessRunner {
             timeout,
             memory_limit: 0,
             warm: Arc::new(WarmPool::off()),
+            env: ChildEnv::new(None),
         }
+    }
+
+    /// Makes each run's `HOME` and `TMPDIR` (a fresh directory, removed after the
+    /// run) under `dir` rather than the system temp dir. Comes before
+    /// [`ProcessRunner::with_warm_processes`], whose processes wait there.
+    pub fn with_scratch_dir(mut self, dir: Option<&Path>) -> Self {
+        self.env = ChildEnv::new(dir);
+        self
     }
 
     /// Runs every process under a limit of `bytes` of data memory (heap and private
@@ -65,7 +79,12 @@ impl ProcessRunner {
     /// for their arguments (see `warm`), with the shim they load written into `dir`.
     /// Comes after [`ProcessRunner::with_memory_limit`], whose limit they run under.
     pub fn with_warm_processes(mut self, per_program: usize, dir: Option<&Path>) -> Self {
-        self.warm = Arc::new(WarmPool::new(per_program, dir, self.memory_limit));
+        self.warm = Arc::new(WarmPool::new(
+            per_program,
+            dir,
+            self.memory_limit,
+            self.env.clone(),
+        ));
         self
     }
 
@@ -77,6 +96,11 @@ impl ProcessRunner {
     #[cfg(test)]
     pub fn warm_ready(&self, program: &Path) -> usize {
         self.warm.ready(program)
+    }
+
+    #[cfg(test)]
+    pub fn warm_pids(&self, program: &Path) -> Vec<u32> {
+        self.warm.ready_pids(program)
     }
 
     #[cfg(test)]
@@ -211,7 +235,11 @@ impl ProcessRunner {
             .map_err(std::io::Error::other)?;
 
         let args: Vec<OsString> = args.into_iter().map(|a| a.as_ref().to_owned()).collect();
-        let mut child = self.spawn(program, &args, feed.is_some()).await?;
+        // Declared before the child, so dropped after it: removed once it has ended.
+        let home = self.env.run_dir()?;
+        let mut child = self
+            .spawn(program, &args, feed.is_some(), home.path())
+            .await?;
         if feed.is_none() {
             // A warm process was started with a pipe for stdin: closing it is what
             // a cold start's null stdin reads as.
@@ -276,22 +304,24 @@ impl ProcessRunner {
     }
 
     /// The process of one run: a warm one handed `args` when one is ready, else
-    /// `program` started now. Dropping it (on timeout, or when the job's future is
-    /// dropped at shutdown) kills it: no ffmpeg is left running without us.
+    /// `program` started now; either way with `home` as its `HOME` and `TMPDIR`.
+    /// Dropping it (on timeout, or when the job's future is dropped at shutdown)
+    /// kills it: no ffmpeg is left running without us.
     async fn spawn(
         &self,
         program: &Path,
         args: &[OsString],
         stdin: bool,
+        home: &Path,
     ) -> Result<tokio::process::Child, MediaError> {
         if let Some(warm) = self.warm.take(program, args) {
-            match warm.start(program, args).await {
+            match warm.start(program, args, &self.env.entries(home)).await {
                 Ok(child) => return Ok(child),
                 // It died while it waited: start one cold.
                 Err(e) => tracing::debug!(error = %e, "a warm process was gone"),
             }
         }
-        limited_command(program, self.memory_limit)
+        limited_command(program, self.memory_limit, &self.env, home)
             .args(args)
             .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
             .stdout(Stdio::piped())
@@ -308,9 +338,17 @@ impl ProcessRunner {
 }
 
 /// A command for `program` that runs under `memory_limit` bytes of data memory
-/// (`RLIMIT_DATA`; 0 for none).
-pub(super) fn limited_command(program: &Path, memory_limit: u64) -> Command {
+/// (`RLIMIT_DATA`; 0 for none), with nothing of the service's environment but the
+/// allow-list of `env` (`HOME` and `TMPDIR` being `home`). Every child process of
+/// the service is made here.
+pub(super) fn limited_command(
+    program: &Path,
+    memory_limit: u64,
+    env: &ChildEnv,
+    home: &Path,
+) -> Command {
     let mut command = Command::new(program);
+    env.apply(&mut command, home);
     if memory_limit > 0 {
         let limit = libc::rlimit {
             rlim_cur: memory_limit as libc::rlim_t,
@@ -356,6 +394,7 @@ fn program_name(program: &Path) -> String {
         .into_owned()
 }
 
+mod env;
 mod stderr;
 #[cfg(test)]
 mod tests;

@@ -28,6 +28,7 @@ pub(crate) fn media_with_limit(max_image_pixels: u64) -> Media {
         max_extract_frames: 1000,
         max_animation_pixels: 4_000_000_000,
         process_memory_limit: 0,
+        scratch_dir: None,
         warm_processes: 0,
         shim_dir: None,
     })

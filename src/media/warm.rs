@@ -9,10 +9,14 @@
 //! How: a process is started with `warm_shim.c` preloaded (`LD_PRELOAD`). The shim
 //! stands in front of glibc's `__libc_start_main`, which runs once the dynamic loader
 //! has loaded and relocated everything: it says it is ready with one byte on
-//! descriptor 3 (a Unix socket to this process), reads the real arguments from it
-//! (each ending in a NUL byte, until end of file) and calls `main` with them.
-//! Everything else — the environment, the memory limit, the stdio pipes — is set
-//! when it is started, as for a process started cold.
+//! descriptor 3 (a Unix socket to this process), reads its run's environment and
+//! arguments from it (each ending in a NUL byte; an empty string between the two;
+//! until end of file) and calls `main` with them. The memory limit and the stdio
+//! pipes are set when it is started, as for a process started cold; so is its
+//! environment, the allow-list of `process::env` with a neutral `HOME` and `TMPDIR`
+//! (its run has no directory yet), which the run's own replaces. The shim writes the
+//! environment it runs with over the one it was started with, where
+//! `/proc/PID/environ` reads it: `LD_PRELOAD` is gone from there once the shim is in.
 //!
 //! Anything that does not fit falls back to a cold start: a program the shim cannot
 //! enter (a static binary, a data dir mounted `noexec`) never says ready and
@@ -34,7 +38,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 use tokio::process::Child;
 
-use super::process::limited_command;
+use super::process::{limited_command, ChildEnv};
 
 /// The shim as `build.rs` built it; empty where it could not be built.
 const SHIM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/warm_shim.so"));
@@ -56,6 +60,8 @@ pub(crate) struct WarmPool {
     shim: Option<PathBuf>,
     /// `RLIMIT_DATA` of every process, as for cold starts.
     memory_limit: u64,
+    /// The environment of every process, as for cold starts.
+    env: ChildEnv,
     programs: Mutex<HashMap<PathBuf, Stock>>,
 }
 
@@ -79,13 +85,18 @@ pub(crate) struct Warm {
 impl WarmPool {
     /// No warm processes: every run starts its process.
     pub fn off() -> WarmPool {
-        WarmPool::new(0, None, 0)
+        WarmPool::new(0, None, 0, ChildEnv::new(None))
     }
 
     /// Keeps `per_program` processes of each program run so far ready, with the shim
     /// written into `dir`. Off when `per_program` is 0, when there is no `dir` or the
     /// shim cannot be written there.
-    pub fn new(per_program: usize, dir: Option<&Path>, memory_limit: u64) -> WarmPool {
+    pub fn new(
+        per_program: usize,
+        dir: Option<&Path>,
+        memory_limit: u64,
+        env: ChildEnv,
+    ) -> WarmPool {
         let shim = match dir {
             Some(dir) if per_program > 0 => install_shim(dir),
             _ => None,
@@ -94,6 +105,7 @@ impl WarmPool {
             per_program,
             shim,
             memory_limit,
+            env,
             programs: Mutex::default(),
         }
     }
@@ -141,7 +153,7 @@ impl WarmPool {
             let pool = self.clone();
             let (program, shim) = (program.to_path_buf(), shim.clone());
             runtime.spawn(async move {
-                let started = start(&program, &shim, pool.memory_limit).await;
+                let started = start(&program, &shim, pool.memory_limit, &pool.env).await;
                 let mut programs = pool.stocks();
                 let stock = programs.entry(program.clone()).or_default();
                 stock.starting -= 1;
@@ -174,6 +186,18 @@ impl WarmPool {
             .map_or(0, |stock| stock.ready.len())
     }
 
+    /// The process ids of the ready processes of `program`.
+    #[cfg(test)]
+    pub fn ready_pids(&self, program: &Path) -> Vec<u32> {
+        self.stocks().get(program).map_or(Vec::new(), |stock| {
+            stock
+                .ready
+                .iter()
+                .filter_map(|warm| warm.child.id())
+                .collect()
+        })
+    }
+
     /// Kills the ready processes of `program` and leaves them in its stock, as if
     /// they had died while they waited.
     #[cfg(test)]
@@ -187,10 +211,25 @@ impl WarmPool {
 }
 
 impl Warm {
-    /// Hands the process its command line (`program` first, as `argv[0]`); it runs
-    /// from here, with the stdio pipes it was started with.
-    pub async fn start(mut self, program: &Path, args: &[OsString]) -> io::Result<Child> {
+    /// Hands the process its run's environment (`env`, which replaces the one it
+    /// was started with) and its command line (`program` first, as `argv[0]`); it
+    /// runs from here, with the stdio pipes it was started with.
+    pub async fn start(
+        mut self,
+        program: &Path,
+        args: &[OsString],
+        env: &[(&str, OsString)],
+    ) -> io::Result<Child> {
         let mut line = Vec::new();
+        // An entry is never empty (it holds at least `=`): the first empty string
+        // ends the environment.
+        for (name, value) in env {
+            line.extend_from_slice(name.as_bytes());
+            line.push(b'=');
+            line.extend_from_slice(value.as_bytes());
+            line.push(0);
+        }
+        line.push(0);
         for arg in std::iter::once(program.as_os_str()).chain(args.iter().map(OsString::as_os_str))
         {
             line.extend_from_slice(arg.as_bytes());
@@ -211,10 +250,15 @@ enum Failed {
 /// Starts `program` with the shim preloaded and waits until it is ready. Its own
 /// arguments only matter where the shim did not load: `-version` makes ffmpeg and
 /// ffprobe print their version and end before they read the next argument.
-async fn start(program: &Path, shim: &Path, memory_limit: u64) -> Result<Warm, Failed> {
+async fn start(
+    program: &Path,
+    shim: &Path,
+    memory_limit: u64,
+    env: &ChildEnv,
+) -> Result<Warm, Failed> {
     let (ours, theirs) = std::os::unix::net::UnixStream::pair().map_err(Failed::Spawn)?;
     let fd = theirs.as_raw_fd();
-    let mut command = limited_command(program, memory_limit);
+    let mut command = limited_command(program, memory_limit, env, env.neutral());
     // SAFETY: between fork and exec only dup2 and fcntl run, both async-signal-safe,
     // on a descriptor the child inherited.
     unsafe {
@@ -233,7 +277,9 @@ async fn start(program: &Path, shim: &Path, memory_limit: u64) -> Result<Warm, F
     let child = command
         .arg("-version")
         .arg(format!("{WAITING:<SHOWN_COMMAND_LINE_BYTES$}"))
-        .env("LD_PRELOAD", preload(shim))
+        // Only the shim: a library the service itself was started with is no more
+        // for ffmpeg than any other variable of the service's.
+        .env("LD_PRELOAD", shim)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -249,16 +295,6 @@ async fn start(program: &Path, shim: &Path, memory_limit: u64) -> Result<Warm, F
         // `child` is dropped here, which kills it.
         _ => Err(Failed::NotReady),
     }
-}
-
-/// `LD_PRELOAD` with the shim first, and whatever the service itself was given after.
-fn preload(shim: &Path) -> OsString {
-    let mut preload = shim.as_os_str().to_owned();
-    if let Some(more) = std::env::var_os("LD_PRELOAD").filter(|more| !more.is_empty()) {
-        preload.push(":");
-        preload.push(more);
-    }
-    preload
 }
 
 /// Writes the shim into `dir` under a name that changes with its content, through a

@@ -30,6 +30,7 @@ mod backends;
 mod binary;
 mod budgets;
 mod cache;
+mod child_env;
 mod cli;
 mod cli_client;
 mod cli_confined;

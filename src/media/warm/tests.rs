@@ -53,18 +53,89 @@ async fn a_warm_process_runs_with_exactly_the_arguments_it_is_handed() {
     until_ready(&runner, printf).await;
 }
 
+/// The variables of a process's environment block as `/proc/PID/environ` shows it
+/// (what anyone reading the process from outside sees), in order.
+fn environ_entries(block: &[u8]) -> Vec<String> {
+    block
+        .split(|b| *b == 0)
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| String::from_utf8(entry.to_vec()).unwrap())
+        .collect()
+}
+
+/// The allow-list, with `HOME` and `TMPDIR` replaced by a placeholder; and the
+/// directory they named.
+fn allow_listed(entries: &[String]) -> (Vec<String>, String) {
+    let home = entries
+        .iter()
+        .find_map(|e| e.strip_prefix("HOME="))
+        .expect("HOME is set")
+        .to_string();
+    let shown = entries.iter().map(|e| e.replace(&home, "<home>")).collect();
+    (shown, home)
+}
+
+fn expected_allow_list() -> Vec<String> {
+    vec![
+        "HOME=<home>".to_string(),
+        "LC_ALL=C".to_string(),
+        format!("PATH={}", std::env::var("PATH").unwrap()),
+        "TMPDIR=<home>".to_string(),
+    ]
+}
+
 #[tokio::test]
-async fn a_warm_process_keeps_the_environment_and_leaves_its_library_out_of_it() {
+async fn a_warm_process_runs_with_the_allow_list_and_its_own_run_s_directory() {
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let runner = ProcessRunner::new(2, Duration::from_secs(10))
+        .with_scratch_dir(Some(scratch.path()))
+        .with_warm_processes(1, Some(dir.path()));
+    let cat = Path::new("cat");
+    runner.prewarm(cat);
+    until_ready(&runner, cat).await;
+    // Waiting, it shows the allow-list with the neutral directory, without the shim.
+    let pid = runner.warm_pids(cat)[0];
+    let block = std::fs::read(format!("/proc/{pid}/environ")).unwrap();
+    let (waiting, neutral) = allow_listed(&environ_entries(&block));
+    assert_eq!(waiting, expected_allow_list());
+    assert_eq!(Path::new(&neutral), scratch.path());
+
+    // Running, it reads its own block: the run's environment written over it.
+    let out = runner.run(cat, ["/proc/self/environ"]).await.unwrap();
+    assert_eq!(runner.warm_ready(cat), 0, "the warm process ran it");
+    let (running, home) = allow_listed(&environ_entries(&out.stdout));
+    assert_eq!(running, expected_allow_list());
+    assert_eq!(Path::new(&home).parent(), Some(scratch.path()));
+    assert!(!Path::new(&home).exists(), "removed after the run");
+
+    // What the program itself reads agrees, and nothing it runs gets the shim.
     let sh = Path::new("sh");
-    let (_dir, runner) = warmed(sh).await;
-    let script = "printf '%s|%s' \"$PATH\" \"${LD_PRELOAD-unset}\"";
+    runner.prewarm(sh);
+    until_ready(&runner, sh).await;
+    let script =
+        "test -d \"$HOME\" && printf '%s|%s|%s' \"$LC_ALL\" \"$TMPDIR\" \"${LD_PRELOAD-unset}\"";
     let out = runner.run(sh, ["-c", script]).await.unwrap();
-    let expected = format!(
-        "{}|{}",
-        std::env::var("PATH").unwrap(),
-        std::env::var("LD_PRELOAD").unwrap_or("unset".into())
-    );
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+    assert_eq!(runner.warm_ready(sh), 0, "the warm process ran it");
+    let out = String::from_utf8(out.stdout).unwrap();
+    let parts: Vec<&str> = out.split('|').collect();
+    assert_eq!((parts[0], parts[2]), ("C", "unset"), "{out}");
+    assert_eq!(Path::new(parts[1]).parent(), Some(scratch.path()), "{out}");
+}
+
+#[tokio::test]
+async fn a_cold_process_runs_with_the_allow_list_and_its_own_run_s_directory() {
+    let scratch = tempfile::tempdir().unwrap();
+    let runner =
+        ProcessRunner::new(1, Duration::from_secs(10)).with_scratch_dir(Some(scratch.path()));
+    let out = runner
+        .run(Path::new("cat"), ["/proc/self/environ"])
+        .await
+        .unwrap();
+    let (entries, home) = allow_listed(&environ_entries(&out.stdout));
+    assert_eq!(entries, expected_allow_list());
+    assert_eq!(Path::new(&home).parent(), Some(scratch.path()));
+    assert!(!Path::new(&home).exists(), "removed after the run");
 }
 
 #[tokio::test]
@@ -178,6 +249,7 @@ async fn a_program_the_library_cannot_enter_always_starts_cold() {
         per_program: 1,
         shim: Some(dir.path().join("not-a-library.so")),
         memory_limit: 0,
+        env: ChildEnv::new(None),
         programs: Mutex::default(),
     });
     std::fs::write(dir.path().join("not-a-library.so"), b"text").unwrap();

@@ -95,6 +95,7 @@ pub fn media() -> Media {
         max_extract_frames: 1000,
         max_animation_pixels: 4_000_000_000,
         process_memory_limit: 2 << 30,
+        scratch_dir: None,
         // As the service runs them: warm, the shim in the system's temp directory.
         warm_processes: 2,
         shim_dir: Some(std::env::temp_dir()),
