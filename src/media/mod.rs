@@ -118,14 +118,14 @@ pub struct MediaConfig {
 pub enum MediaError {
     /// `found`: the format's name, `None` when the bytes match no format this service
     /// reads; `takes`: what the command reads (empty when not known).
-    #[error("{}", unsupported_message(.found.as_deref(), .takes))]
+    #[error("{}", sniff::unsupported_message(.found.as_deref(), .takes))]
     UnsupportedInputFormat {
         found: Option<String>,
         takes: Vec<MediaFormat>,
     },
     /// A format the service does not read, named from its signature (see
     /// `sniff::sniff_unread`); `takes`: what the command reads (empty when not known).
-    #[error("{}", unread_message(.found, .takes))]
+    #[error("{}", sniff::unread_message(.found, .takes))]
     UnreadFormat {
         found: &'static str,
         takes: Vec<MediaFormat>,
@@ -195,36 +195,6 @@ pub enum MediaError {
     Canceled,
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
-}
-
-/// "the file is HEIC/HEIF, which this command does not take; it takes JPEG, PNG, WebP".
-fn unsupported_message(found: Option<&str>, takes: &[MediaFormat]) -> String {
-    let names: Vec<&str> = takes.iter().map(|f| f.name()).collect();
-    match (found, names.is_empty()) {
-        (Some(found), true) => format!("the file is {found}, which this command does not take"),
-        (Some(found), false) => format!(
-            "the file is {found}, which this command does not take; it takes {}",
-            names.join(", ")
-        ),
-        (None, true) => "the file is in no format this service reads".into(),
-        (None, false) => format!(
-            "the file is in no format this service reads; this command takes {}",
-            names.join(", ")
-        ),
-    }
-}
-
-/// "the file is an ICO icon, which this service does not read; send JPEG, PNG, WebP".
-fn unread_message(found: &str, takes: &[MediaFormat]) -> String {
-    let names: Vec<&str> = takes.iter().map(|f| f.name()).collect();
-    if names.is_empty() {
-        format!("the file is {found}, which this service does not read")
-    } else {
-        format!(
-            "the file is {found}, which this service does not read; send {}",
-            names.join(", ")
-        )
-    }
 }
 
 impl MediaError {

@@ -109,6 +109,36 @@ pub fn sniff_unread(head: &[u8]) -> Option<&'static str> {
     })
 }
 
+/// "the file is HEIC/HEIF, which this command does not take; it takes JPEG, PNG, WebP".
+pub(super) fn unsupported_message(found: Option<&str>, takes: &[MediaFormat]) -> String {
+    let names: Vec<&str> = takes.iter().map(|f| f.name()).collect();
+    match (found, names.is_empty()) {
+        (Some(found), true) => format!("the file is {found}, which this command does not take"),
+        (Some(found), false) => format!(
+            "the file is {found}, which this command does not take; it takes {}",
+            names.join(", ")
+        ),
+        (None, true) => "the file is in no format this service reads".into(),
+        (None, false) => format!(
+            "the file is in no format this service reads; this command takes {}",
+            names.join(", ")
+        ),
+    }
+}
+
+/// "the file is an ICO icon, which this service does not read; send JPEG, PNG, WebP".
+pub(super) fn unread_message(found: &str, takes: &[MediaFormat]) -> String {
+    let names: Vec<&str> = takes.iter().map(|f| f.name()).collect();
+    if names.is_empty() {
+        format!("the file is {found}, which this service does not read")
+    } else {
+        format!(
+            "the file is {found}, which this service does not read; send {}",
+            names.join(", ")
+        )
+    }
+}
+
 /// An ISO-BMFF file (`ftyp` box) by its brands: QuickTime, HEIF/HEIC, AVIF, 3GPP, or
 /// MP4 (every other brand: isom, mp42, M4V, ...).
 fn iso_bmff(head: &[u8]) -> MediaFormat {
