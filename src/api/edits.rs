@@ -44,6 +44,7 @@ pub struct CreateQuery {
         (status = 415, description = "Not JSON", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 422, description = "Not a valid edit (or, dry run, the error it would end with)", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 429, description = "Over the write budget", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 507, description = "A dry run while the server's disk is below its free-space floor", body = crate::api::openapi::schemas::ErrorDocument),
     ))]
 pub async fn create(
     State(state): State<AppState>,

@@ -54,7 +54,9 @@ pub async fn options(State(state): State<AppState>) -> Response {
         (status = 201, description = "Created", body = crate::api::openapi::schemas::Upload),
         (status = 400, description = "A bad tus header", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 413, description = "Larger than allowed", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 413, description = "Larger than allowed, or past the organization's upload quota", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 429, description = "The organization's unfinished uploads are at their maximum", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 507, description = "The server's disk is below its free-space floor", body = crate::api::openapi::schemas::ErrorDocument),
     ))]
 pub async fn create(
     State(state): State<AppState>,
@@ -179,6 +181,7 @@ pub async fn head(
         (status = 409, description = "`Upload-Offset` does not match", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 413, description = "Past Upload-Length", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 415, description = "Not `application/offset+octet-stream`", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 507, description = "The server's disk is below its free-space floor", body = crate::api::openapi::schemas::ErrorDocument),
         (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::openapi::schemas::ErrorDocument),
     ))]
 pub async fn patch(
