@@ -30,6 +30,8 @@ mod describe;
 mod exif;
 mod format;
 pub(crate) mod frames;
+#[doc(hidden)]
+pub mod fuzzing;
 pub(crate) mod gif;
 mod heif;
 mod heif_boxes;
