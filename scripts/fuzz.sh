@@ -1,38 +1,58 @@
 #!/usr/bin/env bash
-# Runs each fuzz target for a bounded time (default 60 s each) with cargo-fuzz on the
-# nightly toolchain, seeded with small valid inputs. A crash exits non-zero and leaves
-# the reproducer under fuzz/artifacts/.
+# Runs every fuzz target (fuzz/fuzz_targets/, one per parser of ours that reads hostile
+# bytes) for a bounded time each — default 60 s — with cargo-fuzz on the nightly
+# toolchain, each seeded with small valid files made here (ffmpeg, Python). A crash
+# leaves its reproducer under fuzz/artifacts/<target>/ and makes the script exit 1.
+# The last lines are a summary, one per target, ready to paste into docs/SECURITY.md.
 #
-#   scripts/fuzz.sh [seconds-per-target]
+#   scripts/fuzz.sh [seconds-per-target] [target...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
-command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
-rustup toolchain list | grep -q nightly || rustup toolchain install nightly --profile minimal
+shift || true
+all=(request_parse content_detection mp4 matroska gif apng bmp heif_boxes exif)
+if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
 
-mkdir -p fuzz/corpus/request_parse fuzz/corpus/content_detection
-echo '{"assets":[{"type":"image","src":"https://example.com/a.png"}],"commands":["resize-image","image-to-video"],"options":{"scale":0.5,"fps":10}}' \
-  > fuzz/corpus/request_parse/seed.json
-python3 - <<'PY'
-import struct, zlib
-def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 4, 3, 8, 6, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(b"\0" + b"\x80" * 16 * 3)) + chunk(b"IEND", b"")
-open("fuzz/corpus/content_detection/seed.png", "wb").write(png)
-PY
-if command -v ffmpeg >/dev/null; then
-  ffmpeg -v error -y -f lavfi -i testsrc=size=16x8 -frames:v 1 fuzz/corpus/content_detection/seed.jpg
-  ffmpeg -v error -y -f lavfi -i testsrc=size=16x8 -frames:v 1 fuzz/corpus/content_detection/seed.webp
-fi
+rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+
+./scripts/fuzz-seeds.sh fuzz/corpus
+
+# The MP4 and Matroska targets write each input to a scratch file (their readers take
+# a path): kept under fuzz/, removed at the end.
+scratch="$PWD/fuzz/scratch"
+mkdir -p "$scratch"
+trap 'rm -rf "$scratch"' EXIT
+
+echo "== building ${#targets[@]} targets (nightly, address sanitizer)"
+cargo +nightly fuzz build >fuzz/build.log 2>&1 || { tail -n 30 fuzz/build.log; exit 1; }
 
 status=0
-for target in request_parse content_detection; do
+summary=()
+for target in "${targets[@]}"; do
   echo "== fuzzing $target for ${secs}s"
   log="fuzz/$target.log"
-  if cargo +nightly fuzz run "$target" "fuzz/corpus/$target" -- -max_total_time="$secs" -rss_limit_mb=2048 >"$log" 2>&1; then
-    grep -E '^Done [0-9]+ runs' "$log" || tail -n 3 "$log"
+  mkdir -p "fuzz/corpus/$target"
+  started=$(date +%s)
+  if TMPDIR="$scratch" cargo +nightly fuzz run "$target" "fuzz/corpus/$target" -- \
+      -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 >"$log" 2>&1; then
+    result="no crash"
   else
-    echo "!! $target found a problem:"; grep -E 'ERROR|panicked|SUMMARY|Test unit written' "$log" || tail -n 20 "$log"
+    result="CRASH (see $log and fuzz/artifacts/$target/)"
+    grep -E 'ERROR|panicked|SUMMARY|Test unit written' "$log" || tail -n 20 "$log"
     status=1
   fi
+  elapsed=$(( $(date +%s) - started ))
+  runs=$(grep -oE '^Done [0-9]+ runs' "$log" | grep -oE '[0-9]+' || true)
+  if [ -z "$runs" ]; then
+    # A crash stops before "Done": the last status line has the count (#N).
+    runs=$(grep -oE '^#[0-9]+' "$log" | tail -n 1 | tr -d '#' || true)
+  fi
+  corpus=$(find "fuzz/corpus/$target" -type f | wc -l)
+  summary+=("$(printf '%-18s %12s runs %5s s  corpus %5s  %s' \
+    "$target" "${runs:-?}" "$elapsed" "$corpus" "$result")")
 done
+
+echo "== summary ($(date -u +%Y-%m-%d), ${secs} s a target, $(rustc +nightly --version | cut -d' ' -f2-3))"
+printf '%s\n' "${summary[@]}"
 exit $status

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the system packages mediaedit needs when they are missing (Debian/Ubuntu):
 # ffmpeg/ffprobe for video; cmake and nasm to build the vendored libjpeg-turbo 3 (SIMD);
-# libtiff and libheif (headers and libraries) for TIFF, HEIC and AVIF sources.
+# libtiff and libheif (headers and libraries) for TIFF, HEIC and AVIF sources; libclang,
+# with which the build generates the Rust declarations of libavif, libtiff and libheif
+# from their installed headers (bindgen).
 #
 # With --test, also what the test suite's scale-out tests run against: PostgreSQL
 # (Debian's `postgresql`; the tests start a throwaway cluster with initdb + pg_ctl) and
@@ -39,6 +41,8 @@ pkg-config --exists libtiff-4 2>/dev/null || missing+=(libtiff-dev)
 pkg-config --exists libheif 2>/dev/null || missing+=(libheif-dev)
 # libavif (libaom behind it) writes AVIF outputs, as avifenc does.
 pkg-config --exists libavif 2>/dev/null || missing+=(libavif-dev)
+# libclang and clang's own headers, which bindgen (build.rs) parses the C headers with.
+ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
 # Little CMS for colour profiles (without it, lcms2-sys builds its bundled copy).
 pkg-config --exists lcms2 2>/dev/null || missing+=(liblcms2-dev)
 if $with_test_tools; then

@@ -19,4 +19,8 @@ fi
 if rustup component list --installed 2>/dev/null | grep -q clippy; then
   cargo clippy --locked --all-targets -- -D warnings
 fi
+# Every fuzz target compiles (docs/SECURITY.md, "Fuzzing"; scripts/fuzz.sh runs them on
+# the nightly toolchain): checked here on stable, in the main target directory, whose
+# dependencies it shares.
+cargo check --locked --manifest-path fuzz/Cargo.toml --bins --target-dir "${CARGO_TARGET_DIR:-target}"
 cargo test --locked --all-targets -- "$@"

@@ -16,7 +16,15 @@ fn main() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         match cli.command {
-            Command::Serve(config) => serve(*config).await,
+            Command::Serve(config) => {
+                // C libraries other than those the bindings were generated for would be
+                // read with the wrong struct layouts: refuse to start, in one line.
+                if let Err(line) = mediaedit::media::check_libraries() {
+                    eprintln!("{line}");
+                    std::process::exit(1);
+                }
+                serve(*config).await
+            }
             Command::Token { command } => admin::token(command).await,
             Command::WebhookSecret(args) => admin::webhook_secret(args).await,
             Command::Edit { command } => std::process::exit(mediaedit::client::run(command).await),

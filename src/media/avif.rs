@@ -11,6 +11,13 @@ use std::ffi::{c_int, c_void};
 
 use image::DynamicImage;
 
+use super::sys::avif::{
+    avifCropRect, avifEncoder, avifEncoderCreate, avifEncoderDestroy, avifEncoderWrite, avifFree,
+    avifImage, avifImageAllocatePlanes, avifImageCreate, avifImageCreateEmpty, avifImageDestroy,
+    avifImageRGBToYUV, avifImageSetViewRect, avifRGBFormat, avifRGBImage, avifRGBImageSetDefaults,
+    avifRWData, avifRWDataFree, AVIF_PIXEL_FORMAT_YUV420, AVIF_PLANES_ALL, AVIF_PLANES_YUV,
+    AVIF_RESULT_OK, AVIF_RGB_FORMAT_RGB, AVIF_RGB_FORMAT_RGBA,
+};
 use super::MediaError;
 
 /// The AV1 quantizer for colour (0 lossless … 63).
@@ -18,93 +25,11 @@ pub(crate) const AVIF_QUANTIZER: c_int = 25;
 /// libaom's speed: 7 of 0 (slowest) to 10.
 pub(crate) const AVIF_SPEED: c_int = 7;
 
-const PIXEL_FORMAT_YUV420: c_int = 3;
-const RGB_FORMAT_RGB: c_int = 0;
-const RGB_FORMAT_RGBA: c_int = 1;
-const PLANES_YUV: u32 = 1;
-const PLANES_ALL: u32 = 0xff;
-
-/// `avifCropRect`.
-#[repr(C)]
-struct AvifCropRect {
-    x: u32,
-    y: u32,
-    width: u32,
-    height: u32,
-}
-
-#[repr(C)]
-struct AvifImage {
-    _opaque: [u8; 0],
-}
-
-/// `avifRGBImage` of libavif 0.11.
-#[repr(C)]
-struct AvifRgbImage {
-    width: u32,
-    height: u32,
-    depth: u32,
-    format: c_int,
-    chroma_upsampling: c_int,
-    chroma_downsampling: c_int,
-    avoid_libyuv: c_int,
-    ignore_alpha: c_int,
-    alpha_premultiplied: c_int,
-    is_float: c_int,
-    pixels: *mut u8,
-    row_bytes: u32,
-}
-
-/// The settings at the start of libavif 0.11's `avifEncoder` (only these are written;
-/// the rest of the struct belongs to libavif).
-#[repr(C)]
-struct AvifEncoderSettings {
-    codec_choice: c_int,
-    max_threads: c_int,
-    speed: c_int,
-    keyframe_interval: c_int,
-    timescale: u64,
-    min_quantizer: c_int,
-    max_quantizer: c_int,
-    min_quantizer_alpha: c_int,
-    max_quantizer_alpha: c_int,
-}
-
-#[repr(C)]
-struct AvifRwData {
-    data: *mut u8,
-    size: usize,
-}
-
-#[link(name = "avif")]
-extern "C" {
-    fn avifImageCreate(width: u32, height: u32, depth: u32, format: c_int) -> *mut AvifImage;
-    fn avifImageDestroy(image: *mut AvifImage);
-    fn avifImageCreateEmpty() -> *mut AvifImage;
-    fn avifImageAllocatePlanes(image: *mut AvifImage, planes: u32) -> c_int;
-    fn avifImageSetViewRect(
-        view: *mut AvifImage,
-        image: *const AvifImage,
-        rect: *const AvifCropRect,
-    ) -> c_int;
-    fn avifFree(pointer: *mut c_void);
-    fn avifRGBImageSetDefaults(rgb: *mut AvifRgbImage, image: *const AvifImage);
-    fn avifImageRGBToYUV(image: *mut AvifImage, rgb: *const AvifRgbImage) -> c_int;
-    fn avifEncoderCreate() -> *mut c_void;
-    fn avifEncoderWrite(
-        encoder: *mut c_void,
-        image: *const AvifImage,
-        output: *mut AvifRwData,
-    ) -> c_int;
-    fn avifEncoderDestroy(encoder: *mut c_void);
-    fn avifRWDataFree(data: *mut AvifRwData);
-}
-
 /// The resources of one encoding, freed whatever happens.
 struct Encoding {
-    image: *mut AvifImage,
-    encoder: *mut c_void,
-    output: AvifRwData,
+    image: *mut avifImage,
+    encoder: *mut avifEncoder,
+    output: avifRWData,
 }
 
 impl Drop for Encoding {
@@ -122,7 +47,7 @@ impl Drop for Encoding {
     }
 }
 
-fn failed(what: &str, result: c_int) -> MediaError {
+fn failed(what: &str, result: impl std::fmt::Display) -> MediaError {
     MediaError::InvalidMedia(format!(
         "the picture could not be encoded as AVIF ({what}: libavif result {result})"
     ))
@@ -130,7 +55,7 @@ fn failed(what: &str, result: c_int) -> MediaError {
 
 /// Interleaved 8-bit pixels to convert.
 struct Rgb<'a> {
-    format: c_int,
+    format: avifRGBFormat,
     width: u32,
     pixels: &'a [u8],
     row_bytes: u32,
@@ -145,7 +70,7 @@ struct Rgb<'a> {
 /// SAFETY: `image` has `height` rows and its planes allocated; `rgb.pixels` holds
 /// `height` rows of `rgb.row_bytes`.
 unsafe fn to_yuv_in_bands(
-    image: *mut AvifImage,
+    image: *mut avifImage,
     rgb: &Rgb,
     height: u32,
     bands: u32,
@@ -159,7 +84,7 @@ unsafe fn to_yuv_in_bands(
                 let rows = band_rows.min(height - top);
                 // SAFETY: the bands are disjoint rows of `image` and of `rgb`.
                 scope
-                    .spawn(move || unsafe { convert_band(image as *mut AvifImage, rgb, top, rows) })
+                    .spawn(move || unsafe { convert_band(image as *mut avifImage, rgb, top, rows) })
             })
             .collect();
         super::join_bands(workers)
@@ -168,7 +93,7 @@ unsafe fn to_yuv_in_bands(
 
 /// Converts rows `top..top + rows` of `rgb` into the same rows of `image`.
 unsafe fn convert_band(
-    image: *mut AvifImage,
+    image: *mut avifImage,
     rgb: &Rgb,
     top: u32,
     rows: u32,
@@ -177,26 +102,26 @@ unsafe fn convert_band(
     if view.is_null() {
         return Err(failed("no view", -1));
     }
-    let rect = AvifCropRect {
+    let rect = avifCropRect {
         x: 0,
         y: top,
         width: rgb.width,
         height: rows,
     };
-    let mut rgb_band: AvifRgbImage = std::mem::zeroed();
+    let mut rgb_band: avifRGBImage = std::mem::zeroed();
     let mut result = avifImageSetViewRect(view, image, &rect);
-    if result == 0 {
+    if result == AVIF_RESULT_OK {
         avifRGBImageSetDefaults(&mut rgb_band, view);
         rgb_band.format = rgb.format;
         let offset = top as usize * rgb.row_bytes as usize;
         rgb_band.pixels = rgb.pixels[offset..].as_ptr() as *mut u8;
-        rgb_band.row_bytes = rgb.row_bytes;
+        rgb_band.rowBytes = rgb.row_bytes;
         result = avifImageRGBToYUV(view, &rgb_band);
     }
     // A view owns nothing, though libavif 0.11 marks it as owning the planes it found
     // allocated: freeing the struct alone leaves the picture's planes to the picture.
     avifFree(view as *mut c_void);
-    if result != 0 {
+    if result != AVIF_RESULT_OK {
         return Err(failed("RGB to YUV", result));
     }
     Ok(())
@@ -210,8 +135,8 @@ pub(crate) fn encode(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
 /// [`encode`], converting to YUV in `bands` bands of rows at once.
 fn encode_in_bands(image: &DynamicImage, bands: u32) -> Result<Vec<u8>, MediaError> {
     let (format, channels, pixels) = match image {
-        DynamicImage::ImageRgba8(rgba) => (RGB_FORMAT_RGBA, 4, rgba.as_raw()),
-        DynamicImage::ImageRgb8(rgb) => (RGB_FORMAT_RGB, 3, rgb.as_raw()),
+        DynamicImage::ImageRgba8(rgba) => (AVIF_RGB_FORMAT_RGBA, 4, rgba.as_raw()),
+        DynamicImage::ImageRgb8(rgb) => (AVIF_RGB_FORMAT_RGB, 3, rgb.as_raw()),
         _ => {
             return Err(MediaError::InvalidMedia(
                 "an unexpected pixel layout".into(),
@@ -224,9 +149,9 @@ fn encode_in_bands(image: &DynamicImage, bands: u32) -> Result<Vec<u8>, MediaErr
     // avifImageRGBToYUV only; every object is released by `Encoding`.
     unsafe {
         let mut encoding = Encoding {
-            image: avifImageCreate(width, height, 8, PIXEL_FORMAT_YUV420),
+            image: avifImageCreate(width, height, 8, AVIF_PIXEL_FORMAT_YUV420),
             encoder: std::ptr::null_mut(),
-            output: AvifRwData {
+            output: avifRWData {
                 data: std::ptr::null_mut(),
                 size: 0,
             },
@@ -234,13 +159,13 @@ fn encode_in_bands(image: &DynamicImage, bands: u32) -> Result<Vec<u8>, MediaErr
         if encoding.image.is_null() {
             return Err(failed("no image", -1));
         }
-        let planes = if format == RGB_FORMAT_RGBA {
-            PLANES_ALL
+        let planes = if format == AVIF_RGB_FORMAT_RGBA {
+            AVIF_PLANES_ALL
         } else {
-            PLANES_YUV
+            AVIF_PLANES_YUV
         };
         let allocated = avifImageAllocatePlanes(encoding.image, planes);
-        if allocated != 0 {
+        if allocated != AVIF_RESULT_OK {
             return Err(failed("planes", allocated));
         }
         let rgb = Rgb {
@@ -254,15 +179,17 @@ fn encode_in_bands(image: &DynamicImage, bands: u32) -> Result<Vec<u8>, MediaErr
         if encoding.encoder.is_null() {
             return Err(failed("no encoder", -1));
         }
-        let settings = &mut *(encoding.encoder as *mut AvifEncoderSettings);
-        settings.max_threads = threads;
-        settings.speed = AVIF_SPEED;
-        settings.min_quantizer = AVIF_QUANTIZER;
-        settings.max_quantizer = AVIF_QUANTIZER;
-        settings.min_quantizer_alpha = 0;
-        settings.max_quantizer_alpha = 0;
+        // The settings are fields of libavif's own `avifEncoder`, as its header
+        // declares them for the version built against.
+        let encoder = &mut *encoding.encoder;
+        encoder.maxThreads = threads;
+        encoder.speed = AVIF_SPEED;
+        encoder.minQuantizer = AVIF_QUANTIZER;
+        encoder.maxQuantizer = AVIF_QUANTIZER;
+        encoder.minQuantizerAlpha = 0;
+        encoder.maxQuantizerAlpha = 0;
         let written = avifEncoderWrite(encoding.encoder, encoding.image, &mut encoding.output);
-        if written != 0 {
+        if written != AVIF_RESULT_OK {
             return Err(failed("encoding", written));
         }
         Ok(std::slice::from_raw_parts(encoding.output.data, encoding.output.size).to_vec())

@@ -8,103 +8,38 @@
 //! memory; the primary image's size is checked against the pixel limit before it is
 //! decoded.
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_int, c_void, CStr};
 use std::sync::Once;
 
 use image::{DynamicImage, RgbImage, RgbaImage};
 
+use super::sys::heif::{
+    heif_channel_interleaved, heif_chroma_interleaved_RGB, heif_chroma_interleaved_RGBA,
+    heif_colorspace_RGB, heif_context, heif_context_alloc, heif_context_free,
+    heif_context_get_image_handle, heif_context_get_list_of_top_level_image_IDs,
+    heif_context_get_primary_image_handle, heif_context_read_from_memory_without_copy,
+    heif_decode_image, heif_error, heif_error_Ok, heif_error_Unsupported_feature,
+    heif_error_Unsupported_filetype, heif_image, heif_image_get_height,
+    heif_image_get_plane_readonly, heif_image_get_width, heif_image_handle,
+    heif_image_handle_get_height, heif_image_handle_get_ispe_height,
+    heif_image_handle_get_ispe_width, heif_image_handle_get_raw_color_profile,
+    heif_image_handle_get_raw_color_profile_size, heif_image_handle_get_width,
+    heif_image_handle_has_alpha_channel, heif_image_handle_is_primary_image,
+    heif_image_handle_release, heif_image_release, heif_init, heif_item_id,
+};
 use super::{MediaError, MediaFormat};
 
-#[repr(C)]
-struct Context {
-    _opaque: [u8; 0],
-}
-#[repr(C)]
-struct Handle {
-    _opaque: [u8; 0],
-}
-#[repr(C)]
-struct Image {
-    _opaque: [u8; 0],
-}
-
-/// `struct heif_error`: `code` 0 is success; `message` is always a valid C string.
-#[repr(C)]
-struct HeifError {
-    code: c_int,
-    subcode: c_int,
-    message: *const c_char,
-}
-
-const COLORSPACE_RGB: c_int = 1;
-const CHROMA_INTERLEAVED_RGB: c_int = 10;
-const CHROMA_INTERLEAVED_RGBA: c_int = 11;
-const CHANNEL_INTERLEAVED: c_int = 10;
-
-#[link(name = "heif")]
-extern "C" {
-    fn heif_init(params: *const c_void) -> HeifError;
-    fn heif_context_alloc() -> *mut Context;
-    fn heif_context_free(context: *mut Context);
-    fn heif_context_read_from_memory_without_copy(
-        context: *mut Context,
-        bytes: *const c_void,
-        size: usize,
-        options: *const c_void,
-    ) -> HeifError;
-    fn heif_context_get_primary_image_handle(
-        context: *mut Context,
-        handle: *mut *mut Handle,
-    ) -> HeifError;
-    fn heif_context_get_list_of_top_level_image_IDs(
-        context: *mut Context,
-        ids: *mut u32,
-        count: c_int,
-    ) -> c_int;
-    fn heif_context_get_image_handle(
-        context: *mut Context,
-        id: u32,
-        handle: *mut *mut Handle,
-    ) -> HeifError;
-    fn heif_image_handle_is_primary_image(handle: *const Handle) -> c_int;
-    fn heif_image_handle_release(handle: *const Handle);
-    fn heif_image_handle_get_width(handle: *const Handle) -> c_int;
-    fn heif_image_handle_get_height(handle: *const Handle) -> c_int;
-    fn heif_image_handle_get_ispe_width(handle: *const Handle) -> c_int;
-    fn heif_image_handle_get_ispe_height(handle: *const Handle) -> c_int;
-    fn heif_image_handle_has_alpha_channel(handle: *const Handle) -> c_int;
-    fn heif_image_handle_get_raw_color_profile_size(handle: *const Handle) -> usize;
-    fn heif_image_handle_get_raw_color_profile(
-        handle: *const Handle,
-        out: *mut c_void,
-    ) -> HeifError;
-    fn heif_decode_image(
-        handle: *const Handle,
-        image: *mut *mut Image,
-        colorspace: c_int,
-        chroma: c_int,
-        options: *const c_void,
-    ) -> HeifError;
-    fn heif_image_get_plane_readonly(
-        image: *const Image,
-        channel: c_int,
-        stride: *mut c_int,
-    ) -> *const u8;
-    fn heif_image_get_width(image: *const Image, channel: c_int) -> c_int;
-    fn heif_image_get_height(image: *const Image, channel: c_int) -> c_int;
-    fn heif_image_release(image: *const Image);
-}
-
 /// An error of libheif as ours, its message kept for the log only.
-fn checked(error: HeifError, format: MediaFormat, what: &str) -> Result<(), MediaError> {
-    if error.code == 0 {
+fn checked(error: heif_error, format: MediaFormat, what: &str) -> Result<(), MediaError> {
+    if error.code == heif_error_Ok {
         return Ok(());
     }
     // SAFETY: libheif's error messages are static, NUL-terminated strings.
     let message = unsafe { CStr::from_ptr(error.message) }.to_string_lossy();
     tracing::debug!(%message, code = error.code, "libheif refused a file");
-    let kind = if error.code == 4 || error.code == 5 {
-        // heif_error_Unsupported_filetype / Unsupported_feature
+    let kind = if error.code == heif_error_Unsupported_filetype
+        || error.code == heif_error_Unsupported_feature
+    {
         "uses a feature no supported decoder reads"
     } else {
         "is damaged and no decoder can read it"
@@ -117,8 +52,8 @@ fn checked(error: HeifError, format: MediaFormat, what: &str) -> Result<(), Medi
 
 /// An open HEIF file's primary image, released on drop.
 pub(crate) struct HeifFile<'a> {
-    context: *mut Context,
-    handle: *mut Handle,
+    context: *mut heif_context,
+    handle: *mut heif_image_handle,
     format: MediaFormat,
     /// libheif reads from these bytes, which must outlive the context.
     _bytes: &'a [u8],
@@ -147,7 +82,7 @@ pub(crate) fn open(bytes: &[u8], format: MediaFormat) -> Result<HeifFile<'_>, Me
     static INIT: Once = Once::new();
     // SAFETY: heif_init may be called once per process before any other call.
     INIT.call_once(|| unsafe {
-        heif_init(std::ptr::null());
+        heif_init(std::ptr::null_mut());
     });
     // SAFETY: the context reads `bytes` (without copying) for as long as the HeifFile
     // lives, which borrows them.
@@ -202,15 +137,17 @@ pub(crate) fn open(bytes: &[u8], format: MediaFormat) -> Result<HeifFile<'_>, Me
 /// # Safety
 /// `context` holds a file read without error.
 unsafe fn primary_image(
-    context: *mut Context,
+    context: *mut heif_context,
     format: MediaFormat,
-) -> Result<*mut Handle, MediaError> {
-    let mut ids = [0u32; 64];
+) -> Result<*mut heif_image_handle, MediaError> {
+    let mut ids: [heif_item_id; 64] = [0; 64];
     let count = heif_context_get_list_of_top_level_image_IDs(context, ids.as_mut_ptr(), 64);
-    let mut first: *mut Handle = std::ptr::null_mut();
+    let mut first: *mut heif_image_handle = std::ptr::null_mut();
     for &id in &ids[..count.clamp(0, 64) as usize] {
         let mut handle = std::ptr::null_mut();
-        if heif_context_get_image_handle(context, id, &mut handle).code != 0 || handle.is_null() {
+        if heif_context_get_image_handle(context, id, &mut handle).code != heif_error_Ok
+            || handle.is_null()
+        {
             continue;
         }
         if heif_image_handle_is_primary_image(handle) != 0 {
@@ -249,7 +186,7 @@ impl HeifFile<'_> {
             let mut profile = vec![0u8; size];
             let out = profile.as_mut_ptr() as *mut c_void;
             let error = heif_image_handle_get_raw_color_profile(self.handle, out);
-            (error.code == 0).then_some(profile)
+            (error.code == heif_error_Ok).then_some(profile)
         }
     }
 
@@ -258,17 +195,17 @@ impl HeifFile<'_> {
         // SAFETY: the handle is valid while `self` lives.
         let alpha = unsafe { heif_image_handle_has_alpha_channel(self.handle) } != 0;
         let (chroma, channels) = if alpha {
-            (CHROMA_INTERLEAVED_RGBA, 4)
+            (heif_chroma_interleaved_RGBA, 4)
         } else {
-            (CHROMA_INTERLEAVED_RGB, 3)
+            (heif_chroma_interleaved_RGB, 3)
         };
-        let mut image: *mut Image = std::ptr::null_mut();
+        let mut image: *mut heif_image = std::ptr::null_mut();
         // SAFETY: default decoding options (null): transformations applied.
         let decoded = unsafe {
             heif_decode_image(
                 self.handle,
                 &mut image,
-                COLORSPACE_RGB,
+                heif_colorspace_RGB,
                 chroma,
                 std::ptr::null(),
             )
@@ -277,15 +214,15 @@ impl HeifFile<'_> {
         // SAFETY: `image` was just decoded.
         let (w, h) = unsafe {
             (
-                heif_image_get_width(image, CHANNEL_INTERLEAVED).max(0) as usize,
-                heif_image_get_height(image, CHANNEL_INTERLEAVED).max(0) as usize,
+                heif_image_get_width(image, heif_channel_interleaved).max(0) as usize,
+                heif_image_get_height(image, heif_channel_interleaved).max(0) as usize,
             )
         };
         let mut stride: c_int = 0;
         // SAFETY: the interleaved plane is h rows of `stride` bytes, each at least
         // w × channels long; the image is released right after the copy.
         let pixels = unsafe {
-            let plane = heif_image_get_plane_readonly(image, CHANNEL_INTERLEAVED, &mut stride);
+            let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &mut stride);
             let row = w * channels;
             let copied = if plane.is_null() || (stride as usize) < row || row == 0 || h == 0 {
                 None

@@ -19,73 +19,36 @@ use std::sync::Once;
 use image::{DynamicImage, RgbImage, RgbaImage};
 
 use self::samples::Samples;
+use super::sys::tiff::{
+    thandle_t, tmsize_t, toff_t, TIFFClientOpen, TIFFClose, TIFFRGBAImageOK,
+    TIFFReadRGBAImageOriented, TIFFSetErrorHandler, TIFFSetWarningHandler, COMPRESSION_OJPEG,
+    EXTRASAMPLE_ASSOCALPHA, EXTRASAMPLE_UNASSALPHA, INKSET_CMYK, PHOTOMETRIC_MINISBLACK,
+    PHOTOMETRIC_RGB, PHOTOMETRIC_SEPARATED, PLANARCONFIG_CONTIG, SAMPLEFORMAT_IEEEFP,
+    SAMPLEFORMAT_INT, SAMPLEFORMAT_UINT, TIFF, TIFFTAG_BITSPERSAMPLE, TIFFTAG_COMPRESSION,
+    TIFFTAG_EXTRASAMPLES, TIFFTAG_ICCPROFILE, TIFFTAG_IMAGELENGTH, TIFFTAG_IMAGEWIDTH,
+    TIFFTAG_INKSET, TIFFTAG_ORIENTATION, TIFFTAG_PHOTOMETRIC, TIFFTAG_PLANARCONFIG,
+    TIFFTAG_SAMPLEFORMAT, TIFFTAG_SAMPLESPERPIXEL,
+};
 use super::MediaError;
 
-#[repr(C)]
-struct Tiff {
-    _opaque: [u8; 0],
+/// libtiff's `#define`d values (tags, enumerations) as the `u16` values its fields
+/// hold; every one of them fits.
+const fn short(value: u32) -> u16 {
+    assert!(value <= u16::MAX as u32);
+    value as u16
 }
 
-type ReadWrite = unsafe extern "C" fn(*mut c_void, *mut c_void, isize) -> isize;
-type Seek = unsafe extern "C" fn(*mut c_void, u64, c_int) -> u64;
-type Close = unsafe extern "C" fn(*mut c_void) -> c_int;
-type Size = unsafe extern "C" fn(*mut c_void) -> u64;
-type Map = unsafe extern "C" fn(*mut c_void, *mut *mut c_void, *mut u64) -> c_int;
-type Unmap = unsafe extern "C" fn(*mut c_void, *mut c_void, u64);
-
-#[link(name = "tiff")]
-extern "C" {
-    #[allow(clippy::too_many_arguments)]
-    fn TIFFClientOpen(
-        name: *const c_char,
-        mode: *const c_char,
-        handle: *mut c_void,
-        read: ReadWrite,
-        write: ReadWrite,
-        seek: Seek,
-        close: Close,
-        size: Size,
-        map: Map,
-        unmap: Unmap,
-    ) -> *mut Tiff;
-    fn TIFFClose(tiff: *mut Tiff);
-    fn TIFFGetField(tiff: *mut Tiff, tag: u32, ...) -> c_int;
-    fn TIFFGetFieldDefaulted(tiff: *mut Tiff, tag: u32, ...) -> c_int;
-    fn TIFFSetField(tiff: *mut Tiff, tag: u32, ...) -> c_int;
-    fn TIFFRGBAImageOK(tiff: *mut Tiff, message: *mut c_char) -> c_int;
-    fn TIFFReadRGBAImageOriented(
-        tiff: *mut Tiff,
-        width: u32,
-        height: u32,
-        raster: *mut u32,
-        orientation: c_int,
-        stop_on_error: c_int,
-    ) -> c_int;
-    fn TIFFSetErrorHandler(handler: *const c_void) -> *const c_void;
-    fn TIFFSetWarningHandler(handler: *const c_void) -> *const c_void;
-}
-
-const TAG_IMAGE_WIDTH: u32 = 256;
-const TAG_IMAGE_LENGTH: u32 = 257;
-const TAG_BITS_PER_SAMPLE: u32 = 258;
-const TAG_COMPRESSION: u32 = 259;
-const COMPRESSION_OJPEG: u16 = 6;
-const TAG_PHOTOMETRIC: u32 = 262;
-const TAG_ORIENTATION: u32 = 274;
-const TAG_SAMPLES_PER_PIXEL: u32 = 277;
-const TAG_PLANAR_CONFIG: u32 = 284;
-const TAG_INK_SET: u32 = 332;
-const TAG_EXTRA_SAMPLES: u32 = 338;
-const TAG_SAMPLE_FORMAT: u32 = 339;
-const PHOTOMETRIC_MIN_IS_BLACK: u16 = 1;
-const PHOTOMETRIC_RGB: u16 = 2;
-const PHOTOMETRIC_SEPARATED: u16 = 5;
-const SAMPLE_FORMAT_UINT: u16 = 1;
-const SAMPLE_FORMAT_INT: u16 = 2;
-const SAMPLE_FORMAT_IEEEFP: u16 = 3;
-const TAG_ICC_PROFILE: u32 = 34675;
-const EXTRA_SAMPLE_ASSOCIATED_ALPHA: u16 = 1;
-const EXTRA_SAMPLE_UNASSOCIATED_ALPHA: u16 = 2;
+const COMPRESSION_OLD_JPEG: u16 = short(COMPRESSION_OJPEG);
+const MIN_IS_BLACK: u16 = short(PHOTOMETRIC_MINISBLACK);
+const RGB: u16 = short(PHOTOMETRIC_RGB);
+const SEPARATED: u16 = short(PHOTOMETRIC_SEPARATED);
+const CONTIGUOUS: u16 = short(PLANARCONFIG_CONTIG);
+const INKS_CMYK: u16 = short(INKSET_CMYK);
+const UINT: u16 = short(SAMPLEFORMAT_UINT);
+const INT: u16 = short(SAMPLEFORMAT_INT);
+const FLOAT: u16 = short(SAMPLEFORMAT_IEEEFP);
+const ASSOCIATED_ALPHA: u16 = short(EXTRASAMPLE_ASSOCALPHA);
+const UNASSOCIATED_ALPHA: u16 = short(EXTRASAMPLE_UNASSALPHA);
 
 /// The bytes libtiff reads, and where it is.
 struct Cursor<'a> {
@@ -93,20 +56,20 @@ struct Cursor<'a> {
     at: u64,
 }
 
-unsafe extern "C" fn read(handle: *mut c_void, buf: *mut c_void, size: isize) -> isize {
+unsafe extern "C" fn read(handle: thandle_t, buf: *mut c_void, size: tmsize_t) -> tmsize_t {
     let cursor = &mut *(handle as *mut Cursor);
     let start = cursor.at.min(cursor.bytes.len() as u64) as usize;
     let n = (size.max(0) as usize).min(cursor.bytes.len() - start);
     std::ptr::copy_nonoverlapping(cursor.bytes.as_ptr().add(start), buf as *mut u8, n);
     cursor.at = (start + n) as u64;
-    n as isize
+    n as tmsize_t
 }
 
-unsafe extern "C" fn write(_: *mut c_void, _: *mut c_void, _: isize) -> isize {
+unsafe extern "C" fn write(_: thandle_t, _: *mut c_void, _: tmsize_t) -> tmsize_t {
     -1
 }
 
-unsafe extern "C" fn seek(handle: *mut c_void, offset: u64, whence: c_int) -> u64 {
+unsafe extern "C" fn seek(handle: thandle_t, offset: toff_t, whence: c_int) -> toff_t {
     let cursor = &mut *(handle as *mut Cursor);
     // SEEK_SET takes the offset as is; SEEK_CUR and SEEK_END as a signed step.
     let target = match whence {
@@ -124,24 +87,24 @@ unsafe extern "C" fn seek(handle: *mut c_void, offset: u64, whence: c_int) -> u6
     }
 }
 
-unsafe extern "C" fn close(_: *mut c_void) -> c_int {
+unsafe extern "C" fn close(_: thandle_t) -> c_int {
     0
 }
 
-unsafe extern "C" fn size(handle: *mut c_void) -> u64 {
+unsafe extern "C" fn size(handle: thandle_t) -> toff_t {
     let cursor = &*(handle as *const Cursor);
     cursor.bytes.len() as u64
 }
 
-unsafe extern "C" fn no_map(_: *mut c_void, _: *mut *mut c_void, _: *mut u64) -> c_int {
+unsafe extern "C" fn no_map(_: thandle_t, _: *mut *mut c_void, _: *mut toff_t) -> c_int {
     0
 }
 
-unsafe extern "C" fn no_unmap(_: *mut c_void, _: *mut c_void, _: u64) {}
+unsafe extern "C" fn no_unmap(_: thandle_t, _: *mut c_void, _: toff_t) {}
 
 /// An open TIFF, closed on drop.
 pub(crate) struct TiffFile<'a> {
-    tiff: *mut Tiff,
+    tiff: *mut TIFF,
     // Boxed: libtiff keeps a pointer to it for the life of `tiff`.
     _cursor: Box<Cursor<'a>>,
     pub width: u32,
@@ -176,8 +139,8 @@ pub(crate) fn open(bytes: &[u8]) -> Result<TiffFile<'_>, MediaError> {
     static QUIET: Once = Once::new();
     // SAFETY: a null handler makes libtiff print nothing; errors come back as results.
     QUIET.call_once(|| unsafe {
-        TIFFSetErrorHandler(std::ptr::null());
-        TIFFSetWarningHandler(std::ptr::null());
+        TIFFSetErrorHandler(None);
+        TIFFSetWarningHandler(None);
     });
     let mut cursor = Box::new(Cursor { bytes, at: 0 });
     let handle = &mut *cursor as *mut Cursor as *mut c_void;
@@ -188,34 +151,30 @@ pub(crate) fn open(bytes: &[u8]) -> Result<TiffFile<'_>, MediaError> {
             c"source".as_ptr(),
             c"rm".as_ptr(),
             handle,
-            read,
-            write,
-            seek,
-            close,
-            size,
-            no_map,
-            no_unmap,
+            Some(read),
+            Some(write),
+            Some(seek),
+            Some(close),
+            Some(size),
+            Some(no_map),
+            Some(no_unmap),
         )
     };
     if tiff.is_null() {
         return Err(damaged("is damaged and no decoder can read it"));
     }
-    let (mut width, mut height, mut orientation) = (0u32, 0u32, 1u16);
-    // SAFETY: these tags are read into the C types libtiff documents for them.
-    unsafe {
-        TIFFGetField(tiff, TAG_IMAGE_WIDTH, &mut width as *mut u32);
-        TIFFGetField(tiff, TAG_IMAGE_LENGTH, &mut height as *mut u32);
-        TIFFGetField(tiff, TAG_ORIENTATION, &mut orientation as *mut u16);
-    }
     let mut file = TiffFile {
         tiff,
         _cursor: cursor,
-        width,
-        height,
-        orientation,
+        width: 0,
+        height: 0,
+        orientation: 1,
         layout: Layout::Rgba,
     };
-    if width == 0 || height == 0 {
+    file.width = file.field::<u32>(TIFFTAG_IMAGEWIDTH).unwrap_or(0);
+    file.height = file.field::<u32>(TIFFTAG_IMAGELENGTH).unwrap_or(0);
+    file.orientation = file.field::<u16>(TIFFTAG_ORIENTATION).unwrap_or(1);
+    if file.width == 0 || file.height == 0 {
         return Err(damaged("declares no image size"));
     }
     file.layout = file.layout()?;
@@ -227,40 +186,41 @@ impl TiffFile<'_> {
     /// layouts is the rule: what it reads is read, what it has no mode for (RGB of 32
     /// bits, grey of 24 or 64) is refused as it refuses it.
     fn layout(&mut self) -> Result<Layout, MediaError> {
-        let bits = self.field_u16(TAG_BITS_PER_SAMPLE).unwrap_or(1);
-        let samples = self.field_u16(TAG_SAMPLES_PER_PIXEL).unwrap_or(1);
-        let format = self
-            .field_u16(TAG_SAMPLE_FORMAT)
-            .unwrap_or(SAMPLE_FORMAT_UINT);
-        let contiguous = self.field_u16(TAG_PLANAR_CONFIG) == Some(1);
+        let bits = self.defaulted::<u16>(TIFFTAG_BITSPERSAMPLE).unwrap_or(1);
+        let samples = self.defaulted::<u16>(TIFFTAG_SAMPLESPERPIXEL).unwrap_or(1);
+        let format = self.defaulted::<u16>(TIFFTAG_SAMPLEFORMAT).unwrap_or(UINT);
+        let contiguous = self.defaulted::<u16>(TIFFTAG_PLANARCONFIG) == Some(CONTIGUOUS);
         // libtiff assumes min-is-black when a one-sample file leaves Photometric out,
         // as Pillow does.
         let photometric = self
-            .field(TAG_PHOTOMETRIC)
-            .unwrap_or(PHOTOMETRIC_MIN_IS_BLACK);
-        let grey = samples == 1 && photometric == PHOTOMETRIC_MIN_IS_BLACK;
-        let cmyk = photometric == PHOTOMETRIC_SEPARATED
+            .field::<u16>(TIFFTAG_PHOTOMETRIC)
+            .unwrap_or(MIN_IS_BLACK);
+        let grey = samples == 1 && photometric == MIN_IS_BLACK;
+        let cmyk = photometric == SEPARATED
             && samples == 4
             && contiguous
-            && self.field_u16(TAG_INK_SET) == Some(1);
+            && self.defaulted::<u16>(TIFFTAG_INKSET) == Some(INKS_CMYK);
         // 8-bit RGB and grey, the common TIFFs, are read from their strips on every core
         // rather than through the RGBA interface's one thread (old-style JPEG aside).
-        let rgb = photometric == PHOTOMETRIC_RGB && samples == 3 && contiguous;
-        let plain = self.field_u16(TAG_COMPRESSION) != Some(COMPRESSION_OJPEG);
+        let rgb = photometric == RGB && samples == 3 && contiguous;
+        let plain = self.defaulted::<u16>(TIFFTAG_COMPRESSION) != Some(COMPRESSION_OLD_JPEG);
         let special = match (bits, format) {
-            (8, SAMPLE_FORMAT_UINT) if grey && plain => Some(Samples::Grey8),
-            (8, SAMPLE_FORMAT_UINT) if rgb && plain => Some(Samples::Rgb8),
-            (12, SAMPLE_FORMAT_UINT) if grey => Some(Samples::Grey12),
-            (32, SAMPLE_FORMAT_UINT | SAMPLE_FORMAT_INT) if grey => Some(Samples::GreyInt32),
-            (32, SAMPLE_FORMAT_IEEEFP) if grey => Some(Samples::GreyFloat32),
-            (16, SAMPLE_FORMAT_UINT) if cmyk => Some(Samples::Cmyk16),
+            (8, UINT) if grey && plain => Some(Samples::Grey8),
+            (8, UINT) if rgb && plain => Some(Samples::Rgb8),
+            (12, UINT) if grey => Some(Samples::Grey12),
+            (32, UINT | INT) if grey => Some(Samples::GreyInt32),
+            (32, FLOAT) if grey => Some(Samples::GreyFloat32),
+            (16, UINT) if cmyk => Some(Samples::Cmyk16),
             _ => None,
         };
         if let Some(samples) = special {
             return Ok(Layout::Samples(samples));
         }
-        if photometric == PHOTOMETRIC_RGB && samples == 4 && self.alpha().is_none() {
-            self.fourth_sample_is_alpha();
+        if photometric == RGB && samples == 4 && self.alpha().is_none() {
+            // Pillow (its "missing ExtraSamples" modes) shows the fourth sample as
+            // alpha, where libtiff would drop it; telling libtiff so makes both agree.
+            // Panorama stitchers write such files.
+            self.set_u16_array(TIFFTAG_EXTRASAMPLES, &[UNASSOCIATED_ALPHA]);
         }
         let mut message = [0 as c_char; 1024];
         // SAFETY: libtiff writes at most 1024 bytes of message, NUL-terminated.
@@ -270,40 +230,6 @@ impl TiffFile<'_> {
             return Err(damaged("uses a sample layout no supported decoder reads"));
         }
         Ok(Layout::Rgba)
-    }
-
-    /// An RGB page of four samples that leaves ExtraSamples out: Pillow (its "missing
-    /// ExtraSamples" modes) shows the fourth as alpha, where libtiff would drop it;
-    /// telling libtiff so makes both agree. Panorama stitchers write such files.
-    fn fourth_sample_is_alpha(&mut self) {
-        let kinds = [EXTRA_SAMPLE_UNASSOCIATED_ALPHA];
-        // SAFETY: ExtraSamples is set from a count (promoted to int) and a u16 array,
-        // which libtiff copies.
-        unsafe { TIFFSetField(self.tiff, TAG_EXTRA_SAMPLES, 1 as c_int, kinds.as_ptr()) };
-    }
-
-    /// A u16 tag, or its default where the TIFF specification gives one.
-    fn field_u16(&self, tag: u32) -> Option<u16> {
-        let mut value = 0u16;
-        // SAFETY: the callers name tags libtiff hands out as one u16.
-        let found = unsafe { TIFFGetFieldDefaulted(self.tiff, tag, &mut value as *mut u16) };
-        (found != 0).then_some(value)
-    }
-
-    /// A u16 tag as stored: `None` when absent.
-    fn field(&self, tag: u32) -> Option<u16> {
-        let mut value = 0u16;
-        // SAFETY: the callers name tags libtiff hands out as one u16.
-        let found = unsafe { TIFFGetField(self.tiff, tag, &mut value as *mut u16) };
-        (found != 0).then_some(value)
-    }
-
-    /// A u32 tag, or its default where the TIFF specification gives one.
-    fn field_u32(&self, tag: u32) -> Option<u32> {
-        let mut value = 0u32;
-        // SAFETY: the callers name tags libtiff hands out as one u32.
-        let found = unsafe { TIFFGetFieldDefaulted(self.tiff, tag, &mut value as *mut u32) };
-        (found != 0).then_some(value)
     }
 
     /// The first page as stored (not yet oriented): `Rgba8` when it has an alpha
@@ -365,41 +291,22 @@ impl TiffFile<'_> {
     /// The embedded ICC profile, if any.
     pub fn icc_profile(&self) -> Option<Vec<u8>> {
         // InterColorProfile is a u32 count of bytes.
-        self.array::<u32, u8>(TAG_ICC_PROFILE).map(<[u8]>::to_vec)
-    }
-
-    /// A tag whose value libtiff hands out as a count (of type `N`) and a pointer into
-    /// its own copy of the directory, valid while the file is open.
-    fn array<N: Copy + Default + Into<u64>, T>(&self, tag: u32) -> Option<&[T]> {
-        let (mut count, mut data) = (N::default(), std::ptr::null::<T>());
-        // SAFETY: the caller names the count type libtiff documents for `tag`.
-        let found = unsafe {
-            TIFFGetField(
-                self.tiff,
-                tag,
-                &mut count as *mut N,
-                &mut data as *mut *const T,
-            )
-        };
-        let count = count.into() as usize;
-        if found == 0 || data.is_null() || count == 0 {
-            return None;
-        }
-        // SAFETY: `data` points at `count` values owned by libtiff while `self` lives.
-        Some(unsafe { std::slice::from_raw_parts(data, count) })
+        self.array::<u32, u8>(TIFFTAG_ICCPROFILE)
+            .map(<[u8]>::to_vec)
     }
 
     /// `Some(associated)` when the first extra sample is alpha.
     fn alpha(&self) -> Option<bool> {
         // ExtraSamples is a u16 count of u16 kinds.
-        match *self.array::<u16, u16>(TAG_EXTRA_SAMPLES)?.first()? {
-            EXTRA_SAMPLE_ASSOCIATED_ALPHA => Some(true),
-            EXTRA_SAMPLE_UNASSOCIATED_ALPHA => Some(false),
+        match *self.array::<u16, u16>(TIFFTAG_EXTRASAMPLES)?.first()? {
+            ASSOCIATED_ALPHA => Some(true),
+            UNASSOCIATED_ALPHA => Some(false),
             _ => None,
         }
     }
 }
 
+mod fields;
 mod samples;
 #[cfg(test)]
 mod tests;

@@ -52,6 +52,7 @@ mod helpers;
 mod hostile;
 mod idempotency;
 mod images;
+mod libraries;
 mod lifecycle;
 mod long_poll;
 mod metrics;

@@ -19,20 +19,11 @@ use std::ffi::c_void;
 use image::{DynamicImage, RgbImage};
 
 use super::super::MediaError;
-use super::{damaged, Tiff, TiffFile};
-
-const TAG_ROWS_PER_STRIP: u32 = 278;
-const TAG_TILE_WIDTH: u32 = 322;
-const TAG_TILE_LENGTH: u32 = 323;
-
-#[link(name = "tiff")]
-extern "C" {
-    fn TIFFIsTiled(tiff: *mut Tiff) -> i32;
-    fn TIFFComputeStrip(tiff: *mut Tiff, row: u32, sample: u16) -> u32;
-    fn TIFFComputeTile(tiff: *mut Tiff, x: u32, y: u32, z: u32, sample: u16) -> u32;
-    fn TIFFReadEncodedStrip(tiff: *mut Tiff, strip: u32, buf: *mut c_void, size: isize) -> isize;
-    fn TIFFReadEncodedTile(tiff: *mut Tiff, tile: u32, buf: *mut c_void, size: isize) -> isize;
-}
+use super::{damaged, TiffFile};
+use crate::media::sys::tiff::{
+    tmsize_t, TIFFComputeStrip, TIFFComputeTile, TIFFIsTiled, TIFFReadEncodedStrip,
+    TIFFReadEncodedTile, TIFFTAG_ROWSPERSTRIP, TIFFTAG_TILELENGTH, TIFFTAG_TILEWIDTH,
+};
 
 /// How the samples of one pixel become an sRGB colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,7 +135,9 @@ impl TiffFile<'_> {
     fn read_strips(&self, samples: Samples, rgb: &mut [u8]) -> Result<(), MediaError> {
         let height = self.height;
         // RowsPerStrip past the height (2^32 - 1 is the default) means a single strip.
-        let rows_per_strip = self.field_u32(TAG_ROWS_PER_STRIP).unwrap_or(height);
+        let rows_per_strip = self
+            .defaulted::<u32>(TIFFTAG_ROWSPERSTRIP)
+            .unwrap_or(height);
         let rows_per_strip = rows_per_strip.clamp(1, height) as usize;
         let strips = (height as usize).div_ceil(rows_per_strip);
         let threads = crate::media::cores().min(strips).clamp(1, 8);
@@ -188,10 +181,10 @@ impl TiffFile<'_> {
             let read = unsafe {
                 let index = TIFFComputeStrip(self.tiff, (first + top) as u32, 0);
                 let at = want.as_mut_ptr() as *mut c_void;
-                TIFFReadEncodedStrip(self.tiff, index, at, want.len() as isize)
+                TIFFReadEncodedStrip(self.tiff, index, at, want.len() as tmsize_t)
             };
             // A strip shorter than its rows is damaged: Pillow refuses it too.
-            if read != want.len() as isize {
+            if read != want.len() as tmsize_t {
                 return Err(damaged("is damaged and no decoder can read it"));
             }
             for (y, row) in want.chunks_exact(row_bytes).enumerate() {
@@ -203,8 +196,8 @@ impl TiffFile<'_> {
 
     fn read_tiles(&self, samples: Samples, rgb: &mut [u8]) -> Result<(), MediaError> {
         let (width, height) = (self.width, self.height);
-        let tile_width = self.field_u32(TAG_TILE_WIDTH).unwrap_or(0);
-        let tile_height = self.field_u32(TAG_TILE_LENGTH).unwrap_or(0);
+        let tile_width = self.defaulted::<u32>(TIFFTAG_TILEWIDTH).unwrap_or(0);
+        let tile_height = self.defaulted::<u32>(TIFFTAG_TILELENGTH).unwrap_or(0);
         // Tiles are multiples of 16 pixels; one larger than that past the picture would
         // make a buffer the header's size check never saw.
         let fits = |tile: u32, side: u32| tile > 0 && tile <= side.next_multiple_of(16);
@@ -219,9 +212,9 @@ impl TiffFile<'_> {
                 let read = unsafe {
                     let index = TIFFComputeTile(self.tiff, left, top, 0, 0);
                     let at = tile.as_mut_ptr() as *mut c_void;
-                    TIFFReadEncodedTile(self.tiff, index, at, tile.len() as isize)
+                    TIFFReadEncodedTile(self.tiff, index, at, tile.len() as tmsize_t)
                 };
-                if read != tile.len() as isize {
+                if read != tile.len() as tmsize_t {
                     return Err(damaged("is damaged and no decoder can read it"));
                 }
                 let rows = tile_height.min(height - top) as usize;

@@ -233,3 +233,36 @@ fn rgb_and_grey_of_many_strips_are_read_on_every_core_in_order() {
     short[4].truncate(2);
     assert_invalid(decode(&raw_tiff(&tags, &short, false)));
 }
+
+#[test]
+fn every_tag_read_is_of_the_type_libtiffs_field_table_gives() {
+    use crate::media::sys::tiff::*;
+    let tiff = crate::media::testutil::raw_tiff(&page(2, 1, &[8], 1), &[vec![0, 255]], false);
+    let file = open(&tiff).unwrap();
+    // (tag, count bytes, value bytes): the types the readers of this module ask for.
+    let single: &[(u32, usize)] = &[
+        (TIFFTAG_IMAGEWIDTH, 4),
+        (TIFFTAG_IMAGELENGTH, 4),
+        (TIFFTAG_ORIENTATION, 2),
+        (TIFFTAG_BITSPERSAMPLE, 2),
+        (TIFFTAG_SAMPLESPERPIXEL, 2),
+        (TIFFTAG_SAMPLEFORMAT, 2),
+        (TIFFTAG_PLANARCONFIG, 2),
+        (TIFFTAG_PHOTOMETRIC, 2),
+        (TIFFTAG_INKSET, 2),
+        (TIFFTAG_COMPRESSION, 2),
+        (TIFFTAG_ROWSPERSTRIP, 4),
+        (TIFFTAG_TILEWIDTH, 4),
+        (TIFFTAG_TILELENGTH, 4),
+    ];
+    for &(tag, bytes) in single {
+        assert!(file.hands_out(tag, 0, bytes), "tag {tag}");
+    }
+    assert!(file.hands_out(TIFFTAG_ICCPROFILE, 4, 1));
+    assert!(file.hands_out(TIFFTAG_EXTRASAMPLES, 2, 2));
+    // A type of another size is refused rather than written through.
+    assert!(!file.hands_out(TIFFTAG_IMAGEWIDTH, 0, 2));
+    assert_eq!(file.field::<u16>(TIFFTAG_IMAGEWIDTH), None);
+    assert_eq!(file.field::<u32>(TIFFTAG_IMAGEWIDTH), Some(2));
+    assert!(file.array::<u16, u16>(TIFFTAG_ICCPROFILE).is_none());
+}

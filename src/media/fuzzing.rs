@@ -1,0 +1,93 @@
+//! The entry points of this crate's own parsers of hostile bytes, for the fuzz targets
+//! in `fuzz/` (docs/SECURITY.md, "Fuzzing") — not an interface of the service. Each
+//! calls a reader the way the service does, with the same limits checked in the same
+//! order, and keeps nothing: a target fails only by a panic, an abort or a runaway
+//! allocation.
+
+use std::path::Path;
+
+use super::{apng, bmp, exif, gif, heif_boxes, mkv, mp4, MediaFormat};
+
+/// The pixels a decoded picture may have here: the service's limit is larger, but a
+/// small one keeps every run fast while still exercising the checks.
+const MAX_PIXELS: u64 = 1 << 20;
+/// The APNG frames composited per input.
+const MAX_FRAMES: usize = 16;
+
+/// The MP4/MOV header reader (`moov`: tracks, sample tables, `avcC` and its SPS), as
+/// video edits and output descriptions call it, on the file at `path`.
+pub fn mp4(path: &Path) {
+    if let Some(info) = mp4::read_info(path) {
+        assert!(info.width > 0 && info.height > 0);
+    }
+    let _ = mp4::read_extent(path);
+}
+
+/// The Matroska/WebM header and cluster reader, on the file at `path`.
+pub fn matroska(path: &Path) {
+    if let Some(extent) = mkv::read_extent(path) {
+        assert!(extent.width > 0 && extent.height > 0);
+    }
+}
+
+/// The GIF block scanner and the palette insertion of `gif-to-video`.
+pub fn gif(bytes: &[u8]) {
+    if let Ok(scan) = gif::scan(bytes) {
+        assert!(scan.frames > 0 && scan.seconds() >= 0.0);
+        assert!(scan.extent.0 >= scan.screen.0 && scan.extent.1 >= scan.screen.1);
+    }
+    let copy = gif::with_default_palettes(bytes);
+    assert!(copy.len() >= bytes.len());
+}
+
+/// APNG detection and the frame compositor, under the animation path's limits.
+pub fn apng(bytes: &[u8]) {
+    if !apng::is_animated(bytes) {
+        return;
+    }
+    let max_bytes = usize::try_from(MAX_PIXELS * 8 + (64 << 20)).unwrap_or(usize::MAX);
+    let Ok(frames) = apng::ApngFrames::open(bytes, max_bytes) else {
+        return;
+    };
+    let (width, height) = frames.dimensions();
+    if u64::from(width) * u64::from(height) > MAX_PIXELS {
+        return;
+    }
+    for frame in frames.take(MAX_FRAMES) {
+        let Ok(frame) = frame else { break };
+        assert_eq!(frame.buffer().dimensions(), (width, height));
+    }
+}
+
+/// The BMP header reader and decoder, the pixel limit checked in between as the
+/// still-image path does.
+pub fn bmp(bytes: &[u8]) {
+    let Ok(file) = bmp::open(bytes) else {
+        return;
+    };
+    let (width, height) = (file.width, file.height);
+    if u64::from(width) * u64::from(height) > MAX_PIXELS {
+        return;
+    }
+    if let Ok(image) = file.decode() {
+        assert_eq!((image.width(), image.height()), (width, height));
+    }
+}
+
+/// The HEIF box reader (`meta`, `pitm`, `iprp`/`ipco`/`ipma`, `irot`).
+pub fn heif_boxes(bytes: &[u8]) {
+    if let Some(turns) = heif_boxes::primary_quarter_turns(bytes) {
+        assert!(turns < 4);
+    }
+}
+
+/// The EXIF orientation reader, through each container that carries EXIF, and the
+/// JPEG segment walker.
+pub fn exif(bytes: &[u8]) {
+    for format in [MediaFormat::Jpeg, MediaFormat::Webp, MediaFormat::Png] {
+        let _ = exif::orientation(bytes, format);
+    }
+    for (_, body) in exif::jpeg_segments(bytes) {
+        assert!(body.len() <= bytes.len());
+    }
+}
