@@ -30,14 +30,23 @@ pub fn matroska(path: &Path) {
     }
 }
 
-/// The GIF block scanner and the palette insertion of `gif-to-video`.
+/// The GIF block scanner and the frame decoder every command reads GIFs with.
 pub fn gif(bytes: &[u8]) {
     if let Ok(scan) = gif::scan(bytes) {
         assert!(scan.frames > 0 && scan.seconds() >= 0.0);
         assert!(scan.extent.0 >= scan.screen.0 && scan.extent.1 >= scan.screen.1);
     }
-    let copy = gif::with_default_palettes(bytes);
-    assert!(copy.len() >= bytes.len());
+    let too_large = |_, _| super::MediaError::InvalidMedia(String::new());
+    let Ok(mut frames) = gif::frames::GifFrames::open(bytes, MAX_PIXELS, too_large) else {
+        return;
+    };
+    let size = frames.size;
+    for _ in 0..MAX_FRAMES {
+        match frames.next_frame() {
+            Some(Ok((frame, _))) => assert_eq!(frame.dimensions(), size),
+            _ => break,
+        }
+    }
 }
 
 /// APNG detection and the frame compositor, under the animation path's limits.
