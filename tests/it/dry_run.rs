@@ -147,17 +147,7 @@ async fn a_dry_run_naming_one_upload_in_ten_assets_probes_it_without_a_copy_per_
     let bmp = fixtures::bmp(image::DynamicImage::ImageRgb8(fixtures::gradient(
         1600, 1200,
     )));
-    let upload: Value = app
-        .client
-        .post(format!("{}/v1/uploads", app.base))
-        .bearer_auth(&app.token)
-        .body(bmp.clone())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let upload = app.upload(bmp.clone()).await;
     let src = upload["attributes"]["src"].as_str().unwrap();
     let mut body = edit(src, &["resize-image"], Some(json!({"scale": 0.5})));
     body["assets"] = json!(vec![body["assets"][0].clone(); 10]);

@@ -188,6 +188,27 @@ impl TestApp {
         (status, serde_json::from_str(&text).unwrap_or(Value::Null))
     }
 
+    /// Uploads `bytes` in one direct `POST /v1/uploads` that must be accepted; returns
+    /// the Upload document.
+    pub async fn upload(&self, bytes: Vec<u8>) -> Value {
+        let response = self
+            .client
+            .post(format!("{}/v1/uploads", self.base))
+            .bearer_auth(&self.token)
+            .body(bytes)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 201, "upload not created");
+        response.json().await.unwrap()
+    }
+
+    /// The body of `GET url` with the app's token (an upload's `src`, say).
+    pub async fn bytes_of(&self, url: &str) -> Vec<u8> {
+        let response = self.client.get(url).bearer_auth(&self.token).send();
+        response.await.unwrap().bytes().await.unwrap().to_vec()
+    }
+
     pub async fn post_edit(&self, body: Value) -> reqwest::Response {
         self.post_edit_as(&self.token, body).await
     }

@@ -232,17 +232,7 @@ async fn the_loser_of_two_racing_patches_leaves_no_bytes_in_storage(backend: Bac
 async fn the_sweep_deletes_upload_parts_no_row_references(backend: Backend) {
     let app = spawn_app_on(backend, |_| {}).await;
     let png = fixtures::png(16, 16);
-    let doc: Value = app
-        .client
-        .post(format!("{}/v1/uploads", app.base))
-        .bearer_auth(&app.token)
-        .body(png.clone())
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = app.upload(png.clone()).await;
     let id = doc["id"].as_str().unwrap();
     let storage = storage_of(&app);
     let stray = [
@@ -281,16 +271,9 @@ async fn the_sweep_deletes_upload_parts_no_row_references(backend: Backend) {
     assert_eq!(left.len(), 1, "{left:?}");
     assert_eq!(left[0].1, png.len() as u64, "the referenced part stays");
     let content = app
-        .client
-        .get(doc["attributes"]["src"].as_str().unwrap())
-        .bearer_auth(&app.token)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    assert_eq!(content.as_ref(), png.as_slice());
+        .bytes_of(doc["attributes"]["src"].as_str().unwrap())
+        .await;
+    assert_eq!(content.as_slice(), png.as_slice());
 }
 
 async fn an_upload_is_hashed_once_and_reads_answer_the_stored_hash(backend: Backend) {

@@ -192,16 +192,9 @@ async fn a_tus_upload_goes_up_in_chunks_at_the_right_offsets_only(backend: Backe
     assert_eq!(doc["attributes"]["status"], "complete", "{doc}");
     assert_eq!(doc["attributes"]["sha256"], sha256(&file));
     let content = app
-        .client
-        .get(doc["attributes"]["src"].as_str().unwrap())
-        .bearer_auth(&app.token)
-        .send()
-        .await
-        .unwrap()
-        .bytes()
-        .await
-        .unwrap();
-    assert_eq!(content.as_ref(), file.as_slice());
+        .bytes_of(doc["attributes"]["src"].as_str().unwrap())
+        .await;
+    assert_eq!(content.as_slice(), file.as_slice());
 
     // creation-with-upload, then termination.
     let response = tus(&app, reqwest::Method::POST, "/v1/uploads")
@@ -288,17 +281,7 @@ async fn an_upload_is_only_usable_by_its_organization_once_complete(backend: Bac
     assert_eq!(error["errors"][0]["source"]["pointer"], "/assets/0/src");
 
     let png = fixtures::png(8, 8);
-    let doc: Value = app
-        .client
-        .post(format!("{}/v1/uploads", app.base))
-        .bearer_auth(&app.token)
-        .body(png)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let doc = app.upload(png).await;
     let src = doc["attributes"]["src"].as_str().unwrap();
     let other = create_token_in(&app.database_url(), "someone-else").await;
     let theirs = app
