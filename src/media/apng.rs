@@ -95,6 +95,13 @@ impl<'a> ApngFrames<'a> {
         let size = reader
             .output_buffer_size()
             .ok_or_else(|| damaged("too large"))?;
+        // The canvas and the frame buffer are allocated here, before any caller can
+        // weigh the header: both are held to `max_bytes` first (found by fuzzing: a
+        // header of 5 GB of canvas was allocated at once).
+        let canvas = u64::from(width) * u64::from(height) * 4;
+        if canvas.saturating_add(size as u64) > max_bytes as u64 {
+            return Err(damaged("its canvas is larger than this service decodes"));
+        }
         let mut frames = ApngFrames {
             reader,
             buffer: vec![0; size],
@@ -342,6 +349,16 @@ mod tests {
         // green fade it to alpha 97.
         let faded = (0..127).fold(Rgba([0, 255, 0, 255]), |d, _| over(d, [0, 255, 0, 2]));
         assert_eq!(faded, Rgba([0, 255, 0, 97]));
+    }
+
+    #[test]
+    fn a_vast_canvas_is_refused_before_it_is_allocated() {
+        let bytes = include_bytes!("testdata/apng-vast-canvas.png");
+        assert!(is_animated(bytes));
+        let Err(error) = ApngFrames::open(bytes, 64 << 20) else {
+            panic!("a canvas of gigabytes was opened");
+        };
+        assert!(error.to_string().contains("larger than"), "{error}");
     }
 
     #[test]
