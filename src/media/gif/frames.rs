@@ -26,6 +26,10 @@ use crate::media::MediaError;
 /// milliseconds (as browsers show it, see [`shown_cs`]).
 pub(crate) struct GifFrames<'a> {
     bytes: &'a [u8],
+    /// The pixels one frame's indices may take: a frame's rectangle may reach past the
+    /// canvas (and is clipped), but its buffer is held to the canvas's own limit
+    /// (fuzzing found a later frame of 65535x65535 allocating 4 GB).
+    max_pixels: u64,
     blocks: Blocks<'a>,
     canvas: RgbaImage,
     /// The control of the frame to come.
@@ -78,6 +82,7 @@ impl<'a> GifFrames<'a> {
         };
         Ok(GifFrames {
             bytes,
+            max_pixels,
             blocks,
             canvas: RgbaImage::new(width, height),
             control: Control::default(),
@@ -141,6 +146,11 @@ impl<'a> GifFrames<'a> {
             image::imageops::crop_imm(&self.canvas, rect.0, rect.1, rect.2, rect.3).to_image()
         });
         let (w, h) = (usize::from(frame.width), usize::from(frame.height));
+        if (w * h) as u64 > self.max_pixels {
+            return Err(MediaError::InvalidMedia(format!(
+                "the GIF has a frame of {w}x{h} pixels, more than this service decodes"
+            )));
+        }
         decode_indices(bytes, frame.data, w * h, &mut self.indices);
         for (n, &index) in self.indices.iter().enumerate() {
             if Some(index) == control.transparent {
@@ -298,6 +308,26 @@ mod tests {
         std::iter::from_fn(|| frames.next_frame())
             .map(|f| f.unwrap().0)
             .collect()
+    }
+
+    #[test]
+    fn a_later_frame_larger_than_the_limit_is_refused_before_its_indices_are_allocated() {
+        let small = (0, 0, 1, 1);
+        let vast = (0, 0, 65535, 65535);
+        let bytes = gif(
+            (2, 2),
+            &[RED, GREEN],
+            &[
+                (small, control(0, None), vec![1]),
+                (vast, control(0, None), vec![1]),
+            ],
+        );
+        let mut frames = GifFrames::open(&bytes, 1 << 20, |_, _| unreachable!()).unwrap();
+        assert!(frames.next_frame().unwrap().is_ok());
+        let Some(Err(MediaError::InvalidMedia(why))) = frames.next_frame() else {
+            panic!("a frame of 65535x65535 was decoded");
+        };
+        assert!(why.contains("65535x65535"), "{why}");
     }
 
     fn control(disposal: u8, transparent: Option<u8>) -> Control {
