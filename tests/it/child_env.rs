@@ -50,13 +50,22 @@ fn children_of(parent: u32) -> Vec<(u32, Seen)> {
         }
         // The command line first: a warm process's shim writes its run's environment
         // before its run's command line, so a run's command line read here comes
-        // with the run's environment read next.
-        let (Ok(cmdline), Ok(environ)) = (
-            std::fs::read(format!("/proc/{pid}/cmdline")),
-            std::fs::read(format!("/proc/{pid}/environ")),
-        ) else {
+        // with the run's environment read next. The shim writes both in place, so
+        // a read can land halfway through a write: only a pair read the same twice
+        // in a row is taken (a torn read is not what the process holds).
+        let read = || {
+            Some((
+                std::fs::read(format!("/proc/{pid}/cmdline")).ok()?,
+                std::fs::read(format!("/proc/{pid}/environ")).ok()?,
+            ))
+        };
+        let (Some(first), Some(again)) = (read(), read()) else {
             continue;
         };
+        if first != again {
+            continue;
+        }
+        let (cmdline, environ) = first;
         let env = environ
             .split(|b| *b == 0)
             .filter(|e| !e.is_empty())
