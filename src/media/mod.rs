@@ -35,6 +35,7 @@ pub mod fuzzing;
 pub(crate) mod gif;
 mod heif;
 mod heif_boxes;
+pub mod image;
 pub(crate) mod image_ops;
 mod jpeg;
 pub(crate) mod libraries;
