@@ -12,6 +12,7 @@ use tokio::time::Instant;
 use super::auth::Organization;
 use super::error::ApiError;
 use super::json::JsonBody;
+use super::presets;
 use super::AppState;
 use super::{dry_run, idempotency};
 use crate::db::{unix_ms, EditRow};
@@ -56,6 +57,7 @@ pub async fn create(
     match query.dry_run.as_deref() {
         None | Some("false") => {}
         Some("true") => {
+            let body = presets::resolve(&state, &org, body).await?;
             let edit = NewEdit::parse(body, &state.rules)?;
             check_uploads(&state, &org, &edit, unix_ms(SystemTime::now())).await?;
             return dry_run::plan(&state, &org, edit).await;
@@ -89,6 +91,9 @@ async fn create_edit(
     body: serde_json::Value,
     id: String,
 ) -> Result<Response, ApiError> {
+    // The preset is resolved into the stored body: a later change of it changes
+    // nothing here.
+    let body = presets::resolve(state, org, body).await?;
     let edit = NewEdit::parse(body, &state.rules)?;
     let now = unix_ms(SystemTime::now());
     check_uploads(state, org, &edit, now).await?;

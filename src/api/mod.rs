@@ -15,6 +15,7 @@ mod json;
 mod lifecycle;
 pub mod openapi;
 mod playground;
+mod presets;
 mod rate_limit;
 pub mod server;
 mod token_cache;
@@ -117,6 +118,11 @@ pub fn router(state: AppState, with_metrics: bool) -> Router {
         .route("/v1/edits/{id}/deliveries", get(deliveries::list))
         .route("/v1/organizations/{id}", get(edits::organization))
         .route("/v1/commands", get(catalog::list))
+        .route("/v1/presets", get(presets::list))
+        .route(
+            "/v1/presets/{name}",
+            get(presets::read).put(presets::put).delete(presets::delete),
+        )
         .route("/v1/uploads", post(uploads::create).options(uploads::options))
         .route(
             "/v1/uploads/{id}",

@@ -31,7 +31,14 @@ pub fn render_edit(row: &EditRow, download_urls: Vec<String>) -> Value {
     attributes.insert("updatedAt".into(), json!(timestamp(row.updated_at)));
     attributes.insert("expiresAt".into(), json!(timestamp(row.expires_at)));
     attributes.insert("status".into(), json!(row.status.as_str()));
-    for key in ["commands", "options", "assets", "retention", "webhook"] {
+    for key in [
+        "commands",
+        "preset",
+        "options",
+        "assets",
+        "retention",
+        "webhook",
+    ] {
         if let Some(v) = row.request.get(key) {
             attributes.insert(key.into(), v.clone());
         }

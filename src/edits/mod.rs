@@ -6,6 +6,7 @@ mod document;
 mod error;
 mod options;
 pub mod plan;
+pub mod preset;
 mod request;
 mod webhook;
 

@@ -43,7 +43,9 @@ pub struct NewEdit {
 }
 
 /// Fields of an edit request besides the required `assets` and `commands`.
-const OPTIONAL_FIELDS: [&str; 3] = ["options", "retention", "webhook"];
+/// `preset` is the name of the preset the edit was made from, echoed as sent (its
+/// commands and options are already in the body, see `edits::preset`).
+const OPTIONAL_FIELDS: [&str; 4] = ["options", "retention", "webhook", "preset"];
 
 /// Bounds of `retention`, in seconds: a minute to a year.
 pub const RETENTION_SECS: std::ops::RangeInclusive<u64> = 60..=31_536_000;
@@ -75,8 +77,11 @@ impl NewEdit {
             return Err(ValidationError::new(
                 Code::UnknownField,
                 format!("/{}", escape_pointer(extra)),
-                format!("`{extra}` is not a field of an edit; the fields are assets, commands, options, retention and webhook."),
+                format!("`{extra}` is not a field of an edit; the fields are assets, commands (or preset), options, retention and webhook."),
             ));
+        }
+        if let Some(preset) = body.get("preset") {
+            super::preset::name_of(preset, "/preset")?;
         }
         let assets = parse_assets(body.get("assets"), rules)?;
         let commands = parse_commands(body.get("commands"))?;
@@ -289,7 +294,7 @@ fn parse_asset(i: usize, item: &Value, rules: &ValidationRules) -> Result<Asset,
     Ok(Asset { kind, src })
 }
 
-fn parse_commands(value: Option<&Value>) -> Result<Vec<Command>, ValidationError> {
+pub(super) fn parse_commands(value: Option<&Value>) -> Result<Vec<Command>, ValidationError> {
     array(value, "commands", MAX_COMMANDS)?
         .iter()
         .enumerate()
@@ -342,7 +347,10 @@ fn check_outputs(
     }
 }
 
-fn check_pipeline(commands: &[Command], options: &Options) -> Result<(), ValidationError> {
+pub(super) fn check_pipeline(
+    commands: &[Command],
+    options: &Options,
+) -> Result<(), ValidationError> {
     let mut formats: Vec<MediaFormat> = commands[0].inputs().to_vec();
     for (i, command) in commands.iter().enumerate() {
         if i > 0 {

@@ -60,6 +60,7 @@ mod open_routes;
 mod openapi;
 mod pipelines;
 mod playground;
+mod presets;
 mod speed;
 mod stages;
 mod stalled_sources;

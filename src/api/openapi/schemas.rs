@@ -39,8 +39,11 @@ pub struct ErrorSource {
 pub struct NewEdit {
     /// 1–20 sources.
     pub assets: Vec<AssetIn>,
-    /// 1–10 commands, applied in order.
-    pub commands: Vec<String>,
+    /// 1–10 commands, applied in order (or, instead, `preset`).
+    pub commands: Option<Vec<String>>,
+    /// The name of one of the organization's presets, instead of `commands`: its
+    /// commands, and its options under this edit's `options`.
+    pub preset: Option<String>,
     /// Options of the commands (the `EditOptions` schema).
     pub options: Option<BTreeMap<String, Value>>,
     /// Seconds the edit and its outputs are kept (60–31 536 000).
@@ -81,8 +84,12 @@ pub struct EditAttributes {
     pub created_at: String,
     pub updated_at: String,
     pub expires_at: String,
+    /// The commands run: as sent, or the preset's.
     pub commands: Vec<String>,
+    /// The preset the edit was made from, when it named one.
+    pub preset: Option<String>,
     pub assets: Vec<AssetIn>,
+    /// As sent, or the preset's with the edit's own over them.
     pub options: Option<BTreeMap<String, Value>>,
     pub retention: Option<u64>,
     pub webhook: Option<WebhookIn>,
@@ -257,4 +264,44 @@ pub struct CommandOption {
     /// For a text: its shortest and longest length, in characters.
     pub min_length: Option<u32>,
     pub max_length: Option<u32>,
+}
+
+/// The body of `PUT /v1/presets/{name}`.
+#[derive(ToSchema)]
+pub struct PresetIn {
+    /// 1–10 commands, applied in order.
+    pub commands: Vec<String>,
+    /// Options of the commands (the `EditOptions` schema).
+    pub options: Option<BTreeMap<String, Value>>,
+}
+
+/// A preset of the organization.
+#[derive(ToSchema)]
+pub struct Preset {
+    pub data: PresetResource,
+}
+
+/// A page of presets: all of the organization's, by name.
+#[derive(ToSchema)]
+pub struct PresetList {
+    pub data: Vec<PresetResource>,
+}
+
+#[derive(ToSchema)]
+pub struct PresetResource {
+    /// `preset`.
+    #[schema(rename = "type")]
+    pub kind: String,
+    /// Its name.
+    pub id: String,
+    pub attributes: PresetAttributes,
+}
+
+#[derive(ToSchema)]
+#[schema(rename_all = "camelCase")]
+pub struct PresetAttributes {
+    pub commands: Vec<String>,
+    pub options: BTreeMap<String, Value>,
+    pub created_at: String,
+    pub updated_at: String,
 }
