@@ -12,11 +12,13 @@ use url::Url;
 mod admin;
 mod client;
 mod front_door;
+mod logging;
 mod rate_limits;
 mod retention;
 pub use admin::{DbArgs, OrgArgs, RevokeArgs, TokenCommand, WebhookSecretArgs};
 pub use client::{ClientArgs, CreateArgs, EditCommand};
 pub use front_door::FrontDoorConfig;
+pub use logging::LogFormat;
 pub use rate_limits::RateLimitConfig;
 pub use retention::RetentionConfig;
 
@@ -26,6 +28,11 @@ pub use retention::RetentionConfig;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+
+    /// Log lines as `text` (for a terminal) or `json` (one object per line, for a log
+    /// collector); accepted before or after the subcommand.
+    #[arg(long, env = "MEDIAEDIT_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
+    pub log_format: LogFormat,
 }
 
 #[derive(Debug, Subcommand)]

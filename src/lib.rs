@@ -15,7 +15,8 @@
 //! - [`storage`]: outputs in an object store and signed download URLs.
 //! - [`db`]: the database pool, migrations, organizations and tokens.
 //!
-//! [`config`] holds every setting; [`app`] wires the parts together and runs them.
+//! [`config`] holds every setting; [`app`] wires the parts together and runs them;
+//! [`telemetry`] writes the log (text or JSON lines).
 
 pub mod admin;
 pub mod api;
@@ -31,5 +32,6 @@ pub mod media;
 pub mod metrics;
 pub mod queue;
 pub mod storage;
+pub mod telemetry;
 pub mod uploads;
 pub mod webhooks;

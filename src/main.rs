@@ -6,13 +6,7 @@ use mediaedit::config::{Cli, Command};
 
 fn main() -> anyhow::Result<()> {
     let cli = parse_or_exit();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn,tower_http=info".into()),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    mediaedit::telemetry::init(cli.log_format);
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async {
         match cli.command {

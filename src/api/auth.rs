@@ -55,6 +55,8 @@ impl FromRequestParts<AppState> for Organization {
         let Some(id) = lookup(state, &client, token).await? else {
             return Err(ApiError::unauthorized("The bearer token is not valid."));
         };
+        // The request span (api::router) names its organization from here on.
+        tracing::Span::current().record("org", id.as_str());
         if let Some(slot) = parts.extensions.get::<InFlightSlot>() {
             if !slot.is_held() {
                 match state.in_flight.try_acquire(&id) {

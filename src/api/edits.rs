@@ -105,7 +105,8 @@ async fn create_edit(
         .await?;
     // Every idle worker looks: a fast-lane-only worker cannot take a slow edit.
     state.wake.notify_waiters();
-    tracing::info!(edit.id = %id, org.id = %org.id, "edit created");
+    tracing::Span::current().record("edit_id", id.as_str());
+    tracing::info!(edit_id = %id, org = %org.id, "edit created");
     Ok(created(state, &row))
 }
 

@@ -123,7 +123,10 @@ pub fn router(state: AppState, with_metrics: bool) -> Router {
             "/v1/presets/{name}",
             get(presets::read).put(presets::put).delete(presets::delete),
         )
-        .route("/v1/uploads", post(uploads::create).options(uploads::options))
+        .route(
+            "/v1/uploads",
+            post(uploads::create).options(uploads::options),
+        )
         .route(
             "/v1/uploads/{id}",
             get(uploads::read)
@@ -154,8 +157,16 @@ pub fn router(state: AppState, with_metrics: bool) -> Router {
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(
             // Paths only: queries may carry download signatures, which are never logged.
+            // `org` and `edit_id` are filled in by the auth extractor and by edit
+            // creation, so the lines of a request name whom it was for.
             TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
-                tracing::info_span!("request", method = %req.method(), path = %req.uri().path())
+                tracing::info_span!(
+                    "request",
+                    method = %req.method(),
+                    path = %req.uri().path(),
+                    org = tracing::field::Empty,
+                    edit_id = tracing::field::Empty,
+                )
             }),
         )
         .with_state(state)

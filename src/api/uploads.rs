@@ -116,7 +116,7 @@ pub async fn create(
     } else {
         finish(&state, row, None).await?
     };
-    tracing::info!(upload.id = %row.id, org.id = %org.id, bytes = row.received, tus, "upload created");
+    tracing::info!(upload_id = %row.id, org = %org.id, bytes = row.received, tus, "upload created");
     let mut response = (
         StatusCode::CREATED,
         [(header::LOCATION, format!("/v1/uploads/{}", row.id))],

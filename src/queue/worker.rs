@@ -136,7 +136,7 @@ async fn dispatch(ctx: Arc<WorkerContext>) {
         };
         match ctx.queue.claim_fair(ctx.lease, fairness).await {
             Ok(Some(claim)) => {
-                let span = tracing::info_span!("edit", edit.id = %claim.job.id, org.id = %claim.org_id, attempt = claim.job.attempt);
+                let span = tracing::info_span!("edit", edit_id = %claim.job.id, org = %claim.org_id, attempt = claim.job.attempt);
                 let ctx = ctx.clone();
                 running.spawn(
                     async move {

@@ -121,7 +121,7 @@ impl Dispatcher {
                         Ok(Some(event)) => {
                             let share = self.shares.take(&event.org_id);
                             let dispatcher = self.clone();
-                            let span = tracing::info_span!("webhook", event.id = %event.id, edit.id = %event.edit_id, attempt = event.attempt);
+                            let span = tracing::info_span!("webhook", event_id = %event.id, edit_id = %event.edit_id, org = %event.org_id, attempt = event.attempt);
                             tokio::spawn(
                                 async move {
                                     dispatcher.attempt(event).await;

@@ -38,6 +38,16 @@ impl Server {
     /// Starts `serve` on a free port with private sources allowed, plus `env`, and
     /// waits for `/healthz`.
     pub async fn start(data_dir: &Path, env: &[(&str, &str)], stderr: Stdio) -> Server {
+        Server::start_with_args(data_dir, &[], env, stderr).await
+    }
+
+    /// [`Server::start`] with `args` after `serve` on the command line.
+    pub async fn start_with_args(
+        data_dir: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        stderr: Stdio,
+    ) -> Server {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -46,6 +56,7 @@ impl Server {
         let mut command = Command::new(BIN);
         command
             .arg("serve")
+            .args(args)
             .env("MEDIAEDIT_LISTEN", format!("127.0.0.1:{port}"))
             .env("MEDIAEDIT_DATA_DIR", data_dir)
             .env("MEDIAEDIT_ALLOW_PRIVATE_SOURCES", "true")

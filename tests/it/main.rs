@@ -52,6 +52,7 @@ mod helpers;
 mod hostile;
 mod idempotency;
 mod images;
+mod json_logs;
 mod libraries;
 mod lifecycle;
 mod long_poll;
