@@ -128,12 +128,14 @@ impl Layout {
                 fonts.raster.outline_glyph(glyph)
             })
             .collect();
-        let Some(bounds) = outlined.iter().map(|o| o.px_bounds()).reduce(|a, b| {
-            ab_glyph::Rect {
+        let Some(bounds) = outlined
+            .iter()
+            .map(|o| o.px_bounds())
+            .reduce(|a, b| ab_glyph::Rect {
                 min: point(a.min.x.min(b.min.x), a.min.y.min(b.min.y)),
                 max: point(a.max.x.max(b.max.x), a.max.y.max(b.max.y)),
-            }
-        }) else {
+            })
+        else {
             return RgbaImage::new(1, 1);
         };
         let (x0, y0) = (bounds.min.x.floor() as i64, bounds.min.y.floor() as i64);

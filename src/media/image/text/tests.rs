@@ -42,7 +42,10 @@ fn greek_and_cyrillic_render_in_the_colour_inside_a_dark_outline() {
                     || ny >= i64::from(h)
                     || image.get_pixel(nx as u32, ny as u32)[3] == 0
             });
-            assert!(!at_edge || dark(p), "{text}: {p:?} at ({x}, {y}) has no outline");
+            assert!(
+                !at_edge || dark(p),
+                "{text}: {p:?} at ({x}, {y}) has no outline"
+            );
         }
     }
 }
@@ -65,7 +68,11 @@ fn the_box_is_tight_and_grows_with_the_font_size() {
     // A capital's height is about 0.73 em, plus the outline on both sides.
     let capital = render_text("H", 100.0, Colour::WHITE);
     let expected = 73 + 2 * outline_px(100.0);
-    assert!(capital.height().abs_diff(expected) <= 3, "{}", capital.height());
+    assert!(
+        capital.height().abs_diff(expected) <= 3,
+        "{}",
+        capital.height()
+    );
 }
 
 #[test]
