@@ -59,6 +59,7 @@ mod metrics;
 mod open_routes;
 mod openapi;
 mod pipelines;
+mod placeholders;
 mod playground;
 mod speed;
 mod stages;
