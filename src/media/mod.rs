@@ -17,6 +17,7 @@
 //! - `work`: a file's pixels × frames from its headers (the engine's cost estimate).
 //! - `cancel`: stopping in-process work whose job was given up.
 //! - `cores`: pictures worked in bands of rows, one per core.
+//! - `overlay_video`: `watermark` and `text` on a video, one ffmpeg run.
 //! - `placeholders`: the blurhash, thumbhash and dominant colour of an image output.
 
 pub(crate) mod animation;
@@ -42,6 +43,7 @@ mod jpeg;
 pub(crate) mod libraries;
 mod mkv;
 mod mp4;
+mod overlay_video;
 mod placeholders;
 pub(crate) mod probe;
 mod process;
