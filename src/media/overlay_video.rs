@@ -1,4 +1,6 @@
-//! `watermark` and `text` on a video: one ffmpeg run that lays a picture (a PNG made
+//! `watermark` and `text` on a video, and the overlay picture read from its source.
+//!
+//! A video gets one ffmpeg run that lays a picture (a PNG made
 //! here, already at its size) over every frame with the `overlay` filter, into an
 //! H.264 MP4. The frames are encoded once, as in every other video command; the audio
 //! of an MP4/MOV/3GP is copied as it is, other audio (Vorbis, PCM: not for MP4) is
@@ -31,6 +33,27 @@ impl Media {
     pub async fn video_frame_size(&self, input: &MediaFile) -> Result<(u32, u32), MediaError> {
         let info = transcode::inspect(self, input, VIDEO_CONTAINERS).await?;
         Ok(even(info.shown))
+    }
+
+    /// The picture of `file` (`watermark`'s overlay), upright, as RGBA (an animation's
+    /// first frame). `ImageTooLarge` past `--max-image-pixels`, checked from the header
+    /// before any pixel is decoded; `InvalidMedia` for damaged bytes;
+    /// `UnsupportedInputFormat` for what is not an image.
+    pub async fn read_overlay(&self, file: &MediaFile) -> Result<RgbaImage, MediaError> {
+        if !file.format.is_image() {
+            return Err(MediaError::unsupported(file.format, super::STILL_IMAGES));
+        }
+        let (path, format) = (file.path.clone(), file.format);
+        let limit = self.config().max_image_pixels;
+        super::blocking(move || {
+            let bytes = std::fs::read(&path)?;
+            let opened = super::decode::open(&bytes, format, limit)?;
+            let header = opened.header();
+            let mut image = opened.decode(header.width, header.height)?;
+            image.apply_orientation(header.orientation);
+            Ok(image.into_rgba8())
+        })
+        .await
     }
 
     /// `input` with the picture `overlay_png` (a PNG at the size it should have, alpha
