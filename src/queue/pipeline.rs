@@ -328,7 +328,12 @@ impl EditRun<'_> {
             tokio::join!(put, media.describe(file), media.placeholders(file));
         put?;
         let described = described?;
-        let placeholders = placeholders?;
+        // A picture that we wrote and cannot read back is a fault of ours, but not one
+        // worth the edit: its outputs are stored without placeholders.
+        let placeholders = placeholders.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, format = file.format.name(), "no placeholders for an output");
+            None
+        });
         self.ctx.metrics.stored(described.bytes);
         Ok(StoredOutput {
             key,

@@ -94,3 +94,37 @@ fn transparency_is_kept_by_thumbhash_and_ignored_by_the_dominant_colour() {
     assert_eq!(dominant_colour(&clear), "#000000");
     assert!(has_placeholders(MediaFormat::Gif) && !has_placeholders(MediaFormat::Mp4));
 }
+
+#[tokio::test]
+async fn animations_get_the_placeholders_of_their_first_frame_and_videos_none() {
+    let dir = crate::media::testutil::tempdir();
+    let cases: [(&str, &[&str], MediaFormat); 4] = [
+        (
+            "a.webp",
+            &["-c:v", "libwebp_anim", "-loop", "0"],
+            MediaFormat::Webp,
+        ),
+        ("a.png", &["-plays", "0", "-f", "apng"], MediaFormat::Png),
+        ("a.gif", &[], MediaFormat::Gif),
+        (
+            "a.mp4",
+            &["-c:v", "libx264", "-pix_fmt", "yuv420p"],
+            MediaFormat::Mp4,
+        ),
+    ];
+    let media = crate::media::testutil::media();
+    for (name, args, format) in cases {
+        let path = crate::media::testutil::ffmpeg_clip(dir.path(), name, args);
+        let found = media
+            .placeholders(&MediaFile { path, format })
+            .await
+            .unwrap();
+        if format == MediaFormat::Mp4 {
+            assert_eq!(found, None);
+            continue;
+        }
+        let found = found.unwrap_or_else(|| panic!("{name}: none"));
+        assert_eq!(found.blurhash.len(), 28, "{name}");
+        assert!(found.dominant_color.starts_with('#'), "{name}");
+    }
+}
