@@ -2,6 +2,8 @@
 //! colour, which decode (with the same crates a client would use) to the colours of
 //! the output itself.
 
+use std::time::Duration;
+
 use base64::Engine;
 use image::{DynamicImage, ImageFormat, Rgb, RgbImage};
 use serde_json::json;
@@ -9,6 +11,7 @@ use serde_json::json;
 use crate::backends::Backend;
 use crate::fixtures;
 use crate::helpers::*;
+use crate::webhooks::{with_webhook, Receiver};
 
 on_both_backends!(image_outputs_carry_placeholders_that_decode_to_the_outputs_colours);
 
@@ -67,11 +70,11 @@ async fn image_outputs_carry_placeholders_that_decode_to_the_outputs_colours(bac
     let app = spawn_app_on(backend, |_| {}).await;
     let png = fixtures::encode(DynamicImage::ImageRgb8(two_colours()), ImageFormat::Png);
     let src = app.fixtures.add("two.png", png);
+    let receiver = Receiver::start(0).await;
     for format in ["png", "jpeg", "webp"] {
         let options = json!({ "scale": 0.5, "format": format });
-        let doc = app
-            .run_done(edit(&src, &["resize-image"], Some(options)))
-            .await;
+        let body = edit(&src, &["resize-image"], Some(options));
+        let doc = app.run_done(with_webhook(body, &receiver.url)).await;
         let output = &doc["attributes"]["outputs"][0];
         let path = &app.download_all(&doc).await[0];
         let decoded = fixtures::decode(path).to_rgb8();
@@ -108,6 +111,15 @@ async fn image_outputs_carry_placeholders_that_decode_to_the_outputs_colours(bac
         );
         if format == "png" {
             assert_eq!(dominant, "#d2281e");
+        }
+    }
+    // The webhook payloads hold the same document, placeholders included.
+    let got = receiver.wait_for(3, Duration::from_secs(20)).await;
+    for request in got {
+        let event: serde_json::Value = serde_json::from_str(&request.body).unwrap();
+        let output = &event["data"]["attributes"]["outputs"][0];
+        for name in ["blurhash", "thumbhash", "dominantColor"] {
+            assert!(output[name].is_string(), "{name}: {event}");
         }
     }
 }
