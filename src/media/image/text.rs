@@ -17,6 +17,9 @@ use super::Colour;
 /// DejaVu Sans 2.37 (Debian's fonts-dejavu-core).
 static FONT_BYTES: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
 
+/// The most characters a `text` may have.
+pub const MAX_CHARS: usize = 200;
+
 /// The outline's colour: near-black, so it stays dark on any background.
 const OUTLINE: [u8; 3] = [0, 0, 0];
 
@@ -59,7 +62,8 @@ pub struct Layout {
 }
 
 /// Shapes `text` at `font_size_px` (the em size: a capital letter is about 0.73 of
-/// it): one line per `\n`, each line left-aligned.
+/// it): one line per `\n`, each line left-aligned; other control characters are left
+/// out. A character the font lacks (CJK, emoji) is drawn as its empty box.
 pub fn layout(text: &str, font_size_px: f32) -> Layout {
     let fonts = fonts();
     let size = if font_size_px.is_finite() {
@@ -81,7 +85,10 @@ pub fn layout(text: &str, font_size_px: f32) -> Layout {
     for (n, line) in text.split('\n').enumerate() {
         lines += 1;
         let mut buffer = rustybuzz::UnicodeBuffer::new();
-        buffer.push_str(line);
+        // Control characters (a tab, the `\r` of a `\r\n`) have no glyph: they would
+        // be drawn as the font's empty box.
+        let printable: String = line.chars().filter(|c| !c.is_control()).collect();
+        buffer.push_str(&printable);
         let shaped = rustybuzz::shape(&fonts.shaper, &[], buffer);
         let baseline = pad + scaled.ascent() + n as f32 * line_height;
         let mut x = pad;

@@ -92,6 +92,12 @@ fn the_colours_alpha_applies_to_letters_and_outline_and_blank_text_is_empty() {
     let half = render_text("Ж", 40.0, Colour([255, 255, 255, 128]));
     assert!(half.pixels().all(|p| p[3] <= 128));
     assert!(half.pixels().any(|p| p.0 == [255, 255, 255, 128]));
+    let crlf = render_text("Ab\r\nAb", 30.0, Colour::WHITE);
+    assert_eq!(
+        crlf,
+        render_text("Ab\nAb", 30.0, Colour::WHITE),
+        "no box for \\r"
+    );
     let blank = render_text("   ", 40.0, Colour::WHITE);
     assert_eq!(blank.dimensions(), (1, 1));
     assert_eq!(blank.get_pixel(0, 0)[3], 0);
