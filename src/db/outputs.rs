@@ -22,6 +22,15 @@ pub struct StoredOutput {
     /// For videos and GIFs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub frames: Option<u64>,
+    /// The placeholders of an image output (docs/API.md, "Placeholders"); none for
+    /// videos, nor for outputs recorded before they existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blurhash: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thumbhash: Option<String>,
+    /// `#rrggbb`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dominant_color: Option<String>,
 }
 
 /// The two shapes stored: a full record, or (written before outputs carried their
@@ -41,6 +50,12 @@ enum StoredForm {
         duration: Option<f64>,
         #[serde(default)]
         frames: Option<u64>,
+        #[serde(default)]
+        blurhash: Option<String>,
+        #[serde(default)]
+        thumbhash: Option<String>,
+        #[serde(default)]
+        dominant_color: Option<String>,
     },
     Key(String),
 }
@@ -57,6 +72,9 @@ impl From<StoredForm> for StoredOutput {
                 height,
                 duration,
                 frames,
+                blurhash,
+                thumbhash,
+                dominant_color,
             } => StoredOutput {
                 key,
                 asset,
@@ -66,6 +84,9 @@ impl From<StoredForm> for StoredOutput {
                 height,
                 duration,
                 frames,
+                blurhash,
+                thumbhash,
+                dominant_color,
             },
             StoredForm::Key(key) => {
                 // `edits/<id>/<attempt>/<asset>-<index>.<ext>`
@@ -84,6 +105,9 @@ impl From<StoredForm> for StoredOutput {
                     height: 0,
                     duration: None,
                     frames: None,
+                    blurhash: None,
+                    thumbhash: None,
+                    dominant_color: None,
                 }
             }
         }
@@ -113,8 +137,29 @@ mod tests {
             height: 360,
             duration: Some(5.0),
             frames: Some(125),
+            blurhash: None,
+            thumbhash: None,
+            dominant_color: None,
         };
         let text = serde_json::to_string(&output).unwrap();
         assert_eq!(serde_json::from_str::<StoredOutput>(&text).unwrap(), output);
+        let image = StoredOutput {
+            format: "png".into(),
+            duration: None,
+            frames: None,
+            blurhash: Some("LEHV6nWB2yk8pyo0adR*.7kCMdnj".into()),
+            thumbhash: Some("1QcSHQRnh493V4dIh4eXh1h4kJUI".into()),
+            dominant_color: Some("#c81e1e".into()),
+            ..output
+        };
+        let text = serde_json::to_string(&image).unwrap();
+        assert_eq!(serde_json::from_str::<StoredOutput>(&text).unwrap(), image);
+    }
+
+    #[test]
+    fn a_record_written_before_placeholders_reads_without_them() {
+        let text = r#"{"key":"k","asset":0,"format":"png","bytes":1,"width":2,"height":3}"#;
+        let output: StoredOutput = serde_json::from_str(text).unwrap();
+        assert_eq!((output.width, output.blurhash), (2, None));
     }
 }

@@ -110,5 +110,15 @@ fn render_output(output: &StoredOutput, url: &str) -> Value {
     if let Some(frames) = output.frames {
         fields["frames"] = json!(frames);
     }
+    let placeholders = [
+        ("blurhash", &output.blurhash),
+        ("thumbhash", &output.thumbhash),
+        ("dominantColor", &output.dominant_color),
+    ];
+    for (name, value) in placeholders {
+        if let Some(value) = value {
+            fields[name] = json!(value);
+        }
+    }
     fields
 }

@@ -17,6 +17,8 @@
 //! - `work`: a file's pixels × frames from its headers (the engine's cost estimate).
 //! - `cancel`: stopping in-process work whose job was given up.
 //! - `cores`: pictures worked in bands of rows, one per core.
+//! - `overlay_video`: `watermark` and `text` on a video, one ffmpeg run.
+//! - `placeholders`: the blurhash, thumbhash and dominant colour of an image output.
 
 pub(crate) mod animation;
 pub(crate) mod apng;
@@ -41,6 +43,8 @@ mod jpeg;
 pub(crate) mod libraries;
 mod mkv;
 mod mp4;
+mod overlay_video;
+mod placeholders;
 pub(crate) mod probe;
 mod process;
 mod progress;
@@ -62,6 +66,7 @@ pub use decode::inspect_image;
 pub use describe::Described;
 pub use format::{ImageFormat, MediaFormat, IMAGE_INPUTS, STILL_IMAGES, VIDEO_CONTAINERS};
 pub use libraries::check as check_libraries;
+pub use placeholders::Placeholders;
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
 pub use progress::ProgressFn;
 pub use sniff::sniff;

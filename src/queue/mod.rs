@@ -12,6 +12,7 @@ mod cancels;
 mod clock;
 mod cost;
 mod error;
+pub mod extra_source;
 mod finished;
 pub(crate) mod limits;
 mod pipeline;

@@ -321,9 +321,19 @@ impl EditRun<'_> {
     /// Stores `file` (an output of asset `i`) under `key` while reading what it is.
     async fn put(&self, i: usize, key: String, file: &MediaFile) -> Result<StoredOutput, JobError> {
         let put = self.ctx.storage.put_file(&key, &file.path);
-        let (put, described) = tokio::join!(put, self.ctx.media.describe(file));
+        // The placeholders decode a small copy of an image output (a few ms) while
+        // its bytes go up, so they add no time to a store that waits on the network.
+        let media = &self.ctx.media;
+        let (put, described, placeholders) =
+            tokio::join!(put, media.describe(file), media.placeholders(file));
         put?;
         let described = described?;
+        // A picture that we wrote and cannot read back is a fault of ours, but not one
+        // worth the edit: its outputs are stored without placeholders.
+        let placeholders = placeholders.unwrap_or_else(|e| {
+            tracing::warn!(error = %e, format = file.format.name(), "no placeholders for an output");
+            None
+        });
         self.ctx.metrics.stored(described.bytes);
         Ok(StoredOutput {
             key,
@@ -334,6 +344,9 @@ impl EditRun<'_> {
             height: described.height,
             duration: described.duration,
             frames: described.frames,
+            blurhash: placeholders.as_ref().map(|p| p.blurhash.clone()),
+            thumbhash: placeholders.as_ref().map(|p| p.thumbhash.clone()),
+            dominant_color: placeholders.map(|p| p.dominant_color),
         })
     }
 

@@ -60,6 +60,7 @@ mod metrics;
 mod open_routes;
 mod openapi;
 mod pipelines;
+mod placeholders;
 mod playground;
 mod presets;
 mod speed;

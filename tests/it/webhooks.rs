@@ -29,7 +29,7 @@ on_both_backends!(
 #[derive(Debug, Clone)]
 pub(crate) struct Received {
     headers: HeaderMap,
-    body: String,
+    pub(crate) body: String,
 }
 
 /// A webhook receiver on loopback: records every request, and answers 500 to the

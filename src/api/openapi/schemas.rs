@@ -115,6 +115,7 @@ pub struct EditError {
 }
 
 #[derive(ToSchema)]
+#[schema(rename_all = "camelCase")]
 pub struct Output {
     pub asset: u32,
     pub url: String,
@@ -124,6 +125,12 @@ pub struct Output {
     pub height: u32,
     pub duration: Option<f64>,
     pub frames: Option<u64>,
+    /// Image outputs: a BlurHash of 4×3 components.
+    pub blurhash: Option<String>,
+    /// Image outputs: the ThumbHash bytes in standard base64.
+    pub thumbhash: Option<String>,
+    /// Image outputs: `#rrggbb`, the most common colour.
+    pub dominant_color: Option<String>,
 }
 
 /// A page of edits.

@@ -7,6 +7,8 @@
 //! from the headers; then it maps each decoded frame.
 
 mod geometry;
+pub mod overlay;
+pub mod text;
 
 pub use geometry::{Colour, Fit, Gravity};
 
