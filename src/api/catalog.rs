@@ -73,6 +73,7 @@ pub fn option(spec: &OptionSpec) -> Value {
         OptionKind::Colour { .. } => json!({
             "type": "string", "pattern": "^#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?$",
         }),
+        OptionKind::Source { .. } => json!({ "type": "string", "format": "uri" }),
         OptionKind::Text { min, max } => json!({
             "type": "string", "minLength": min, "maxLength": max,
         }),

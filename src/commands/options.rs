@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use crate::media::image::Colour;
-use crate::media::ImageFormat;
+use crate::media::{ImageFormat, MediaFile};
 
 /// One option a command reads.
 #[derive(Debug)]
@@ -49,6 +49,12 @@ pub enum OptionKind {
     Colour { default: Option<&'static str> },
     /// A string of `min` to `max` characters.
     Text { min: usize, max: usize },
+    /// Another file the command reads besides its input (`watermark`'s `overlay`): a
+    /// URL or an upload's `src`, fetched once per edit by the rules of an asset's
+    /// source, in `takes` formats; the command finds it with [`Options::source`].
+    Source {
+        takes: &'static [crate::media::MediaFormat],
+    },
 }
 
 impl OptionSpec {
@@ -96,7 +102,7 @@ impl OptionSpec {
             OptionKind::Choice { default, .. } | OptionKind::Colour { default } => {
                 default.map(Value::from)
             }
-            OptionKind::ImageFormat | OptionKind::Text { .. } => None,
+            OptionKind::ImageFormat | OptionKind::Text { .. } | OptionKind::Source { .. } => None,
         }
     }
 }
@@ -114,6 +120,8 @@ pub const FORMAT: OptionSpec = OptionSpec {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Options {
     given: BTreeMap<&'static str, Value>,
+    /// The files of the `Source` options, once the edit has fetched them.
+    fetched: BTreeMap<&'static str, MediaFile>,
 }
 
 impl Options {
@@ -182,6 +190,35 @@ impl Options {
     /// An image format option; `None` when not given.
     pub fn image_format(&self, spec: &OptionSpec) -> Option<ImageFormat> {
         ImageFormat::from_option_name(&self.text(spec)?)
+    }
+
+    /// The `Source` options given, with their specs: what the edit fetches before its
+    /// commands run.
+    pub fn sources<'a>(
+        &self,
+        specs: impl IntoIterator<Item = &'a OptionSpec>,
+    ) -> Vec<(&'static str, String, &'static [crate::media::MediaFormat])> {
+        let mut found = Vec::new();
+        for spec in specs {
+            if let (OptionKind::Source { takes }, Some(Value::String(src))) =
+                (&spec.kind, self.given.get(spec.name))
+            {
+                if !found.iter().any(|(name, _, _)| *name == spec.name) {
+                    found.push((spec.name, src.clone(), *takes));
+                }
+            }
+        }
+        found
+    }
+
+    /// Records the fetched file of source option `name`.
+    pub fn set_fetched(&mut self, name: &'static str, file: MediaFile) {
+        self.fetched.insert(name, file);
+    }
+
+    /// The fetched file of a `Source` option, once fetched.
+    pub fn source(&self, spec: &OptionSpec) -> Option<&MediaFile> {
+        self.fetched.get(spec.name)
     }
 
     /// The options' values for `specs` (given or defaulted), as canonical JSON: the

@@ -145,6 +145,28 @@ fn check(spec: &OptionSpec, value: &Value, pointer: &str) -> Result<(), Validati
                 )));
             }
         }
+        OptionKind::Source { .. } => {
+            let Value::String(s) = value else {
+                return Err(wrong_type(
+                    "a string: the URL of a file, or an upload's `src`",
+                ));
+            };
+            let url = url::Url::parse(s).ok().filter(|u| {
+                matches!(u.scheme(), "http" | "https")
+                    && u.has_host()
+                    && s.len() <= super::MAX_URL_LEN
+            });
+            if url.is_none() {
+                return Err(ValidationError::new(
+                    Code::InvalidUrl,
+                    pointer,
+                    format!(
+                        "`{name}` must be an absolute http or https URL of at most {} bytes.",
+                        super::MAX_URL_LEN
+                    ),
+                ));
+            }
+        }
         OptionKind::Text { min, max } => {
             let Value::String(s) = value else {
                 return Err(wrong_type("a string"));

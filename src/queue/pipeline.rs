@@ -11,7 +11,7 @@ use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 use tokio::sync::watch;
 
-use crate::commands::Fused;
+use crate::commands::{Fused, OptionSpec, Options};
 use crate::db::{SourceValidators, StoredOutput};
 use crate::edits::NewEdit;
 use crate::fetch::{Fetch, FetchError};
@@ -21,6 +21,7 @@ use crate::storage::OutputKey;
 use super::cache::{CacheEntry, ResultCache};
 use super::clock::{Turn, WorkClock};
 use super::cost::{self, WorkBudget};
+use super::extra_source::fetch_option_sources;
 use super::limits::{ensure_free_disk, OutputBudget};
 use super::progress::{report_loop, Tracker};
 use super::slots::{Class, FairSlots, SlotPermit};
@@ -52,7 +53,7 @@ pub async fn run_edit(
         JobError::internal(false)
     })?;
     let (tx, rx) = watch::channel(None);
-    let run = EditRun {
+    let mut run = EditRun {
         ctx,
         claim,
         tracker: Tracker::new(tx, edit.assets.len(), edit.commands.len()),
@@ -60,7 +61,10 @@ pub async fn run_edit(
         work: WorkBudget::new(ctx.max_work),
         clock,
         edit: &edit,
+        options: edit.options.clone(),
     };
+    run.fetch_sources(tmp).await?;
+    let run = run;
     let assets = (0..edit.assets.len()).map(|i| run.asset(i, tmp));
     tokio::select! {
         // The work decides when this ends; the reporter never ends on its own.
@@ -79,9 +83,26 @@ struct EditRun<'a> {
     outputs: OutputBudget,
     work: WorkBudget,
     clock: &'a Arc<WorkClock>,
+    /// The edit's options with the files of its `Source` options once fetched.
+    options: Options,
 }
 
 impl EditRun<'_> {
+    /// The network stage of the files the options name (`watermark`'s `overlay`):
+    /// each fetched once for every asset, by an asset's rules, into `tmp`.
+    async fn fetch_sources(&mut self, tmp: &Path) -> Result<(), JobError> {
+        let specs: Vec<&'static OptionSpec> = (self.edit.commands.iter())
+            .flat_map(|c| c.options().iter().copied())
+            .collect();
+        if self.options.sources(specs.iter().copied()).is_empty() {
+            return Ok(());
+        }
+        let _slot = self.slot(&self.ctx.network, Class::Light, true).await?;
+        let access = self.ctx.source_access();
+        let org = &self.claim.org_id;
+        fetch_option_sources(&access, org, &mut self.options, &specs, tmp).await
+    }
+
     /// Fetches asset `i`, runs it through the pipeline and stores what comes out.
     async fn asset(&self, i: usize, tmp: &Path) -> Result<AssetOutputs, JobError> {
         let place = format!("Asset {i}");
@@ -262,7 +283,7 @@ impl EditRun<'_> {
         step: &serde_json::Value,
     ) -> Result<Vec<MediaFile>, JobError> {
         let work = self.ctx.media.measure_work(file).await;
-        let work = work.map(|w| command.cost(w, &self.edit.options));
+        let work = work.map(|w| command.cost(w, &self.options));
         self.work.charge(work.unwrap_or(0))?;
         let class = cost::class_of(work, file.format);
         let _slot = self.slot(&self.ctx.cpu, class, true).await?;
@@ -271,7 +292,7 @@ impl EditRun<'_> {
             let done = (k as f64 + fraction) / count as f64;
             self.tracker.report(i, done, step)
         };
-        let options = &self.edit.options;
+        let options = &self.options;
         let media = &self.ctx.media;
         let started = std::time::Instant::now();
         let outputs = match command {
