@@ -61,7 +61,7 @@ async fn resize_image_honours_the_requested_format() {
     );
     let webp_bytes = encode(
         DynamicImage::ImageRgb8(two_tone(40, 20)),
-        image::ImageFormat::WebP,
+        ::image::ImageFormat::WebP,
     );
     let webp_in = write_file(dir.path(), "in.webp", &webp_bytes, MediaFormat::Webp);
 
@@ -270,9 +270,9 @@ async fn truncated_or_corrupt_images_are_invalid_media() {
     let media = media();
     let still = DynamicImage::ImageRgb8(two_tone(64, 48));
     let cases = [
-        (image::ImageFormat::Jpeg, MediaFormat::Jpeg),
-        (image::ImageFormat::Png, MediaFormat::Png),
-        (image::ImageFormat::WebP, MediaFormat::Webp),
+        (::image::ImageFormat::Jpeg, MediaFormat::Jpeg),
+        (::image::ImageFormat::Png, MediaFormat::Png),
+        (::image::ImageFormat::WebP, MediaFormat::Webp),
     ];
     for (encoder, format) in cases {
         let bytes = encode(still.clone(), encoder);

@@ -1,6 +1,6 @@
 //! Tests of the public operations, checked by decoding and probing their outputs.
 
-use image::{DynamicImage, GenericImageView};
+use ::image::{DynamicImage, GenericImageView};
 
 use super::testutil::*;
 use super::*;
@@ -20,22 +20,22 @@ async fn detect_recognises_every_supported_format() {
     let cases = [
         (
             "a.jpeg",
-            encode(still.clone(), image::ImageFormat::Jpeg),
+            encode(still.clone(), ::image::ImageFormat::Jpeg),
             MediaFormat::Jpeg,
         ),
         (
             "a.png",
-            encode(still.clone(), image::ImageFormat::Png),
+            encode(still.clone(), ::image::ImageFormat::Png),
             MediaFormat::Png,
         ),
         (
             "a.gif",
-            encode(still.clone(), image::ImageFormat::Gif),
+            encode(still.clone(), ::image::ImageFormat::Gif),
             MediaFormat::Gif,
         ),
         (
             "a.webp",
-            encode(still.clone(), image::ImageFormat::WebP),
+            encode(still.clone(), ::image::ImageFormat::WebP),
             MediaFormat::Webp,
         ),
     ];
@@ -89,10 +89,10 @@ async fn probe_reads_each_format_with_its_sniffed_demuxer() {
     let media = media();
     let still = DynamicImage::ImageRgb8(two_tone(8, 6));
     for (name, encoder, codec) in [
-        ("a.jpeg", image::ImageFormat::Jpeg, "mjpeg"),
-        ("a.png", image::ImageFormat::Png, "png"),
-        ("a.webp", image::ImageFormat::WebP, "webp"),
-        ("a.gif", image::ImageFormat::Gif, "gif"),
+        ("a.jpeg", ::image::ImageFormat::Jpeg, "mjpeg"),
+        ("a.png", ::image::ImageFormat::Png, "png"),
+        ("a.webp", ::image::ImageFormat::WebP, "webp"),
+        ("a.gif", ::image::ImageFormat::Gif, "gif"),
     ] {
         let file = write_file(
             dir.path(),
