@@ -76,7 +76,7 @@ pub(super) fn with_loop_count(file: &[u8], plays: u32) -> Result<Vec<u8>, MediaE
         .iter()
         .find(|b| &b.kind == b"mvhd")
         .ok_or_else(damaged)?;
-    let frames = read_duration(file, mvhd, 16, 12)?;
+    let frames = read_duration(file, mvhd, 20, 12)?;
     let total = match plays {
         0 => u64::MAX,
         n => frames.saturating_mul(u64::from(n)),
@@ -85,7 +85,7 @@ pub(super) fn with_loop_count(file: &[u8], plays: u32) -> Result<Vec<u8>, MediaE
     for child in &children {
         let mut bytes = file[child.start..child.start + child.size].to_vec();
         match &child.kind {
-            b"mvhd" => write_duration(&mut bytes, child.header, 16, 12, total)?,
+            b"mvhd" => write_duration(&mut bytes, child.header, 20, 12, total)?,
             b"trak" => bytes = with_edit_list(file, *child, frames, total, plays != 1)?,
             _ => {}
         }
@@ -178,7 +178,7 @@ fn with_edit_list(
     for child in &children {
         let mut bytes = file[child.start..child.start + child.size].to_vec();
         if &child.kind == b"tkhd" {
-            write_duration(&mut bytes, child.header, 20, 16, total)?;
+            write_duration(&mut bytes, child.header, 24, 16, total)?;
             body.extend_from_slice(&bytes);
             let mut elst = vec![1, 0, 0, u8::from(repeats)];
             elst.extend_from_slice(&1u32.to_be_bytes()); // entry_count
