@@ -28,6 +28,7 @@ pub use geometry::{Colour, Fit, Gravity};
 pub use resize_box::BoxResize;
 pub use rotate::{Flip, Rotate};
 pub use scale::Scale;
+pub use smart::window as smart_window;
 
 use image::DynamicImage;
 

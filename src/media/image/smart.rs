@@ -34,7 +34,7 @@ const SKIN_WEIGHT: f64 = 1.5;
 
 /// The top-left corner, in `image`'s pixels, of the `size` (width, height) window of
 /// `image` holding the most salience.
-pub(crate) fn window(image: &DynamicImage, size: (f64, f64)) -> (f64, f64) {
+pub fn window(image: &DynamicImage, size: (f64, f64)) -> (f64, f64) {
     let (w, h) = (f64::from(image.width()), f64::from(image.height()));
     let (ww, wh) = (size.0.min(w), size.1.min(h));
     if ww >= w && wh >= h {
