@@ -1,6 +1,7 @@
 //! Animated AVIF: an AV1 image sequence through libavif (`avifEncoderAddImage` a
 //! frame at a time, then `avifEncoderFinish`), at the settings of a still AVIF
-//! (`media::avif`), each frame lasting its own delay in milliseconds.
+//! (`media::avif`) but libaom's speed, each frame lasting its own delay in
+//! milliseconds.
 //!
 //! Every frame carries an alpha plane: libavif fixes at the first frame whether the
 //! sequence has alpha, and a later frame of a GIF may be transparent where the first
@@ -18,6 +19,12 @@ use super::avif_loop::with_loop_count;
 /// Ticks per second of the sequence: delays are whole milliseconds in every source
 /// format but APNG, whose fractions round to the nearest millisecond.
 const TIMESCALE: u64 = 1000;
+
+/// libaom's speed for a sequence: a still's 7 makes libavif 0.11 run libaom 3.6 in
+/// its real-time mode for the frames after the first, where it crashes (a
+/// segmentation fault at 7, a failed rate-control assertion at 8, with the fixed
+/// quantizer); 6 is the fastest good-quality speed.
+const SEQUENCE_SPEED: std::ffi::c_int = 6;
 
 /// libavif's encoder for an image sequence, fed a frame at a time.
 pub(super) struct AnimatedAvif {
@@ -38,7 +45,10 @@ impl AnimatedAvif {
     pub(super) fn new(_width: u32, _height: u32, loops: u32) -> Result<AnimatedAvif, MediaError> {
         let encoder = AvifEncoder::new()?;
         // SAFETY: a live encoder; `timescale` is a field of libavif's own struct.
-        unsafe { (*encoder.encoder).timescale = TIMESCALE };
+        unsafe {
+            (*encoder.encoder).timescale = TIMESCALE;
+            (*encoder.encoder).speed = SEQUENCE_SPEED;
+        }
         Ok(AnimatedAvif {
             encoder,
             loops,

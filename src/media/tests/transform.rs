@@ -185,6 +185,37 @@ async fn an_animation_written_as_avif_is_a_sequence_with_every_frame_delay_and_l
 }
 
 #[tokio::test]
+async fn a_larger_moving_animation_encodes_as_avif_past_its_first_frame() {
+    // libaom crashed on the frames after the first at a still's speed (7), once
+    // frames were large and moving enough to take its inter-frame paths.
+    let dir = tempdir();
+    let media = media();
+    let mut gif = Vec::new();
+    {
+        let mut encoder = GifEncoder::new(&mut gif);
+        encoder.set_repeat(Repeat::Infinite).unwrap();
+        for i in 0..6u32 {
+            let picture = RgbaImage::from_fn(320, 240, |x, y| {
+                let v = ((x + 7 * i) ^ (y + 3 * i)) as u8;
+                Rgba([v, v.wrapping_mul(3), (x * 255 / 320) as u8, 255])
+            });
+            let delay = Delay::from_numer_denom_ms(80, 1);
+            encoder
+                .encode_frame(Frame::from_parts(picture, 0, 0, delay))
+                .unwrap();
+        }
+    }
+    let input = write_file(dir.path(), "moving.gif", &gif, MediaFormat::Gif);
+    let out = media
+        .transform_image(&input, cover(320, 240), Some(ImageFormat::Avif), dir.path())
+        .await
+        .unwrap();
+    let (durations, size) = probe_packets(&out.path);
+    assert_eq!(size, (320, 240));
+    assert_eq!(durations, [0.08; 6]);
+}
+
+#[tokio::test]
 async fn a_crop_outside_the_picture_is_refused_from_the_header() {
     let dir = tempdir();
     let media = media();
