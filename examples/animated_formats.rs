@@ -2,7 +2,9 @@
 //! `Media::transform_image` at scale 1, the service's own encoders at their settings,
 //! for `bench/animated_avif.sh`.
 //!
-//! `cargo run --release --example animated_formats -- ANIMATION OUT_DIR`
+//! `cargo run --release --example animated_formats -- ANIMATION OUT_DIR`, or
+//! `… -- --frames ANIMATION DIR` to write each frame of a GIF or animated WebP as
+//! `DIR/NNN.png`, composited as viewers show it (ffmpeg 5.1 reads no animated WebP).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -12,7 +14,14 @@ use mediaedit::media::{ImageFormat, Media, MediaConfig};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some("--frames") {
+        let (Some(input), Some(dir)) = (args.nth(1), args.next()) else {
+            eprintln!("usage: animated_formats --frames ANIMATION DIR");
+            std::process::exit(2);
+        };
+        return dump_frames(&input, &dir);
+    }
     let (Some(input), Some(out_dir)) = (args.next(), args.next()) else {
         eprintln!("usage: animated_formats ANIMATION OUT_DIR");
         std::process::exit(2);
@@ -52,5 +61,27 @@ async fn main() {
         let bytes = std::fs::metadata(&target).unwrap().len();
         let seconds = started.elapsed().as_secs_f64();
         println!("{name} {bytes} {seconds:.2}");
+    }
+}
+
+/// Each frame of the GIF or WebP `input` as `dir/NNN.png` (from 001).
+fn dump_frames(input: &str, dir: &str) {
+    use image::AnimationDecoder;
+    let bytes = std::io::Cursor::new(std::fs::read(input).expect("readable"));
+    let frames = if input.ends_with(".webp") {
+        image::codecs::webp::WebPDecoder::new(bytes)
+            .unwrap()
+            .into_frames()
+            .collect_frames()
+    } else {
+        image::codecs::gif::GifDecoder::new(bytes)
+            .unwrap()
+            .into_frames()
+            .collect_frames()
+    }
+    .expect("decoded");
+    for (i, frame) in frames.into_iter().enumerate() {
+        let path = PathBuf::from(dir).join(format!("{:03}.png", i + 1));
+        frame.into_buffer().save(path).expect("written");
     }
 }
