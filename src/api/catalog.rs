@@ -6,7 +6,7 @@
 use axum::Json;
 use serde_json::{json, Map, Value};
 
-use crate::commands::{Command, OptionKind, Options, Shape};
+use crate::commands::{Command, OptionKind, OptionSpec, Options, Shape};
 use crate::media::ImageFormat;
 
 /// `GET /v1/commands`: no token (nothing in it belongs to anyone).
@@ -41,34 +41,46 @@ fn describe(command: Command) -> Value {
         "inputs": command.inputs().iter().map(|f| f.extension()).collect::<Vec<_>>(),
         "outputs": outputs,
         "files": if per_frame { "one per frame" } else { "one" },
-        "options": command.options().iter().map(|spec| option(spec.name, &spec.kind)).collect::<Vec<_>>(),
+        "options": command.options().iter().map(|spec| option(spec)).collect::<Vec<_>>(),
     });
     if let Some(spec) = command
         .options()
         .iter()
-        .find(|spec| matches!(spec.kind, OptionKind::ImageFormat { .. }))
+        .find(|spec| matches!(spec.kind, OptionKind::ImageFormat))
     {
         attributes["formatOption"] = spec.name.into();
     }
     json!({ "type": "command", "id": command.name(), "attributes": attributes })
 }
 
-fn option(name: &str, kind: &OptionKind) -> Value {
-    match kind {
+/// One option as the catalog and the OpenAPI document describe it: its JSON type,
+/// range or values, default and what it does.
+pub fn option(spec: &OptionSpec) -> Value {
+    let mut described = match &spec.kind {
         OptionKind::Number {
             min,
             min_inclusive,
             max,
-            default,
+            integer,
             ..
         } => json!({
-            "name": name, "type": "number", "minimum": min,
-            "exclusiveMinimum": !min_inclusive, "maximum": max, "default": default,
+            "type": if *integer { "integer" } else { "number" }, "minimum": min,
+            "exclusiveMinimum": !min_inclusive, "maximum": max,
         }),
-        OptionKind::ImageFormat { .. } => json!({
-            "name": name, "type": "string", "enum": ImageFormat::OPTION_NAMES, "default": null,
+        OptionKind::Flag { .. } => json!({ "type": "boolean" }),
+        OptionKind::Choice { values, .. } => json!({ "type": "string", "enum": values }),
+        OptionKind::ImageFormat => json!({ "type": "string", "enum": ImageFormat::OPTION_NAMES }),
+        OptionKind::Colour { .. } => json!({
+            "type": "string", "pattern": "^#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?$",
         }),
-    }
+        OptionKind::Text { min, max } => json!({
+            "type": "string", "minLength": min, "maxLength": max,
+        }),
+    };
+    described["name"] = spec.name.into();
+    described["default"] = spec.default_value().unwrap_or(Value::Null);
+    described["description"] = spec.doc.into();
+    described
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 mod auth;
 mod body_rate;
-mod catalog;
+pub(crate) mod catalog;
 mod deliveries;
 mod dry_run;
 mod edits;

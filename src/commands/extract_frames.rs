@@ -6,20 +6,48 @@
 
 use std::path::Path;
 
-use super::{Prediction, Shape, VIDEOS};
+use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
 use crate::media::frames::{self, FrameOutput};
 use crate::media::transcode::{self, quiet_input_args, SQUARE_PIXELS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
-pub const NAME: &str = "extract-frames";
-/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
-pub const SUMMARY: &str = "Every frame of a video as a WebP image, in order.";
-pub const INPUTS: &[MediaFormat] = VIDEOS;
-pub const OUTPUT: MediaFormat = MediaFormat::Webp;
+const INPUTS: &[MediaFormat] = VIDEOS;
+const OUTPUT: MediaFormat = MediaFormat::Webp;
+
+
+pub struct ExtractFrames;
+
+impl CommandDef for ExtractFrames {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "extract-frames",
+        summary: "Every frame of a video as a WebP image, in order.",
+        inputs: INPUTS,
+        options: &[],
+        in_process: false,
+    };
+
+    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
+        OUTPUT
+    }
+
+    fn predict(input: Shape, _options: &Options) -> Prediction {
+        predict(input)
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        _options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        run(media, input, out_dir, progress).await
+    }
+}
 
 /// One still image per frame: exactly as many as the input has when that is known,
 /// at least one otherwise.
-pub fn predict(input: Shape) -> Prediction {
+fn predict(input: Shape) -> Prediction {
     let still = Shape {
         size: input.size,
         frames: Some(1),
@@ -33,7 +61,7 @@ pub fn predict(input: Shape) -> Prediction {
     }
 }
 
-pub async fn run(
+async fn run(
     media: &Media,
     input: &MediaFile,
     out_dir: &Path,

@@ -24,23 +24,50 @@
 
 use std::path::Path;
 
-use super::{Prediction, Shape};
+use super::{CommandDef, CommandSpec, Options, Prediction, Shape};
 use crate::media::gif::{self, GifScan};
 use crate::media::transcode::{VideoInfo, VideoLimits, X264};
 use crate::media::video::{video_size, BT709_TAGS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
-pub const NAME: &str = "gif-to-video";
-/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
-pub const SUMMARY: &str =
-    "An animated GIF, WebP or APNG as an H.264 MP4, with the animation's own timing.";
 /// GIF, and animated WebP and APNG: a still WebP or PNG fails
 /// `unsupported_input_format` saying so (see [`run`]).
-pub const INPUTS: &[MediaFormat] = &[MediaFormat::Gif, MediaFormat::Webp, MediaFormat::Png];
-pub const OUTPUT: MediaFormat = MediaFormat::Mp4;
+const INPUTS: &[MediaFormat] = &[MediaFormat::Gif, MediaFormat::Webp, MediaFormat::Png];
+const OUTPUT: MediaFormat = MediaFormat::Mp4;
+
+
+pub struct GifToVideo;
+
+impl CommandDef for GifToVideo {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "gif-to-video",
+        summary: "An animated GIF, WebP or APNG as an H.264 MP4, with the animation's own timing.",
+        inputs: INPUTS,
+        options: &[],
+        in_process: false,
+    };
+
+    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
+        OUTPUT
+    }
+
+    fn predict(input: Shape, _options: &Options) -> Prediction {
+        predict(input)
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        _options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        Ok(vec![run(media, input, out_dir, progress).await?])
+    }
+}
 
 /// One video as long as the animation, at the screen's size fitted to 4K.
-pub fn predict(input: Shape) -> Prediction {
+fn predict(input: Shape) -> Prediction {
     let size = input.size.map(|(w, h)| video_size(w, h));
     Prediction::one(Some(OUTPUT), Shape { size, ..input })
 }
@@ -55,7 +82,7 @@ pub fn predict(input: Shape) -> Prediction {
 /// still has no length to give the video; `image-to-video` takes it, with a duration).
 /// An APNG's default image that is not a frame of the animation is left out, as
 /// animating viewers leave it out.
-pub async fn run(
+async fn run(
     media: &Media,
     input: &MediaFile,
     out_dir: &Path,

@@ -15,73 +15,113 @@ use std::path::Path;
 use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 
-use super::options::{OptionKind, OptionSpec, Options};
-use super::{Prediction, Shape, IMAGES};
+use super::options::{OptionSpec, Options};
+use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
+use crate::error_code::Code;
 use crate::media::image_ops::{flatten_onto_white, image_input, load_upright};
 use crate::media::probe::file_url;
 use crate::media::video::{video_size, FrameRate, BT709_TAGS};
 use crate::media::yuv::{Matrix, Yuv420};
-use crate::media::{blocking, output_path, Media, MediaError, MediaFile, MediaFormat, Work};
+use crate::media::{
+    blocking, output_path, Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work,
+};
 
-pub const NAME: &str = "image-to-video";
-/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
-pub const SUMMARY: &str = "A still image as an H.264 MP4 lasting `duration` seconds at `fps`.";
-pub const INPUTS: &[MediaFormat] = IMAGES;
-pub const OUTPUT: MediaFormat = MediaFormat::Mp4;
-pub const DEFAULT_FPS: f64 = 25.0;
-pub const DEFAULT_DURATION: f64 = 5.0;
+const OUTPUT: MediaFormat = MediaFormat::Mp4;
 
-pub const OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        name: "fps",
-        kind: OptionKind::Number {
-            min: 0.0,
-            min_inclusive: false,
-            max: 120.0,
-            default: DEFAULT_FPS,
-            set: |o, v| o.fps = v,
-        },
-    },
-    OptionSpec {
-        name: "duration",
-        kind: OptionKind::Number {
-            min: 0.0,
-            min_inclusive: false,
-            max: 600.0,
-            default: DEFAULT_DURATION,
-            set: |o, v| o.duration = v,
-        },
-    },
-];
+pub const FPS: OptionSpec = OptionSpec::number(
+    "fps",
+    "Frames per second of the video (more than 0, at most 120; default 25).",
+    0.0,
+    120.0,
+    25.0,
+);
+pub const DURATION: OptionSpec = OptionSpec::number(
+    "duration",
+    "Seconds the video lasts (more than 0, at most 600; default 5).",
+    0.0,
+    600.0,
+    5.0,
+);
+
+pub struct ImageToVideo;
+
+impl CommandDef for ImageToVideo {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "image-to-video",
+        summary: "A still image as an H.264 MP4 lasting `duration` seconds at `fps`.",
+        inputs: IMAGES,
+        options: &[&FPS, &DURATION],
+        in_process: false,
+    };
+
+    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
+        OUTPUT
+    }
+
+    /// One video of [`frames`] frames at the image's size fitted to 4K.
+    fn predict(input: Shape, options: &Options) -> Prediction {
+        let (fps, _) = fps_and_duration(options);
+        let frames = frames(options);
+        let shape = Shape {
+            size: input.size.map(|(w, h)| video_size(w, h)),
+            frames: Some(frames),
+            seconds: Some(frames as f64 / fps),
+        };
+        Prediction::one(Some(OUTPUT), shape)
+    }
+
+    /// Encoding one frame of the image per output frame.
+    fn cost(work: Work, options: &Options) -> u64 {
+        work.pixels.saturating_mul(frames(options))
+    }
+
+    /// A video of `duration` at `fps` has at least one frame.
+    fn check(options: &Options) -> Result<(), OptionProblem> {
+        let (fps, duration) = fps_and_duration(options);
+        if (fps * duration).round() >= 1.0 {
+            return Ok(());
+        }
+        Err(OptionProblem {
+            code: Code::OptionOutOfRange,
+            option: if options.has(&DURATION) {
+                "duration"
+            } else {
+                "fps"
+            },
+            detail: format!(
+                "A video of {duration} s at {fps} fps has no frame; duration × fps must be at least 0.5."
+            ),
+        })
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        options: &Options,
+        out_dir: &Path,
+        _progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        Ok(vec![run(media, input, options, out_dir).await?])
+    }
+}
+
+fn fps_and_duration(options: &Options) -> (f64, f64) {
+    (options.number(&FPS), options.number(&DURATION))
+}
 
 /// The frames the video has: exactly `round(duration × fps)`, at least one.
 pub fn frames(options: &Options) -> u64 {
-    ((options.duration * options.fps).round() as u64).max(1)
+    let (fps, duration) = fps_and_duration(options);
+    ((duration * fps).round() as u64).max(1)
 }
 
-/// One video of [`frames`] frames at the image's size fitted to 4K.
-pub fn predict(input: Shape, options: &Options) -> Prediction {
-    let frames = frames(options);
-    let shape = Shape {
-        size: input.size.map(|(w, h)| video_size(w, h)),
-        frames: Some(frames),
-        seconds: Some(frames as f64 / options.fps),
-    };
-    Prediction::one(Some(OUTPUT), shape)
-}
-
-/// Encoding one frame of the image per output frame.
-pub fn cost(work: Work, options: &Options) -> u64 {
-    work.pixels.saturating_mul(frames(options))
-}
-
-pub async fn run(
+async fn run(
     media: &Media,
     input: &MediaFile,
     options: &Options,
     out_dir: &Path,
 ) -> Result<MediaFile, MediaError> {
-    let (fps, duration) = (options.fps, options.duration);
+    let (fps, duration) = fps_and_duration(options);
     let format = image_input(input)?;
     let rate = FrameRate::from_fps(fps).ok_or(MediaError::InvalidParameter {
         name: "fps",
@@ -252,10 +292,11 @@ mod tests {
 
     #[test]
     fn the_video_has_at_least_one_frame() {
-        let options = |fps, duration| Options {
-            fps,
-            duration,
-            ..Options::default()
+        let options = |fps: f64, duration: f64| {
+            let mut options = Options::default();
+            options.set("fps", fps.into());
+            options.set("duration", duration.into());
+            options
         };
         assert_eq!(frames(&options(1.0, 0.2)), 1);
         assert_eq!(frames(&options(30.0, 0.5)), 15);
@@ -263,17 +304,15 @@ mod tests {
 
     #[test]
     fn the_video_has_round_duration_times_fps_frames_at_the_fitted_size() {
-        let options = Options {
-            fps: 10.0,
-            duration: 3.0,
-            ..Options::default()
-        };
+        let mut options = Options::default();
+        options.set("fps", 10.0.into());
+        options.set("duration", 3.0.into());
         let image = Shape {
             size: Some((5000, 3001)),
             frames: Some(1),
             seconds: None,
         };
-        let predicted = predict(image, &options);
+        let predicted = ImageToVideo::predict(image, &options);
         assert_eq!(predicted.shape.frames, Some(30));
         assert_eq!(predicted.shape.seconds, Some(3.0));
         assert_eq!(predicted.shape.size, Some((3598, 2160)));
@@ -281,6 +320,6 @@ mod tests {
             pixels: 1000,
             frames: 1,
         };
-        assert_eq!(cost(work, &options), 30_000);
+        assert_eq!(ImageToVideo::cost(work, &options), 30_000);
     }
 }

@@ -3,19 +3,36 @@
 
 use std::path::Path;
 
-use super::IMAGES;
-use crate::media::{Media, MediaError, MediaFile, MediaFormat};
+use super::{CommandDef, CommandSpec, Options, IMAGES};
+use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
-pub const NAME: &str = "image-to-webp";
-/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
-pub const SUMMARY: &str = "An image as a lossy WebP (quality 80), transparency and animation kept.";
-pub const INPUTS: &[MediaFormat] = IMAGES;
-pub const OUTPUT: MediaFormat = MediaFormat::Webp;
+const INPUTS: &[MediaFormat] = IMAGES;
+const OUTPUT: MediaFormat = MediaFormat::Webp;
 
-pub async fn run(
-    media: &Media,
-    input: &MediaFile,
-    out_dir: &Path,
-) -> Result<MediaFile, MediaError> {
-    media.image_to_webp(input, out_dir).await
+
+pub struct ImageToWebp;
+
+impl CommandDef for ImageToWebp {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "image-to-webp",
+        summary: "An image as a lossy WebP (quality 80), transparency and animation kept.",
+        inputs: INPUTS,
+        options: &[],
+        in_process: true,
+    };
+
+    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
+        OUTPUT
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        _options: &Options,
+        out_dir: &Path,
+        _progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        Ok(vec![media.image_to_webp(input, out_dir).await?])
+    }
 }
+

@@ -3,123 +3,121 @@
 //! prediction of its outputs, its cost, and its execution (an ffmpeg recipe or image
 //! steps over the shared capabilities of `media`), with its unit tests.
 //!
-//! This file is the closed set and its registry: [`Command`] dispatches each question
-//! to the command's own file. Adding a command is one new file, one variant and its
-//! arms in the matches below.
+//! This file is the registry: one line per command in `commands!` below, from which
+//! the [`Command`] enum, [`Command::ALL`] and the dispatch of every question to the
+//! command's own [`CommandDef`] are derived. Adding a command is one new file (a unit
+//! type implementing `CommandDef`) and one line here; a file left out of the registry
+//! fails `every_command_file_is_registered`.
 
-mod extract_frames;
-mod gif_to_video;
-mod image_to_video;
-mod image_to_webp;
-mod modify_video_speed;
 mod options;
-mod resize_image;
-mod video_to_gif;
-mod video_to_ogg;
-mod video_to_webm;
+mod spec;
 
 #[cfg(test)]
 mod real_files;
 
 pub use options::{OptionKind, OptionSpec, Options};
+pub use spec::{CommandSpec, OptionProblem, Prediction, Shape};
+
+pub(crate) use spec::CommandDef;
 
 use std::path::Path;
 
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
-
-/// One command of a pipeline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Command {
-    ImageToVideo,
-    GifToVideo,
-    ImageToWebp,
-    ResizeImage,
-    ModifyVideoSpeed,
-    VideoToGif,
-    VideoToOgg,
-    VideoToWebm,
-    ExtractFrames,
-}
 
 /// The still images the image commands read.
 const IMAGES: &[MediaFormat] = crate::media::IMAGE_INPUTS;
 /// The containers the video commands read.
 const VIDEOS: &[MediaFormat] = crate::media::VIDEO_CONTAINERS;
 
-/// What is known of a file before it exists: enough for the budgets and a dry run.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Shape {
-    /// Displayed width and height.
-    pub size: Option<(u32, u32)>,
-    /// Frames (1 for a still image).
-    pub frames: Option<u64>,
-    /// Seconds, for videos and animations.
-    pub seconds: Option<f64>,
-}
+/// Declares the commands: `Variant => module`, where `module` (a file of this
+/// directory) defines the unit type `Variant` implementing [`CommandDef`].
+macro_rules! commands {
+    ($($variant:ident => $module:ident,)*) => {
+        $(mod $module;)*
 
-/// What a command makes of one input: how many files (exactly, when `exact`, or at
-/// least), their format, and their shape.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Prediction {
-    pub files: u64,
-    pub exact: bool,
-    pub format: Option<MediaFormat>,
-    pub shape: Shape,
-}
-
-impl Prediction {
-    /// One file of `format` shaped `shape`.
-    fn one(format: Option<MediaFormat>, shape: Shape) -> Prediction {
-        Prediction {
-            files: 1,
-            exact: true,
-            format,
-            shape,
+        /// One command of a pipeline.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Command {
+            $($variant,)*
         }
-    }
+
+        impl Command {
+            /// Every command, in the catalog's order.
+            pub const ALL: [Command; [$(stringify!($variant)),*].len()] = [$(Command::$variant,)*];
+
+            /// The command's declaration.
+            pub fn spec(self) -> &'static CommandSpec {
+                match self {
+                    $(Command::$variant => &<$module::$variant as CommandDef>::SPEC,)*
+                }
+            }
+
+            fn output_of(self, input: MediaFormat, options: &Options) -> MediaFormat {
+                match self {
+                    $(Command::$variant => <$module::$variant as CommandDef>::output(input, options),)*
+                }
+            }
+
+            /// What this command makes of one input shaped `input`.
+            pub fn predict(self, input: Shape, options: &Options) -> Prediction {
+                match self {
+                    $(Command::$variant => <$module::$variant as CommandDef>::predict(input, options),)*
+                }
+            }
+
+            /// The work this command does on an input of `work`, in pixels × frames.
+            pub fn cost(self, work: Work, options: &Options) -> u64 {
+                match self {
+                    $(Command::$variant => <$module::$variant as CommandDef>::cost(work, options),)*
+                }
+            }
+
+            /// Rules between this command's options.
+            pub fn check(self, options: &Options) -> Result<(), OptionProblem> {
+                match self {
+                    $(Command::$variant => <$module::$variant as CommandDef>::check(options),)*
+                }
+            }
+
+            async fn run_unchecked(
+                self,
+                media: &Media,
+                input: &MediaFile,
+                options: &Options,
+                out_dir: &Path,
+                progress: ProgressFn<'_>,
+            ) -> Result<Vec<MediaFile>, MediaError> {
+                match self {
+                    $(Command::$variant => {
+                        <$module::$variant as CommandDef>::run(media, input, options, out_dir, progress).await
+                    })*
+                }
+            }
+        }
+    };
+}
+
+commands! {
+    ImageToVideo => image_to_video,
+    GifToVideo => gif_to_video,
+    ImageToWebp => image_to_webp,
+    ResizeImage => resize_image,
+    ModifyVideoSpeed => modify_video_speed,
+    VideoToGif => video_to_gif,
+    VideoToOgg => video_to_ogg,
+    VideoToWebm => video_to_webm,
+    ExtractFrames => extract_frames,
 }
 
 impl Command {
-    pub const ALL: [Command; 9] = [
-        Command::ImageToVideo,
-        Command::GifToVideo,
-        Command::ImageToWebp,
-        Command::ResizeImage,
-        Command::ModifyVideoSpeed,
-        Command::VideoToGif,
-        Command::VideoToOgg,
-        Command::VideoToWebm,
-        Command::ExtractFrames,
-    ];
-
     /// The name used on the wire.
     pub fn name(self) -> &'static str {
-        match self {
-            Command::ImageToVideo => image_to_video::NAME,
-            Command::GifToVideo => gif_to_video::NAME,
-            Command::ImageToWebp => image_to_webp::NAME,
-            Command::ResizeImage => resize_image::NAME,
-            Command::ModifyVideoSpeed => modify_video_speed::NAME,
-            Command::VideoToGif => video_to_gif::NAME,
-            Command::VideoToOgg => video_to_ogg::NAME,
-            Command::VideoToWebm => video_to_webm::NAME,
-            Command::ExtractFrames => extract_frames::NAME,
-        }
+        self.spec().name
     }
 
     /// What it does, in a sentence.
     pub fn summary(self) -> &'static str {
-        match self {
-            Command::ImageToVideo => image_to_video::SUMMARY,
-            Command::GifToVideo => gif_to_video::SUMMARY,
-            Command::ImageToWebp => image_to_webp::SUMMARY,
-            Command::ResizeImage => resize_image::SUMMARY,
-            Command::ModifyVideoSpeed => modify_video_speed::SUMMARY,
-            Command::VideoToGif => video_to_gif::SUMMARY,
-            Command::VideoToOgg => video_to_ogg::SUMMARY,
-            Command::VideoToWebm => video_to_webm::SUMMARY,
-            Command::ExtractFrames => extract_frames::SUMMARY,
-        }
+        self.spec().summary
     }
 
     pub fn from_name(name: &str) -> Option<Command> {
@@ -128,17 +126,7 @@ impl Command {
 
     /// Formats this command accepts as input.
     pub fn inputs(self) -> &'static [MediaFormat] {
-        match self {
-            Command::ImageToVideo => image_to_video::INPUTS,
-            Command::GifToVideo => gif_to_video::INPUTS,
-            Command::ImageToWebp => image_to_webp::INPUTS,
-            Command::ResizeImage => resize_image::INPUTS,
-            Command::ModifyVideoSpeed => modify_video_speed::INPUTS,
-            Command::VideoToGif => video_to_gif::INPUTS,
-            Command::VideoToOgg => video_to_ogg::INPUTS,
-            Command::VideoToWebm => video_to_webm::INPUTS,
-            Command::ExtractFrames => extract_frames::INPUTS,
-        }
+        self.spec().inputs
     }
 
     pub fn accepts(self, format: MediaFormat) -> bool {
@@ -146,74 +134,20 @@ impl Command {
     }
 
     /// The options this command reads.
-    pub fn options(self) -> &'static [OptionSpec] {
-        match self {
-            Command::ImageToVideo => image_to_video::OPTIONS,
-            Command::ResizeImage => resize_image::OPTIONS,
-            Command::ModifyVideoSpeed => modify_video_speed::OPTIONS,
-            Command::GifToVideo
-            | Command::ImageToWebp
-            | Command::VideoToGif
-            | Command::VideoToOgg
-            | Command::VideoToWebm
-            | Command::ExtractFrames => &[],
-        }
+    pub fn options(self) -> &'static [&'static OptionSpec] {
+        self.spec().options
     }
 
     /// Whether the command runs in this process only (no ffmpeg): such edits are
     /// claimed first within an organization.
     pub fn in_process(self) -> bool {
-        matches!(self, Command::ImageToWebp | Command::ResizeImage)
+        self.spec().in_process
     }
 
-    /// The format this command makes of an input of `input` (the format option of
-    /// `resize-image` included), or `None` for an input it does not take.
+    /// The format this command makes of an input of `input` (its format option
+    /// included), or `None` for an input it does not take.
     pub fn output(self, input: MediaFormat, options: &Options) -> Option<MediaFormat> {
-        if !self.accepts(input) {
-            return None;
-        }
-        Some(match self {
-            Command::ImageToVideo => image_to_video::OUTPUT,
-            Command::GifToVideo => gif_to_video::OUTPUT,
-            Command::ImageToWebp => image_to_webp::OUTPUT,
-            Command::ResizeImage => resize_image::output(input, options),
-            Command::ModifyVideoSpeed => modify_video_speed::OUTPUT,
-            Command::VideoToGif => video_to_gif::OUTPUT,
-            Command::VideoToOgg => video_to_ogg::OUTPUT,
-            Command::VideoToWebm => video_to_webm::OUTPUT,
-            Command::ExtractFrames => extract_frames::OUTPUT,
-        })
-    }
-
-    /// What this command makes of one input shaped `input`.
-    pub fn predict(self, input: Shape, options: &Options) -> Prediction {
-        match self {
-            Command::ImageToVideo => image_to_video::predict(input, options),
-            Command::GifToVideo => gif_to_video::predict(input),
-            Command::ImageToWebp => Prediction::one(Some(image_to_webp::OUTPUT), input),
-            Command::ResizeImage => resize_image::predict(input, options),
-            Command::ModifyVideoSpeed => modify_video_speed::predict(input, options),
-            Command::VideoToGif => video_to_gif::predict(input),
-            Command::VideoToOgg => Prediction::one(Some(video_to_ogg::OUTPUT), input),
-            Command::VideoToWebm => Prediction::one(Some(video_to_webm::OUTPUT), input),
-            Command::ExtractFrames => extract_frames::predict(input),
-        }
-    }
-
-    /// The work this command does on an input of `work`, in pixels × frames: what it
-    /// decodes, or what it encodes where that is more.
-    pub fn cost(self, work: Work, options: &Options) -> u64 {
-        match self {
-            Command::ImageToVideo => image_to_video::cost(work, options),
-            Command::ResizeImage => resize_image::cost(work, options),
-            Command::GifToVideo
-            | Command::ImageToWebp
-            | Command::ModifyVideoSpeed
-            | Command::VideoToGif
-            | Command::VideoToOgg
-            | Command::VideoToWebm
-            | Command::ExtractFrames => work.total(),
-        }
+        self.accepts(input).then(|| self.output_of(input, options))
     }
 
     /// `UnsupportedInputFormat` for an input this command does not take.
@@ -224,9 +158,9 @@ impl Command {
         Err(MediaError::unsupported(input.format, self.inputs()))
     }
 
-    /// Runs the command on `input`, writing into `out_dir`; `extract-frames` gives one
-    /// file per frame, every other command one file. `UnsupportedInputFormat` for an
-    /// input it does not take.
+    /// Runs the command on `input`, writing into `out_dir`: one file, or one per
+    /// frame for `extract-frames`. `UnsupportedInputFormat` for an input it does not
+    /// take.
     pub async fn run(
         self,
         media: &Media,
@@ -238,22 +172,8 @@ impl Command {
         self.check_input(input)?;
         // An animation bomb is refused from its headers, before any command decodes it.
         media.check_animation(input).await?;
-        let one = match self {
-            Command::ImageToVideo => image_to_video::run(media, input, options, out_dir).await,
-            Command::GifToVideo => gif_to_video::run(media, input, out_dir, progress).await,
-            Command::ImageToWebp => image_to_webp::run(media, input, out_dir).await,
-            Command::ResizeImage => resize_image::run(media, input, options, out_dir).await,
-            Command::ModifyVideoSpeed => {
-                modify_video_speed::run(media, input, options, out_dir, progress).await
-            }
-            Command::VideoToGif => video_to_gif::run(media, input, out_dir, progress).await,
-            Command::VideoToOgg => video_to_ogg::run(media, input, out_dir, progress).await,
-            Command::VideoToWebm => video_to_webm::run(media, input, out_dir, progress).await,
-            Command::ExtractFrames => {
-                return extract_frames::run(media, input, out_dir, progress).await
-            }
-        };
-        Ok(vec![one?])
+        self.run_unchecked(media, input, options, out_dir, progress)
+            .await
     }
 }
 
@@ -324,14 +244,46 @@ mod tests {
     }
 
     #[test]
-    fn option_names_are_unique_across_commands() {
-        let mut names: Vec<_> = Command::ALL
+    fn an_option_name_means_one_kind_of_value_across_commands() {
+        // A name two commands read is one option: the same spec, or specs of the
+        // same kind of value (their defaults and ranges may differ).
+        let specs: Vec<&OptionSpec> = Command::ALL
             .iter()
-            .flat_map(|c| c.options().iter().map(|o| o.name))
+            .flat_map(|c| c.options().iter().copied())
             .collect();
-        let count = names.len();
-        names.sort_unstable();
-        names.dedup();
-        assert_eq!(names.len(), count, "an option name is declared twice");
+        for a in &specs {
+            for b in specs.iter().filter(|b| b.name == a.name) {
+                assert_eq!(
+                    std::mem::discriminant(&a.kind),
+                    std::mem::discriminant(&b.kind),
+                    "`{}` is two kinds of option",
+                    a.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_command_file_is_registered() {
+        // Read from the directory, not the registry: a command file missing from
+        // `commands!` is never compiled, so only its file can tell.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+        let mut found = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            let Some(stem) = name.strip_suffix(".rs") else {
+                continue;
+            };
+            if ["mod", "options", "spec", "real_files"].contains(&stem) {
+                continue;
+            }
+            let wire = stem.replace('_', "-");
+            assert!(
+                Command::from_name(&wire).is_some(),
+                "src/commands/{name} is not in the `commands!` registry"
+            );
+            found += 1;
+        }
+        assert_eq!(found, Command::ALL.len());
     }
 }

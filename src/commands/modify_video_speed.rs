@@ -13,54 +13,77 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::{Prediction, Shape, VIDEOS};
+use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
 use crate::media::transcode::{self, map_args, Recipe, VideoInfo, EVEN_SIZE, SQUARE_PIXELS, X264};
 use crate::media::video::FrameRate;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
-pub const NAME: &str = "modify-video-speed";
-/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
-pub const SUMMARY: &str = "A video sped up or slowed down by `speed`; the audio keeps its pitch.";
-pub const INPUTS: &[MediaFormat] = VIDEOS;
-pub const OUTPUT: MediaFormat = MediaFormat::Mp4;
-pub const DEFAULT_SPEED: f64 = 1.0;
+const INPUTS: &[MediaFormat] = VIDEOS;
+const OUTPUT: MediaFormat = MediaFormat::Mp4;
 
-pub const OPTIONS: &[OptionSpec] = &[OptionSpec {
+pub const SPEED: OptionSpec = OptionSpec {
     name: "speed",
+    doc: "How many times faster the video plays (0.1–16; default 1).",
     kind: OptionKind::Number {
         min: 0.1,
         min_inclusive: true,
         max: 16.0,
-        default: DEFAULT_SPEED,
-        set: |o, v| o.speed = v,
+        integer: false,
+        default: Some(1.0),
     },
-}];
+};
 
 /// Output frame rates past this are dropped to it by `modify-video-speed`: no screen
 /// shows them, and they cost bytes.
 const SPEED_MAX_FPS: f64 = 60.0;
 
-/// The same size, `speed` times shorter.
-pub fn predict(input: Shape, options: &Options) -> Prediction {
-    let seconds = input.seconds.map(|s| s / options.speed);
-    Prediction::one(
-        Some(OUTPUT),
-        Shape {
-            seconds,
-            frames: None,
-            ..input
-        },
-    )
+pub struct ModifyVideoSpeed;
+
+impl CommandDef for ModifyVideoSpeed {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "modify-video-speed",
+        summary: "A video sped up or slowed down by `speed`; the audio keeps its pitch.",
+        inputs: INPUTS,
+        options: &[&SPEED],
+        in_process: false,
+    };
+
+    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
+        OUTPUT
+    }
+
+    /// The same size, `speed` times shorter.
+    fn predict(input: Shape, options: &Options) -> Prediction {
+        let seconds = input.seconds.map(|s| s / options.number(&SPEED));
+        Prediction::one(
+            Some(OUTPUT),
+            Shape {
+                seconds,
+                frames: None,
+                ..input
+            },
+        )
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        Ok(vec![run(media, input, options, out_dir, progress).await?])
+    }
 }
 
-pub async fn run(
+async fn run(
     media: &Media,
     input: &MediaFile,
     options: &Options,
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
-    let speed = options.speed;
+    let speed = options.number(&SPEED);
     if !(speed.is_finite() && speed > 0.0) {
         return Err(MediaError::InvalidParameter {
             name: "speed",

@@ -17,11 +17,7 @@ async fn image_to_video(
     duration: f64,
     dir: &Path,
 ) -> Result<MediaFile, MediaError> {
-    let options = Options {
-        fps,
-        duration,
-        ..Options::default()
-    };
+    let options = Options::of(&[("fps", fps.into()), ("duration", duration.into())]);
     let mut outputs = Command::ImageToVideo
         .run(media, input, &options, dir, &|_| {})
         .await?;

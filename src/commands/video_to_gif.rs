@@ -3,16 +3,12 @@
 
 use std::path::Path;
 
-use super::{Prediction, Shape, VIDEOS};
+use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
 use crate::media::transcode::{self, VideoInfo, SQUARE_PIXELS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
-pub const NAME: &str = "video-to-gif";
-/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
-pub const SUMMARY: &str =
-    "A video as a looping GIF: at most 15 fps and 480 px on the longest side.";
-pub const INPUTS: &[MediaFormat] = VIDEOS;
-pub const OUTPUT: MediaFormat = MediaFormat::Gif;
+const INPUTS: &[MediaFormat] = VIDEOS;
+const OUTPUT: MediaFormat = MediaFormat::Gif;
 
 /// GIF output: frames per second at most, and the longest side at most.
 pub(crate) const GIF_MAX_FPS: f64 = 15.0;
@@ -29,8 +25,39 @@ const PALETTE_SAMPLE_FROM_FRAMES: f64 = 45.0;
 const PALETTE_SAMPLE_FPS: u32 = 3;
 /// Memory a whole-clip GIF palette may hold frames in (see [`video_to_gif_args`]).
 const GIF_BUFFER_BYTES: u64 = 512 * 1024 * 1024;
+
+pub struct VideoToGif;
+
+impl CommandDef for VideoToGif {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "video-to-gif",
+        summary: "A video as a looping GIF: at most 15 fps and 480 px on the longest side.",
+        inputs: INPUTS,
+        options: &[],
+        in_process: false,
+    };
+
+    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
+        OUTPUT
+    }
+
+    fn predict(input: Shape, _options: &Options) -> Prediction {
+        predict(input)
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        _options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        Ok(vec![run(media, input, out_dir, progress).await?])
+    }
+}
+
 /// The same length; the longest side at most 480.
-pub fn predict(input: Shape) -> Prediction {
+fn predict(input: Shape) -> Prediction {
     let size = input.size.map(|(w, h)| {
         let shrink = (f64::from(GIF_MAX_SIDE) / f64::from(w.max(h))).min(1.0);
         let side = |s: u32| (f64::from(s) * shrink).round() as u32;
@@ -46,7 +73,7 @@ pub fn predict(input: Shape) -> Prediction {
     )
 }
 
-pub async fn run(
+async fn run(
     media: &Media,
     input: &MediaFile,
     out_dir: &Path,

@@ -2,17 +2,41 @@
 
 use std::path::Path;
 
-use super::VIDEOS;
+use super::{CommandDef, CommandSpec, Options, VIDEOS};
 use crate::media::transcode::{self, map_args, VideoInfo, SQUARE_PIXELS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
-pub const NAME: &str = "video-to-ogg";
-/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
-pub const SUMMARY: &str = "A video as Ogg: Theora video and Vorbis audio.";
-pub const INPUTS: &[MediaFormat] = VIDEOS;
-pub const OUTPUT: MediaFormat = MediaFormat::Ogv;
+const INPUTS: &[MediaFormat] = VIDEOS;
+const OUTPUT: MediaFormat = MediaFormat::Ogv;
 
-pub async fn run(
+
+pub struct VideoToOgg;
+
+impl CommandDef for VideoToOgg {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "video-to-ogg",
+        summary: "A video as Ogg: Theora video and Vorbis audio.",
+        inputs: INPUTS,
+        options: &[],
+        in_process: false,
+    };
+
+    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
+        OUTPUT
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        _options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        Ok(vec![run(media, input, out_dir, progress).await?])
+    }
+}
+
+async fn run(
     media: &Media,
     input: &MediaFile,
     out_dir: &Path,

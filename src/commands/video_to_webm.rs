@@ -3,17 +3,41 @@
 
 use std::path::Path;
 
-use super::VIDEOS;
+use super::{CommandDef, CommandSpec, Options, VIDEOS};
 use crate::media::transcode::{self, map_args, VideoInfo, SQUARE_PIXELS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
-pub const NAME: &str = "video-to-webm";
-/// What it does, in a sentence (the command catalog, `GET /v1/commands`).
-pub const SUMMARY: &str = "A video as WebM: VP9 video and Opus audio.";
-pub const INPUTS: &[MediaFormat] = VIDEOS;
-pub const OUTPUT: MediaFormat = MediaFormat::Webm;
+const INPUTS: &[MediaFormat] = VIDEOS;
+const OUTPUT: MediaFormat = MediaFormat::Webm;
 
-pub async fn run(
+
+pub struct VideoToWebm;
+
+impl CommandDef for VideoToWebm {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "video-to-webm",
+        summary: "A video as WebM: VP9 video and Opus audio.",
+        inputs: INPUTS,
+        options: &[],
+        in_process: false,
+    };
+
+    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
+        OUTPUT
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        _options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        Ok(vec![run(media, input, out_dir, progress).await?])
+    }
+}
+
+async fn run(
     media: &Media,
     input: &MediaFile,
     out_dir: &Path,

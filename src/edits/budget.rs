@@ -47,11 +47,7 @@ mod tests {
     use Command::*;
 
     fn options(fps: f64, duration: f64) -> Options {
-        Options {
-            fps,
-            duration,
-            ..Options::default()
-        }
+        Options::of(&[("fps", fps.into()), ("duration", duration.into())])
     }
 
     #[test]

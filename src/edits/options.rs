@@ -2,21 +2,23 @@
 //! options and their ranges are declared by the commands (`crate::commands`); this
 //! is the walk over a request's `options` that checks them.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::error::ValidationError;
 use crate::commands::{Command, OptionKind, OptionSpec, Options};
 use crate::error_code::Code;
+use crate::media::image::Colour;
 use crate::media::ImageFormat;
 
-/// Every option any command declares, with the commands that read it.
-fn specs() -> Vec<(&'static OptionSpec, Vec<Command>)> {
-    let mut specs: Vec<(&'static OptionSpec, Vec<Command>)> = Vec::new();
+/// Every option any command declares, by name: each spec of that name with the
+/// command that declares it.
+fn specs() -> Vec<(&'static str, Vec<(Command, &'static OptionSpec)>)> {
+    let mut specs: Vec<(&'static str, Vec<(Command, &'static OptionSpec)>)> = Vec::new();
     for command in Command::ALL {
         for spec in command.options() {
-            match specs.iter_mut().find(|(s, _)| s.name == spec.name) {
-                Some((_, users)) => users.push(command),
-                None => specs.push((spec, vec![command])),
+            match specs.iter_mut().find(|(name, _)| *name == spec.name) {
+                Some((_, users)) => users.push((command, *spec)),
+                None => specs.push((spec.name, vec![(command, *spec)])),
             }
         }
     }
@@ -24,108 +26,138 @@ fn specs() -> Vec<(&'static OptionSpec, Vec<Command>)> {
 }
 
 impl Options {
-    /// Parses the `options` value of a request (absent = all defaults) for `commands`.
+    /// Parses the `options` value of a request (absent = all defaults) for `commands`:
+    /// each option must be read by one of them, and suit every one that reads it.
     pub fn parse(value: Option<&Value>, commands: &[Command]) -> Result<Options, ValidationError> {
         let mut options = Options::default();
-        let Some(value) = value else {
-            return Ok(options);
-        };
-        let Value::Object(map) = value else {
-            return Err(ValidationError::new(
-                Code::InvalidType,
-                "/options",
-                "`options` must be a JSON object.",
-            ));
-        };
-        let specs = specs();
-        for (name, value) in map {
-            let pointer = format!("/options/{}", escape_pointer(name));
-            let Some((spec, used_by)) = specs.iter().find(|(s, _)| s.name == name) else {
-                let known: Vec<_> = specs.iter().map(|(s, _)| s.name).collect();
+        if let Some(value) = value {
+            let Value::Object(map) = value else {
                 return Err(ValidationError::new(
-                    Code::UnknownOption,
-                    pointer,
-                    format!(
-                        "`{name}` is not an option; the options are {}.",
-                        known.join(", ")
-                    ),
+                    Code::InvalidType,
+                    "/options",
+                    "`options` must be a JSON object.",
                 ));
             };
-            if !used_by.iter().any(|c| commands.contains(c)) {
-                let users: Vec<_> = used_by.iter().map(|c| c.name()).collect();
-                return Err(ValidationError::new(
-                    Code::UnusedOption,
-                    pointer,
-                    format!(
-                        "`{name}` is used only by {}, which this edit does not run.",
-                        users.join(", ")
-                    ),
-                ));
+            let specs = specs();
+            for (name, value) in map {
+                let pointer = format!("/options/{}", escape_pointer(name));
+                let Some((name, declared)) = specs.iter().find(|(n, _)| n == name) else {
+                    let known: Vec<_> = specs.iter().map(|(n, _)| *n).collect();
+                    return Err(ValidationError::new(
+                        Code::UnknownOption,
+                        pointer,
+                        format!(
+                            "`{name}` is not an option; the options are {}.",
+                            known.join(", ")
+                        ),
+                    ));
+                };
+                let used: Vec<_> = declared
+                    .iter()
+                    .filter(|(c, _)| commands.contains(c))
+                    .collect();
+                if used.is_empty() {
+                    let mut users: Vec<_> = declared.iter().map(|(c, _)| c.name()).collect();
+                    users.dedup();
+                    return Err(ValidationError::new(
+                        Code::UnusedOption,
+                        pointer,
+                        format!(
+                            "`{name}` is used only by {}, which this edit does not run.",
+                            users.join(", ")
+                        ),
+                    ));
+                }
+                for (_, spec) in &used {
+                    check(spec, value, &pointer)?;
+                }
+                options.set(name, value.clone());
             }
-            set(&mut options, spec, value, &pointer)?;
         }
-        check_combination(&options, map)?;
+        for command in commands {
+            command.check(&options).map_err(|problem| {
+                let pointer = format!("/options/{}", problem.option);
+                ValidationError::new(problem.code, pointer, problem.detail)
+            })?;
+        }
         Ok(options)
     }
 }
 
-/// Checks `value` against `spec` and sets it in `options`.
-fn set(
-    options: &mut Options,
-    spec: &OptionSpec,
-    value: &Value,
-    pointer: &str,
-) -> Result<(), ValidationError> {
+/// Checks `value` against `spec`.
+fn check(spec: &OptionSpec, value: &Value, pointer: &str) -> Result<(), ValidationError> {
     let name = spec.name;
+    let wrong_type = |what: &str| {
+        ValidationError::new(
+            Code::InvalidType,
+            pointer,
+            format!("`{name}` must be {what}."),
+        )
+    };
+    let bad_value = |why: String| ValidationError::new(Code::InvalidOptionValue, pointer, why);
     match spec.kind {
         OptionKind::Number {
             min,
             min_inclusive,
             max,
-            set,
+            integer,
             ..
-        } => set(
-            options,
-            number_in(value, pointer, name, min, min_inclusive, max)?,
-        ),
-        OptionKind::ImageFormat { set } => {
+        } => {
+            number_in(value, pointer, name, min, min_inclusive, max)?;
+            if integer && value.as_f64().is_some_and(|n| n.fract() != 0.0) {
+                return Err(wrong_type("a whole number"));
+            }
+        }
+        OptionKind::Flag { .. } => {
+            if !value.is_boolean() {
+                return Err(wrong_type("true or false"));
+            }
+        }
+        OptionKind::Choice { values, .. } => {
+            let names = values.join(", ");
+            let Value::String(s) = value else {
+                return Err(wrong_type(&format!("a string: one of {names}")));
+            };
+            if !values.contains(&s.as_str()) {
+                return Err(bad_value(format!(
+                    "`{name}` is \"{s}\"; it must be one of {names}."
+                )));
+            }
+        }
+        OptionKind::ImageFormat => {
             let names = ImageFormat::OPTION_NAMES.join(", ");
             let Value::String(s) = value else {
-                return Err(ValidationError::new(
-                    Code::InvalidType,
-                    pointer,
-                    format!("`format` must be a string: one of {names}."),
-                ));
+                return Err(wrong_type(&format!("a string: one of {names}")));
             };
-            let Some(format) = ImageFormat::from_option_name(s) else {
-                return Err(ValidationError::new(
-                    Code::InvalidOptionValue,
-                    pointer,
-                    format!("`{name}` is \"{s}\"; it must be one of {names}."),
-                ));
-            };
-            set(options, format);
+            if ImageFormat::from_option_name(s).is_none() {
+                return Err(bad_value(format!(
+                    "`{name}` is \"{s}\"; it must be one of {names}."
+                )));
+            }
         }
-    }
-    Ok(())
-}
-
-/// Checks that hold between options: a video of `duration` at `fps` has at least one frame.
-fn check_combination(options: &Options, sent: &Map<String, Value>) -> Result<(), ValidationError> {
-    if (options.fps * options.duration).round() < 1.0 {
-        let pointer = if sent.contains_key("duration") {
-            "/options/duration"
-        } else {
-            "/options/fps"
-        };
-        return Err(ValidationError::new(
-            Code::OptionOutOfRange,
-            pointer,
-            format!(
-                "A video of {} s at {} fps has no frame; duration × fps must be at least 0.5.",
-                options.duration, options.fps
-            ),
-        ));
+        OptionKind::Colour { .. } => {
+            let Value::String(s) = value else {
+                return Err(wrong_type("a colour string: #RRGGBB or #RRGGBBAA"));
+            };
+            if Colour::parse(s).is_none() {
+                return Err(bad_value(format!(
+                    "`{name}` is \"{s}\"; it must be a colour: #RRGGBB or #RRGGBBAA."
+                )));
+            }
+        }
+        OptionKind::Text { min, max } => {
+            let Value::String(s) = value else {
+                return Err(wrong_type("a string"));
+            };
+            let chars = s.chars().count();
+            if chars < min || chars > max {
+                return Err(ValidationError::new(
+                    Code::OptionOutOfRange,
+                    pointer,
+                    format!("`{name}` has {chars} characters; it must have {min} to {max}."),
+                ));
+            }
+        }
     }
     Ok(())
 }

@@ -138,12 +138,11 @@ mod tests {
 
     #[test]
     fn a_resize_then_a_video_is_predicted_from_the_options() {
-        let options = Options {
-            scale: 0.5,
-            duration: 4.0,
-            fps: 25.0,
-            ..Options::default()
-        };
+        let options = Options::of(&[
+            ("scale", 0.5.into()),
+            ("duration", 4.0.into()),
+            ("fps", 25.0.into()),
+        ]);
         let commands = [
             Command::ResizeImage,
             Command::ImageToVideo,
@@ -164,10 +163,7 @@ mod tests {
             error,
             PlanError::Media(Some(0), MediaError::UnsupportedInputFormat { .. })
         ));
-        let tiny = Options {
-            scale: 0.0001,
-            ..Options::default()
-        };
+        let tiny = Options::of(&[("scale", 0.0001.into())]);
         let error = plan_asset(&[Command::ResizeImage], &tiny, &photo(), LIMITS).unwrap_err();
         assert_eq!(error.code(), Code::OutputTooSmall);
         let small = PlanLimits {

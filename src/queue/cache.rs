@@ -32,11 +32,15 @@ const RECIPES: &str = concat!("mediaedit ", env!("CARGO_PKG_VERSION"));
 pub(super) fn asset_key(edit: &NewEdit, i: usize, source_sha256: &str) -> String {
     let mut hash = Sha256::new();
     let commands: Vec<&str> = edit.commands.iter().map(|c| c.name()).collect();
+    let specs = edit
+        .commands
+        .iter()
+        .flat_map(|c| c.options().iter().copied());
     for part in [
         RECIPES,
         edit.assets[i].kind.as_str(),
         &commands.join(","),
-        &format!("{:?}", edit.options),
+        &edit.options.key(specs),
         source_sha256,
     ] {
         // Length-prefixed, so no two different lists of parts hash alike.

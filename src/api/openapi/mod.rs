@@ -42,7 +42,7 @@ use utoipa::{Modify, OpenApi};
         docs,
         super::playground::page,
     ),
-    modifiers(&BearerToken),
+    modifiers(&BearerToken, &OptionsOfTheRegistry),
     security(("bearer" = []))
 )]
 pub struct ApiDoc;
@@ -59,6 +59,74 @@ impl Modify for BearerToken {
         );
         every_authenticated_operation_may_be_rate_limited(openapi);
     }
+}
+
+/// `NewEdit.options` as the commands declare them: one property per option name,
+/// typed and ranged from the command registry, so a generated client knows every
+/// option (a new command's options appear here with no line written in this file).
+struct OptionsOfTheRegistry;
+
+impl Modify for OptionsOfTheRegistry {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{RefOr, Schema};
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let schema: Schema = serde_json::from_value(edit_options_schema())
+            .expect("the options schema is an OpenAPI schema");
+        components
+            .schemas
+            .insert("EditOptions".into(), RefOr::T(schema));
+        if let Some(RefOr::T(Schema::Object(new_edit))) = components.schemas.get_mut("NewEdit") {
+            new_edit.properties.insert(
+                "options".into(),
+                RefOr::Ref(utoipa::openapi::Ref::from_schema_name("EditOptions")),
+            );
+        }
+    }
+}
+
+/// The JSON Schema of the `options` object: every option of every command, with the
+/// commands that read it.
+fn edit_options_schema() -> serde_json::Value {
+    use crate::commands::Command;
+    use serde_json::Value;
+    let mut properties = serde_json::Map::new();
+    let mut readers: Vec<(&str, Vec<&str>)> = Vec::new();
+    for command in Command::ALL {
+        for spec in command.options() {
+            match readers.iter_mut().find(|(name, _)| *name == spec.name) {
+                Some((_, commands)) => commands.push(command.name()),
+                None => readers.push((spec.name, vec![command.name()])),
+            }
+            properties.entry(spec.name).or_insert_with(|| {
+                let mut schema = super::catalog::option(spec);
+                let object = schema.as_object_mut().expect("an option is an object");
+                object.remove("name");
+                // JSON Schema 2020-12 (OpenAPI 3.1): an exclusive bound is a number.
+                if object.remove("exclusiveMinimum") == Some(Value::Bool(true)) {
+                    let min = object.remove("minimum").unwrap_or(Value::Null);
+                    object.insert("exclusiveMinimum".into(), min);
+                }
+                if object.get("default") == Some(&Value::Null) {
+                    object.remove("default");
+                }
+                schema
+            });
+        }
+    }
+    for (name, commands) in readers {
+        let schema = &mut properties[name];
+        let doc = schema["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        schema["description"] = format!("{doc} Read by {}.", commands.join(", ")).into();
+    }
+    serde_json::json!({
+        "type": "object",
+        "description": "Options of the commands: one object per edit; each option is read by the commands its description names.",
+        "additionalProperties": false,
+        "properties": properties,
+    })
 }
 
 /// Every operation that takes a token (it documents 401) is under its organization's

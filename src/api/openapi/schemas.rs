@@ -41,7 +41,7 @@ pub struct NewEdit {
     pub assets: Vec<AssetIn>,
     /// 1–10 commands, applied in order.
     pub commands: Vec<String>,
-    /// Options of the commands (`scale`, `format`, `fps`, `duration`, `speed`).
+    /// Options of the commands (the `EditOptions` schema).
     pub options: Option<BTreeMap<String, Value>>,
     /// Seconds the edit and its outputs are kept (60–31 536 000).
     pub retention: Option<u64>,
@@ -238,16 +238,23 @@ pub struct CommandAttributes {
 #[schema(rename_all = "camelCase")]
 pub struct CommandOption {
     pub name: String,
-    /// `number` or `string`.
+    /// What it does.
+    pub description: String,
+    /// `number`, `integer`, `boolean` or `string`.
     #[schema(rename = "type")]
     pub kind: String,
     pub minimum: Option<f64>,
     /// Whether `minimum` itself is refused.
     pub exclusive_minimum: Option<bool>,
     pub maximum: Option<f64>,
-    /// The value when none is sent (`null`: the input's format).
-    pub default: Option<f64>,
+    /// The value when none is sent (`null`: none, or the input's format).
+    pub default: Option<Value>,
     /// The strings it takes.
     #[schema(rename = "enum")]
     pub values: Option<Vec<String>>,
+    /// For a colour: the form it takes.
+    pub pattern: Option<String>,
+    /// For a text: its shortest and longest length, in characters.
+    pub min_length: Option<u32>,
+    pub max_length: Option<u32>,
 }

@@ -224,17 +224,48 @@ function renderPipeline() {
 }
 
 function optionHint(spec) {
-  if (spec.type === "string") return `one of ${spec.enum.join(", ")}; default: the input's format`;
-  return `${spec.minimum} ${spec.exclusiveMinimum ? "<" : "≤"} ${spec.name} ≤ ${spec.maximum} · default ${spec.default}`;
+  const fallback = spec.default === null ? "" : ` · default ${spec.default}`;
+  if (spec.type === "string" && spec.enum) return `one of ${spec.enum.join(", ")}${spec.default === null ? "; default: the input's format" : fallback}`;
+  if (spec.type === "string" && spec.pattern) return `a colour: #RRGGBB or #RRGGBBAA${fallback}`;
+  if (spec.type === "string") return `${spec.minLength}–${spec.maxLength} characters`;
+  if (spec.type === "boolean") return `true or false${fallback}`;
+  const whole = spec.type === "integer" ? "whole, " : "";
+  return `${whole}${spec.minimum} ${spec.exclusiveMinimum ? "<" : "≤"} ${spec.name} ≤ ${spec.maximum}${fallback}`;
 }
 
 /// Why the text typed for `spec` is refused, or null.
 function optionProblem(spec, text) {
-  if (text === "" || spec.type === "string") return null;
+  if (text === "" || spec.enum || spec.type === "boolean") return null;
+  if (spec.type === "string" && spec.pattern) return new RegExp(spec.pattern).test(text) ? null : `${spec.name} must be #RRGGBB or #RRGGBBAA.`;
+  if (spec.type === "string") return [...text].length > spec.maxLength ? `${spec.name} is too long.` : null;
   const value = Number(text);
   const low = spec.exclusiveMinimum ? value <= spec.minimum : value < spec.minimum;
-  if (!Number.isFinite(value) || low || value > spec.maximum) return `${spec.name} must be ${optionHint(spec).split(" · ")[0]}.`;
+  const fraction = spec.type === "integer" && !Number.isInteger(value);
+  if (!Number.isFinite(value) || low || fraction || value > spec.maximum) return `${spec.name} must be ${optionHint(spec).split(" · ")[0]}.`;
   return null;
+}
+
+/// The input an option is typed into: a list for values to pick, a box otherwise.
+function optionInput(spec, id) {
+  if (spec.enum) {
+    const none = spec.default === null ? "the input's format" : `default (${spec.default})`;
+    return el("select", { attrs: { id } }, el("option", { text: none, attrs: { value: "" } }),
+      ...spec.enum.filter((v) => v !== "jpg").map((v) => el("option", { text: v, attrs: { value: v } })));
+  }
+  if (spec.type === "boolean") {
+    return el("select", { attrs: { id } }, el("option", { text: `default (${spec.default})`, attrs: { value: "" } }),
+      ...["true", "false"].map((v) => el("option", { text: v, attrs: { value: v } })));
+  }
+  if (spec.type === "string") return el("input", { attrs: { id, type: "text", maxlength: spec.maxLength || 9, placeholder: spec.default || "" } });
+  const step = spec.type === "integer" ? "1" : "any";
+  return el("input", { attrs: { id, type: "number", step, inputmode: "decimal", min: spec.minimum, max: spec.maximum, placeholder: spec.default === null ? "" : String(spec.default) } });
+}
+
+/// The JSON value of the text typed for `spec`.
+function optionValue(spec, text) {
+  if (spec.type === "number" || spec.type === "integer") return Number(text);
+  if (spec.type === "boolean") return text === "true";
+  return text;
 }
 
 /// The options the pipeline's commands read, each once.
@@ -251,15 +282,12 @@ function renderOptions() {
   for (const name of Object.keys(state.options)) if (!options.some((o) => o.spec.name === name)) delete state.options[name];
   $("option-list").replaceChildren(...options.map(({ spec, command }) => {
     const id = "option-" + spec.name;
-    const input = spec.type === "string"
-      ? el("select", { attrs: { id } }, el("option", { text: "the input's format", attrs: { value: "" } }),
-        ...spec.enum.filter((v) => v !== "jpg").map((v) => el("option", { text: v, attrs: { value: v } })))
-      : el("input", { attrs: { id, type: "number", step: "any", inputmode: "decimal", min: spec.minimum, max: spec.maximum, placeholder: String(spec.default) } });
+    const input = optionInput(spec, id);
     input.value = state.options[spec.name] || "";
     input.addEventListener("input", () => {
       state.options[spec.name] = input.value.trim();
       if (!state.options[spec.name]) delete state.options[spec.name];
-      if (spec.type === "string") renderPipeline();
+      if (spec.enum) renderPipeline();
       markOption(spec, input);
       requestChanged();
     });
@@ -289,7 +317,7 @@ function requestBody() {
   const options = {};
   for (const { spec } of pipelineOptions()) {
     const text = state.options[spec.name];
-    if (text) options[spec.name] = spec.type === "number" ? Number(text) : text;
+    if (text) options[spec.name] = optionValue(spec, text);
   }
   if (Object.keys(options).length) body.options = options;
   return body;

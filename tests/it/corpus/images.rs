@@ -96,11 +96,7 @@ async fn check_video(
     entry: &Entry,
     out: &Path,
 ) -> Result<(), String> {
-    let options = Options {
-        fps: 10.0,
-        duration: 1.0,
-        ..Options::default()
-    };
+    let options = Options::of(&[("fps", 10.0.into()), ("duration", 1.0.into())]);
     let video = run_one(media, Command::ImageToVideo, input, &options, out)
         .await
         .map_err(|e| format!("image-to-video failed: {e}"))?;

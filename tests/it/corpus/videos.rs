@@ -76,10 +76,7 @@ async fn check_clip(media: &Media, input: &MediaFile, entry: &Entry, out: &Path)
             same_length(&probed, seconds)
         }),
     );
-    let twice = Options {
-        speed: 2.0,
-        ..Options::default()
-    };
+    let twice = Options::of(&[("speed", 2.0.into())]);
     let speed = run_one(media, Command::ModifyVideoSpeed, input, &twice, out).await;
     check(
         "modify-video-speed",
