@@ -78,6 +78,7 @@ codes! {
     UnusedOption = "unused_option", "Unused option", Some(422), false;
     OptionOutOfRange = "option_out_of_range", "Option out of range", Some(422), false;
     InvalidOptionValue = "invalid_option_value", "Invalid option value", Some(422), false;
+    InvalidOptionCombination = "invalid_option_combination", "Invalid option combination", Some(422), false;
     ValueOutOfRange = "value_out_of_range", "Value out of range", Some(422), false;
     InvalidQuery = "invalid_query", "Invalid query parameter", Some(422), false;
     InvalidUploadHeader = "invalid_upload_header", "Invalid upload header", Some(400), false;
