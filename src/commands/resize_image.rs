@@ -23,7 +23,7 @@ pub const SCALE: OptionSpec = OptionSpec::number(
 /// A box side, shared with `crop-image` (the width and height of its box).
 pub const WIDTH: OptionSpec = OptionSpec::integer(
     "width",
-    "The box's width in pixels (1–16384); with height alone missing, the aspect is kept.",
+    "The box's width in pixels (1–16384): resize-image's box (without height the aspect is kept), crop-image's crop.",
     1.0,
     16384.0,
     None,
@@ -31,7 +31,7 @@ pub const WIDTH: OptionSpec = OptionSpec::integer(
 
 pub const HEIGHT: OptionSpec = OptionSpec::integer(
     "height",
-    "The box's height in pixels (1–16384); with width alone missing, the aspect is kept.",
+    "The box's height in pixels (1–16384): resize-image's box (without width the aspect is kept), crop-image's crop.",
     1.0,
     16384.0,
     None,
