@@ -265,7 +265,7 @@ mod tests {
         let (w, h) = (("width", 100.into()), ("height", 100.into()));
         assert_eq!(size(&[w.clone(), h.clone()]), Some((100, 50)));
         assert_eq!(size(&[w.clone(), h.clone(), ("fit", "cover".into())]), Some((100, 100)));
-        assert_eq!(size(&[w.clone()]), Some((100, 50)));
+        assert_eq!(size(std::slice::from_ref(&w)), Some((100, 50)));
         let both = Options::of(&[w, ("scale", 2.0.into())]);
         let problem = ResizeImage::check(&both).unwrap_err();
         assert_eq!(problem.code, Code::InvalidOptionCombination);

@@ -229,3 +229,22 @@ async fn options_that_do_not_go_together_are_a_422() {
         assert_eq!(error["source"]["pointer"], pointer, "{body}");
     }
 }
+
+#[tokio::test]
+async fn extract_frames_then_a_box_resizes_every_frame() {
+    let app = spawn_app().await;
+    let clip = crate::clips::mp4("96x64", 10, 0.5, false);
+    let src = app.fixtures.add("clip.mp4", clip);
+    let body = json!({
+        "assets": [{"type": "video", "src": src}],
+        "commands": ["extract-frames", "resize-image"],
+        "options": {"width": 32, "height": 32, "fit": "cover"}
+    });
+    let doc = app.run_done(body).await;
+    let outputs = app.download_all(&doc).await;
+    assert_eq!(outputs.len(), 5, "one per frame");
+    for out in &outputs {
+        assert_eq!(fixtures::format_of(out), ImageFormat::WebP);
+        assert_eq!(fixtures::decode(out).dimensions(), (32, 32));
+    }
+}

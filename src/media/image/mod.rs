@@ -121,4 +121,6 @@ pub(crate) fn side(value: f64, at_least_one: bool) -> Result<u32, MediaError> {
 }
 
 #[cfg(test)]
+mod smart_tests;
+#[cfg(test)]
 mod tests;
