@@ -139,13 +139,18 @@ impl CommandDef for ResizeImage {
                 let scale = options.number(&SCALE);
                 (pixels as f64 * scale * scale) as u64
             }
-            // The box's pixels at most (a one-sided box is bounded by 16384²).
+            // The box's pixels; a side not given taken as the other (the aspect is
+            // not known here).
             (true, _) => {
-                let side = |spec| options.optional_number(spec).unwrap_or(16384.0);
-                (side(&WIDTH) * side(&HEIGHT)) as u64
+                let (w, h) = (
+                    options.optional_number(&WIDTH),
+                    options.optional_number(&HEIGHT),
+                );
+                let (w, h) = (w.or(h).unwrap_or(1.0), h.or(w).unwrap_or(1.0));
+                (w * h) as u64
             }
         };
-        work.total().max(enlarged.saturating_mul(work.frames.max(1)))
+        work.total().max(enlarged)
     }
 
     /// `scale` is one way to size the output, the box another.
