@@ -114,6 +114,7 @@ codes! {
     ImageTooLarge = "image_too_large", "Image too large", None, false;
     OutputTooLarge = "output_too_large", "Output too large", None, false;
     OutputTooSmall = "output_too_small", "Output too small", None, false;
+    CropOutsideImage = "crop_outside_image", "Crop outside image", None, false;
     InvalidParameter = "invalid_parameter", "Invalid parameter", None, false;
     ProcessingFailed = "processing_failed", "Processing failed", None, false;
     MemoryLimitExceeded = "memory_limit_exceeded", "Memory limit exceeded", None, false;

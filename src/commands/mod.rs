@@ -72,6 +72,14 @@ macro_rules! commands {
                 }
             }
 
+            /// The error this command would end with on an input shaped `input`, known
+            /// from the shape alone (a crop outside the picture).
+            pub fn refuse(self, input: Shape, options: &Options) -> Option<MediaError> {
+                match self {
+                    $(Command::$variant => <$module::$variant as CommandDef>::refuse(input, options),)*
+                }
+            }
+
             /// Rules between this command's options.
             pub fn check(self, options: &Options) -> Result<(), OptionProblem> {
                 match self {
@@ -107,6 +115,8 @@ commands! {
     VideoToOgg => video_to_ogg,
     VideoToWebm => video_to_webm,
     ExtractFrames => extract_frames,
+    CropImage => crop_image,
+    RotateImage => rotate_image,
 }
 
 impl Command {
@@ -220,7 +230,20 @@ impl Fused {
     ) -> Result<Vec<MediaFile>, MediaError> {
         self.first.check_input(input)?;
         let max_pixels = media.config().max_image_pixels;
-        let frames = resize_image::frame_output(options, max_pixels);
+        let Some(frames) = resize_image::frame_output(options, max_pixels) else {
+            // A box is not done in the fused step: each frame is resized as a file.
+            let frames = self
+                .first
+                .run(media, input, options, out_dir, progress)
+                .await?;
+            let mut outputs = Vec::with_capacity(frames.len());
+            for frame in &frames {
+                let none: ProgressFn<'_> = &|_| {};
+                outputs.extend(self.then.run(media, frame, options, out_dir, none).await?);
+                std::fs::remove_file(&frame.path)?;
+            }
+            return Ok(outputs);
+        };
         extract_frames::run_into(media, input, frames, out_dir, progress).await
     }
 }

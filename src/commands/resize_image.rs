@@ -1,30 +1,114 @@
-//! `resize-image`: scales a still image by `scale`, written in `format` or in the
-//! input's own format. Decoded, oriented, resized and encoded in-process (see
-//! `media::image_ops`).
+//! `resize-image`: scales a still image or every frame of an animation by `scale`, or
+//! fits it to a `width` × `height` box (`fit`, `gravity`, `background`,
+//! `withoutEnlargement`), written in `format` or in the input's own format. The
+//! pixel work is `media::image`'s (`Scale`, `BoxResize`).
 
 use std::path::Path;
 
-use super::options::{OptionSpec, Options, FORMAT};
-use super::{CommandDef, CommandSpec, Prediction, Shape, IMAGES};
+use super::options::{OptionKind, OptionSpec, Options, FORMAT};
+use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
+use crate::error_code::Code;
 use crate::media::frames::FrameOutput;
+use crate::media::image::{output_size, BoxResize, Fit, FrameOp, Gravity, Scale};
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 
 pub const SCALE: OptionSpec = OptionSpec::number(
     "scale",
-    "Each side is multiplied by this (more than 0, at most 16; default 1).",
+    "Each side is multiplied by this (more than 0, at most 16; default 1). Not with width or height.",
     0.0,
     16.0,
     1.0,
 );
+
+/// A box side, shared with `crop-image` (the width and height of its box).
+pub const WIDTH: OptionSpec = OptionSpec::integer(
+    "width",
+    "The box's width in pixels (1–16384): resize-image's box (without height the aspect is kept), crop-image's crop.",
+    1.0,
+    16384.0,
+    None,
+);
+
+pub const HEIGHT: OptionSpec = OptionSpec::integer(
+    "height",
+    "The box's height in pixels (1–16384): resize-image's box (without width the aspect is kept), crop-image's crop.",
+    1.0,
+    16384.0,
+    None,
+);
+
+pub const FIT: OptionSpec = OptionSpec {
+    name: "fit",
+    doc: "How the picture meets the box: contain (inside it, the default), cover (fills it, the overflow cropped at gravity), fill (stretched), pad (contained, then padded with background).",
+    kind: OptionKind::Choice {
+        values: Fit::NAMES,
+        default: Some("contain"),
+    },
+};
+
+pub const GRAVITY: OptionSpec = OptionSpec {
+    name: "gravity",
+    doc: "Where a cover crop or a pad goes: center (default), a side or corner, focus (focusX, focusY) or smart (the most salient region).",
+    kind: OptionKind::Choice {
+        values: Gravity::NAMES,
+        default: Some("center"),
+    },
+};
+
+const fn unit(name: &'static str, doc: &'static str) -> OptionSpec {
+    OptionSpec {
+        name,
+        doc,
+        kind: OptionKind::Number {
+            min: 0.0,
+            min_inclusive: true,
+            max: 1.0,
+            integer: false,
+            default: Some(0.5),
+        },
+    }
+}
+
+pub const FOCUS_X: OptionSpec = unit(
+    "focusX",
+    "With gravity focus: the point to centre on, across (0 left … 1 right; default 0.5).",
+);
+pub const FOCUS_Y: OptionSpec = unit(
+    "focusY",
+    "With gravity focus: the point to centre on, down (0 top … 1 bottom; default 0.5).",
+);
+
+pub const BACKGROUND: OptionSpec = OptionSpec {
+    name: "background",
+    doc: "The padding of fit pad, #RRGGBB or #RRGGBBAA; transparent where the format has alpha, else white.",
+    kind: OptionKind::Colour { default: None },
+};
+
+pub const WITHOUT_ENLARGEMENT: OptionSpec = OptionSpec {
+    name: "withoutEnlargement",
+    doc: "Never scale up (default false).",
+    kind: OptionKind::Flag { default: false },
+};
 
 pub struct ResizeImage;
 
 impl CommandDef for ResizeImage {
     const SPEC: CommandSpec = CommandSpec {
         name: "resize-image",
-        summary: "An image scaled by `scale`, as JPEG, PNG, WebP or AVIF (`format`; the input's by default); animated GIFs and WebPs stay animated.",
+        summary: "An image scaled by `scale` or fitted to a `width` × `height` box (`fit`, `gravity`), as JPEG, PNG, WebP or AVIF (`format`; the input's by default); animations stay animated.",
         inputs: IMAGES,
-        options: &[&SCALE, &FORMAT],
+        options: &[
+            &SCALE,
+            &WIDTH,
+            &HEIGHT,
+            &FIT,
+            &GRAVITY,
+            &FOCUS_X,
+            &FOCUS_Y,
+            &BACKGROUND,
+            &WITHOUT_ENLARGEMENT,
+            &FORMAT,
+        ],
         in_process: true,
     };
 
@@ -32,26 +116,55 @@ impl CommandDef for ResizeImage {
     ///
     /// Without `format`, the input's format where it can be written; else JPEG, or PNG
     /// once the decoded picture turns out to have transparency
-    /// (`image_ops::default_output`).
+    /// (`media::image::pipeline::default_output`).
     fn output(input: MediaFormat, options: &Options) -> MediaFormat {
         let kept = ImageFormat::from_media_format(input).unwrap_or(ImageFormat::Jpeg);
         options.image_format(&FORMAT).unwrap_or(kept).media_format()
     }
 
-    /// One image, each side scaled and rounded.
+    /// One image of the size the operation makes (a refused size: none).
     fn predict(input: Shape, options: &Options) -> Prediction {
-        let scale = scale(options);
-        let scaled = |side: u32| (f64::from(side) * scale).round() as u32;
-        let size = input.size.map(|(w, h)| (scaled(w), scaled(h)));
+        let ops = ops(options);
+        let size = input
+            .size
+            .map(|size| output_size(&ops, size, u64::MAX).unwrap_or((0, 0)));
         let format = options.image_format(&FORMAT).map(ImageFormat::media_format);
         Prediction::one(format, Shape { size, ..input })
     }
 
     /// Decoding the input, or encoding an enlarged output where that is more.
     fn cost(work: Work, options: &Options) -> u64 {
-        let scale = scale(options);
-        let enlarged = (work.pixels as f64 * scale * scale) as u64;
+        let enlarged = match (options.has(&WIDTH) || options.has(&HEIGHT), work.pixels) {
+            (false, pixels) => {
+                let scale = options.number(&SCALE);
+                (pixels as f64 * scale * scale) as u64
+            }
+            // The box's pixels; a side not given taken as the other (the aspect is
+            // not known here).
+            (true, _) => {
+                let (w, h) = (
+                    options.optional_number(&WIDTH),
+                    options.optional_number(&HEIGHT),
+                );
+                let (w, h) = (w.or(h).unwrap_or(1.0), h.or(w).unwrap_or(1.0));
+                (w * h) as u64
+            }
+        };
         work.total().max(enlarged)
+    }
+
+    /// `scale` is one way to size the output, the box another.
+    fn check(options: &Options) -> Result<(), OptionProblem> {
+        if options.has(&SCALE) && (options.has(&WIDTH) || options.has(&HEIGHT)) {
+            let option = if options.has(&WIDTH) { "width" } else { "height" };
+            return Err(OptionProblem {
+                code: Code::InvalidOptionCombination,
+                option,
+                detail: "`scale` and a `width`/`height` box are two ways to size the output; send one."
+                    .into(),
+            });
+        }
+        Ok(())
     }
 
     async fn run(
@@ -62,26 +175,57 @@ impl CommandDef for ResizeImage {
         _progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
         let format = options.image_format(&FORMAT);
+        if !is_box(options) {
+            let scale = options.number(&SCALE);
+            return Ok(vec![media.resize_image(input, scale, format, out_dir).await?]);
+        }
         let resized = media
-            .resize_image(input, scale(options), format, out_dir)
+            .transform_image(input, ops(options), format, out_dir)
             .await?;
         Ok(vec![resized])
     }
 }
 
-fn scale(options: &Options) -> f64 {
-    options.number(&SCALE)
+/// Whether the output is sized by a box rather than `scale`.
+pub(crate) fn is_box(options: &Options) -> bool {
+    options.has(&WIDTH) || options.has(&HEIGHT)
+}
+
+/// The operation the options ask for.
+fn ops(options: &Options) -> Vec<Box<dyn FrameOp>> {
+    if !is_box(options) {
+        return vec![Box::new(Scale(options.number(&SCALE)))];
+    }
+    let side = |spec| options.optional_number(spec).map(|n| n as u32);
+    let focus = (options.number(&FOCUS_X), options.number(&FOCUS_Y));
+    let gravity = options
+        .text(&GRAVITY)
+        .and_then(|name| Gravity::from_name(&name, focus))
+        .unwrap_or(Gravity::Center);
+    let fit = options
+        .text(&FIT)
+        .and_then(|name| Fit::from_name(&name))
+        .unwrap_or(Fit::Contain);
+    vec![Box::new(BoxResize {
+        width: side(&WIDTH),
+        height: side(&HEIGHT),
+        fit,
+        gravity,
+        background: options.colour(&BACKGROUND),
+        without_enlargement: options.flag(&WITHOUT_ENLARGEMENT),
+    })]
 }
 
 /// What each decoded frame becomes when this command follows `extract-frames` (the
 /// two run as one step, see `Fused`): the frame scaled and encoded in the `format`
-/// option, or WebP, the format `extract-frames` would have handed on.
-pub(crate) fn frame_output(options: &Options, max_pixels: u64) -> FrameOutput {
-    FrameOutput::Resized {
-        scale: scale(options),
+/// option, or WebP, the format `extract-frames` would have handed on. `None` for a
+/// box, which the fused step does not do: the two then run one after the other.
+pub(crate) fn frame_output(options: &Options, max_pixels: u64) -> Option<FrameOutput> {
+    (!is_box(options)).then(|| FrameOutput::Resized {
+        scale: options.number(&SCALE),
         format: options.image_format(&FORMAT).unwrap_or(ImageFormat::Webp),
         max_pixels,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -111,5 +255,26 @@ mod tests {
             seconds: None,
         };
         assert_eq!(ResizeImage::predict(shape, &options).shape.size, Some((60, 42)));
+    }
+
+    #[test]
+    fn a_box_is_predicted_by_its_fit_and_refused_with_scale() {
+        let shape = Shape {
+            size: Some((400, 200)),
+            frames: Some(1),
+            seconds: None,
+        };
+        let size = |pairs: &[(&'static str, serde_json::Value)]| {
+            ResizeImage::predict(shape, &Options::of(pairs)).shape.size
+        };
+        let (w, h) = (("width", 100.into()), ("height", 100.into()));
+        assert_eq!(size(&[w.clone(), h.clone()]), Some((100, 50)));
+        assert_eq!(size(&[w.clone(), h.clone(), ("fit", "cover".into())]), Some((100, 100)));
+        assert_eq!(size(std::slice::from_ref(&w)), Some((100, 50)));
+        let both = Options::of(&[w, ("scale", 2.0.into())]);
+        let problem = ResizeImage::check(&both).unwrap_err();
+        assert_eq!(problem.code, Code::InvalidOptionCombination);
+        assert_eq!(problem.option, "width");
+        assert!(ResizeImage::check(&Options::of(&[h])).is_ok());
     }
 }

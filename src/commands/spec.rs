@@ -87,6 +87,12 @@ pub(crate) trait CommandDef {
         work.total()
     }
 
+    /// The error it would end with on an input shaped `input`, when the shape alone
+    /// tells (`crop-image`'s box outside the picture): the dry run's `422`.
+    fn refuse(_input: Shape, _options: &Options) -> Option<MediaError> {
+        None
+    }
+
     /// Rules between its options, checked when an edit is created.
     fn check(_options: &Options) -> Result<(), OptionProblem> {
         Ok(())

@@ -84,6 +84,9 @@ pub fn plan_asset(
                 }));
             }
         }
+        if let Some(refused) = command.refuse(shape, options) {
+            return Err(at(refused));
+        }
         let predicted = command.predict(shape, options);
         if let Some((w, h)) = predicted.shape.size {
             if w == 0 || h == 0 {

@@ -1,6 +1,7 @@
-//! Animated GIF, WebP and APNG through `resize-image` and `image-to-webp`: every
-//! frame resized and re-encoded, delays and loop count kept (decisions.md §11); the
-//! same frames feed `gif-to-video` for WebP and APNG.
+//! Animated GIF, WebP and APNG through the image commands and `image-to-webp`: every
+//! frame transformed (`media::image`) and re-encoded, delays and loop count kept
+//! (docs/API.md, "Animated images"); the same frames feed `gif-to-video` for WebP and
+//! APNG.
 //!
 //! Frames stream: each is decoded (composited onto the canvas, as viewers show it),
 //! resized and handed to the encoder before the next is decoded, so memory is a few
@@ -16,7 +17,8 @@
 //!
 //! Encoders: GIF by the `gif` crate through `image` (a palette per frame, NeuQuant);
 //! animated WebP by libwebp's `WebPAnimEncoder` (lossy q80, as still WebP, alpha kept);
-//! APNG by the `png` crate (whole RGBA frames, fast deflate).
+//! APNG by the `png` crate (whole RGBA frames, fast deflate); an AVIF image sequence
+//! by libavif (`avif.rs`).
 
 use std::io::Cursor;
 
@@ -27,7 +29,8 @@ use image::{AnimationDecoder, DynamicImage, Frames, ImageDecoder, RgbaImage};
 
 use super::apng::{ApngFrames, ApngWriter};
 use super::gif::frames::GifFrames;
-use super::image_ops::{resize, scaled_size};
+use super::image::pipeline::{check_format_size, settle, Settled};
+use super::image::{output_size, FrameOp};
 use super::transcode::VideoLimits;
 use super::{ImageFormat, MediaError, MediaFormat};
 
@@ -186,31 +189,47 @@ fn too_many(frames: u64, limits: &VideoLimits) -> MediaError {
     }
 }
 
-/// `bytes`, an animation of `format`, with every frame scaled by `scale`, written as
-/// `output` (GIF, WebP or, for an APNG, PNG).
-pub(crate) fn resize_animation(
+/// `bytes`, an animation of `format`, with `ops` applied to every frame (the same box
+/// for every frame: choices made from the pixels are made once, from the first
+/// frame), written as `output` (GIF, WebP, an AVIF sequence or, for an APNG, PNG).
+/// The output size and the format's limit are checked before any frame is decoded.
+pub(crate) fn transform_animation(
     bytes: &[u8],
     format: MediaFormat,
-    scale: f64,
+    ops: &[Box<dyn FrameOp>],
     output: ImageFormat,
     limits: &VideoLimits,
     max_pixels: u64,
 ) -> Result<Vec<u8>, MediaError> {
     let mut animation = open(bytes, format, limits)?;
-    let (width, height) = animation.size;
-    let (w, h) = scaled_size(width, height, scale, output, max_pixels)?;
-    let mut encoder = Encoder::new(output, (w, h), &animation)?;
-    let scaled = |rgba: RgbaImage| resize(DynamicImage::ImageRgba8(rgba), w, h);
+    let size = output_size(ops, animation.size, max_pixels)?;
+    check_format_size(size, output)?;
+    let mut encoder = Encoder::new(output, size, &animation)?;
     // Only an APNG has a place for a picture outside the animation; an animated WebP
     // would play it as a frame (browsers show a 0 ms frame for 100 ms: a flash of a
     // picture the source never shows), so it is left out there, as players leave it.
-    let default_image = animation.default_image.take();
-    if let (Some(default), ImageFormat::Png) = (default_image, output) {
-        encoder.add(scaled(default)?.into_rgba8(), 0.0)?;
+    let default_image = animation
+        .default_image
+        .take()
+        .filter(|_| output == ImageFormat::Png);
+    let (settled, first) = match animation.next().transpose()? {
+        Some((rgba, delay_ms)) => {
+            let (settled, first) = settle(ops, DynamicImage::ImageRgba8(rgba))?;
+            (settled, Some((first, delay_ms)))
+        }
+        None => (Settled::unsettled(ops), None),
+    };
+    if let Some(default) = default_image {
+        let image = settled.apply(DynamicImage::ImageRgba8(default))?;
+        encoder.add(image.into_rgba8(), 0.0)?;
+    }
+    if let Some((first, delay_ms)) = first {
+        encoder.add(first.into_rgba8(), delay_ms)?;
     }
     for frame in &mut animation {
         let (rgba, delay_ms) = frame?;
-        encoder.add(scaled(rgba)?.into_rgba8(), delay_ms)?;
+        let image = settled.apply(DynamicImage::ImageRgba8(rgba))?;
+        encoder.add(image.into_rgba8(), delay_ms)?;
     }
     encoder.finish()
 }
@@ -242,6 +261,7 @@ enum Encoder {
     Gif(GifEncoder<Sink>, Sink),
     Webp(AnimatedWebp),
     Apng(ApngWriter<Sink>, Sink),
+    Avif(AnimatedAvif),
 }
 
 impl Encoder {
@@ -280,6 +300,7 @@ impl Encoder {
                 .map_err(|e| failed(&e))?;
                 Encoder::Apng(apng, sink)
             }
+            ImageFormat::Avif => Encoder::Avif(AnimatedAvif::new(w, h, loops)?),
             _ => Encoder::Webp(AnimatedWebp::new(w, h, loops)?),
         })
     }
@@ -295,6 +316,7 @@ impl Encoder {
                     .map_err(|e| failed(&e))
             }
             Encoder::Webp(webp) => webp.add(&frame, delay_ms),
+            Encoder::Avif(avif) => avif.add(frame, delay_ms),
             Encoder::Apng(apng, _) => apng.add(frame.as_raw(), delay_ms).map_err(|e| failed(&e)),
         }
     }
@@ -306,6 +328,7 @@ impl Encoder {
                 Ok(sink.take())
             }
             Encoder::Webp(webp) => webp.finish(),
+            Encoder::Avif(avif) => avif.finish(),
             Encoder::Apng(apng, sink) => {
                 apng.finish().map_err(|e| {
                     MediaError::InvalidMedia(format!("the APNG could not be finished ({e})"))
@@ -316,6 +339,9 @@ impl Encoder {
     }
 }
 
+mod avif;
+mod avif_loop;
 pub(crate) mod pixels;
 mod webp;
+use avif::AnimatedAvif;
 use webp::AnimatedWebp;

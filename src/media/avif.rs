@@ -25,29 +25,72 @@ pub(crate) const AVIF_QUANTIZER: c_int = 25;
 /// libaom's speed: 7 of 0 (slowest) to 10.
 pub(crate) const AVIF_SPEED: c_int = 7;
 
-/// The resources of one encoding, freed whatever happens.
-struct Encoding {
-    image: *mut avifImage,
-    encoder: *mut avifEncoder,
-    output: avifRWData,
-}
+/// A libavif picture, freed on drop.
+pub(crate) struct AvifImage(pub(crate) *mut avifImage);
 
-impl Drop for Encoding {
+impl Drop for AvifImage {
     fn drop(&mut self) {
-        // SAFETY: each was made by libavif (or is null/empty) and is freed once.
-        unsafe {
-            avifRWDataFree(&mut self.output);
-            if !self.encoder.is_null() {
-                avifEncoderDestroy(self.encoder);
-            }
-            if !self.image.is_null() {
-                avifImageDestroy(self.image);
-            }
+        if !self.0.is_null() {
+            // SAFETY: made by libavif and freed once.
+            unsafe { avifImageDestroy(self.0) }
         }
     }
 }
 
-fn failed(what: &str, result: impl std::fmt::Display) -> MediaError {
+/// A libavif encoder set up as every AVIF output is (see the module docs), with the
+/// bytes it writes; both freed on drop.
+pub(crate) struct AvifEncoder {
+    pub(crate) encoder: *mut avifEncoder,
+    pub(crate) output: avifRWData,
+}
+
+impl AvifEncoder {
+    pub(crate) fn new() -> Result<AvifEncoder, MediaError> {
+        // SAFETY: a fresh encoder, whose settings are fields of libavif's own
+        // `avifEncoder` as its header declares them for the version built against.
+        unsafe {
+            let encoder = avifEncoderCreate();
+            if encoder.is_null() {
+                return Err(failed("no encoder", -1));
+            }
+            let settings = &mut *encoder;
+            settings.maxThreads = super::cores() as c_int;
+            settings.speed = AVIF_SPEED;
+            settings.minQuantizer = AVIF_QUANTIZER;
+            settings.maxQuantizer = AVIF_QUANTIZER;
+            settings.minQuantizerAlpha = 0;
+            settings.maxQuantizerAlpha = 0;
+            Ok(AvifEncoder {
+                encoder,
+                output: avifRWData {
+                    data: std::ptr::null_mut(),
+                    size: 0,
+                },
+            })
+        }
+    }
+
+    /// The bytes written by `avifEncoderWrite` / `avifEncoderFinish`.
+    pub(crate) fn bytes(&self) -> Vec<u8> {
+        if self.output.data.is_null() {
+            return Vec::new();
+        }
+        // SAFETY: libavif's output buffer of `size` bytes.
+        unsafe { std::slice::from_raw_parts(self.output.data, self.output.size).to_vec() }
+    }
+}
+
+impl Drop for AvifEncoder {
+    fn drop(&mut self) {
+        // SAFETY: made by libavif (the output possibly empty) and freed once.
+        unsafe {
+            avifRWDataFree(&mut self.output);
+            avifEncoderDestroy(self.encoder);
+        }
+    }
+}
+
+pub(crate) fn failed(what: &str, result: impl std::fmt::Display) -> MediaError {
     MediaError::InvalidMedia(format!(
         "the picture could not be encoded as AVIF ({what}: libavif result {result})"
     ))
@@ -134,6 +177,19 @@ pub(crate) fn encode(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
 
 /// [`encode`], converting to YUV in `bands` bands of rows at once.
 fn encode_in_bands(image: &DynamicImage, bands: u32) -> Result<Vec<u8>, MediaError> {
+    let picture = to_yuv(image, bands)?;
+    let mut encoder = AvifEncoder::new()?;
+    // SAFETY: both objects are live libavif objects, released by their owners.
+    let written = unsafe { avifEncoderWrite(encoder.encoder, picture.0, &mut encoder.output) };
+    if written != AVIF_RESULT_OK {
+        return Err(failed("encoding", written));
+    }
+    Ok(encoder.bytes())
+}
+
+/// `image` (`Rgb8` or `Rgba8`) as a libavif picture: 8-bit YUV 4:2:0 (and alpha),
+/// converted in `bands` bands of rows at once.
+pub(crate) fn to_yuv(image: &DynamicImage, bands: u32) -> Result<AvifImage, MediaError> {
     let (format, channels, pixels) = match image {
         DynamicImage::ImageRgba8(rgba) => (AVIF_RGB_FORMAT_RGBA, 4, rgba.as_raw()),
         DynamicImage::ImageRgb8(rgb) => (AVIF_RGB_FORMAT_RGB, 3, rgb.as_raw()),
@@ -144,19 +200,11 @@ fn encode_in_bands(image: &DynamicImage, bands: u32) -> Result<Vec<u8>, MediaErr
         }
     };
     let (width, height) = (image.width(), image.height());
-    let threads = super::cores() as c_int;
     // SAFETY: libavif reads `pixels` (height rows of width × channels bytes) during
-    // avifImageRGBToYUV only; every object is released by `Encoding`.
+    // the conversion only; the picture is released by `AvifImage`.
     unsafe {
-        let mut encoding = Encoding {
-            image: avifImageCreate(width, height, 8, AVIF_PIXEL_FORMAT_YUV420),
-            encoder: std::ptr::null_mut(),
-            output: avifRWData {
-                data: std::ptr::null_mut(),
-                size: 0,
-            },
-        };
-        if encoding.image.is_null() {
+        let picture = AvifImage(avifImageCreate(width, height, 8, AVIF_PIXEL_FORMAT_YUV420));
+        if picture.0.is_null() {
             return Err(failed("no image", -1));
         }
         let planes = if format == AVIF_RGB_FORMAT_RGBA {
@@ -164,7 +212,7 @@ fn encode_in_bands(image: &DynamicImage, bands: u32) -> Result<Vec<u8>, MediaErr
         } else {
             AVIF_PLANES_YUV
         };
-        let allocated = avifImageAllocatePlanes(encoding.image, planes);
+        let allocated = avifImageAllocatePlanes(picture.0, planes);
         if allocated != AVIF_RESULT_OK {
             return Err(failed("planes", allocated));
         }
@@ -174,25 +222,8 @@ fn encode_in_bands(image: &DynamicImage, bands: u32) -> Result<Vec<u8>, MediaErr
             pixels,
             row_bytes: width * channels,
         };
-        to_yuv_in_bands(encoding.image, &rgb, height, bands)?;
-        encoding.encoder = avifEncoderCreate();
-        if encoding.encoder.is_null() {
-            return Err(failed("no encoder", -1));
-        }
-        // The settings are fields of libavif's own `avifEncoder`, as its header
-        // declares them for the version built against.
-        let encoder = &mut *encoding.encoder;
-        encoder.maxThreads = threads;
-        encoder.speed = AVIF_SPEED;
-        encoder.minQuantizer = AVIF_QUANTIZER;
-        encoder.maxQuantizer = AVIF_QUANTIZER;
-        encoder.minQuantizerAlpha = 0;
-        encoder.maxQuantizerAlpha = 0;
-        let written = avifEncoderWrite(encoding.encoder, encoding.image, &mut encoding.output);
-        if written != AVIF_RESULT_OK {
-            return Err(failed("encoding", written));
-        }
-        Ok(std::slice::from_raw_parts(encoding.output.data, encoding.output.size).to_vec())
+        to_yuv_in_bands(picture.0, &rgb, height, bands)?;
+        Ok(picture)
     }
 }
 

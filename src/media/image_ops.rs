@@ -12,7 +12,6 @@ use image::{DynamicImage, ExtendedColorType, ImageEncoder, RgbImage};
 use turbojpeg::{Compressor, PixelFormat, Subsamp};
 
 use super::decode::{self, swaps_sides};
-use super::transcode::VideoLimits;
 use super::yuv::Yuv420;
 use super::{output_path, ImageFormat, MediaError, MediaFile, MediaFormat, IMAGE_INPUTS};
 
@@ -21,7 +20,7 @@ const JPEG_QUALITY: i32 = 85;
 /// Lossy WebP quality, libwebp's own default and comparable to JPEG 85 at a smaller size.
 pub(crate) const WEBP_QUALITY: f32 = 80.0;
 /// libwebp refuses pictures wider or taller than this.
-const WEBP_MAX_SIDE: u32 = 16383;
+pub(crate) const WEBP_MAX_SIDE: u32 = 16383;
 
 /// The image format of an input, or `UnsupportedInputFormat` for anything but a still
 /// image we can decode.
@@ -30,73 +29,6 @@ pub(crate) fn image_input(input: &MediaFile) -> Result<MediaFormat, MediaError> 
         return Ok(input.format);
     }
     Err(MediaError::unsupported(input.format, IMAGE_INPUTS))
-}
-
-/// The format an animated `input` is written in, keeping its animation, or `None` for a
-/// still picture or an output that cannot animate it (JPEG, AVIF, PNG for a GIF or
-/// WebP: the first frame): GIF for a GIF and APNG for an APNG without `format`, and
-/// animated WebP.
-fn animated_output(
-    bytes: &[u8],
-    input: MediaFormat,
-    output: Option<ImageFormat>,
-) -> Option<ImageFormat> {
-    let output = output.or_else(|| ImageFormat::from_media_format(input))?;
-    let animates = match output {
-        ImageFormat::Webp => true,
-        ImageFormat::Gif => input == MediaFormat::Gif,
-        ImageFormat::Png => input == MediaFormat::Png,
-        ImageFormat::Jpeg | ImageFormat::Avif => false,
-    };
-    (animates && super::animation::is_animated(bytes, input)).then_some(output)
-}
-
-/// What `resize-image` writes without a `format`: the input's format when it can write
-/// it, else PNG for a picture with transparency and JPEG for one without.
-pub(crate) fn default_output(input: MediaFormat, image: &DynamicImage) -> ImageFormat {
-    match ImageFormat::from_media_format(input) {
-        Some(same) => same,
-        None if image.color().has_alpha() => ImageFormat::Png,
-        None => ImageFormat::Jpeg,
-    }
-}
-
-/// Reads `path`, scales its upright picture by `scale`, writes it as `output` into
-/// `out_dir`. The body of both `resize-image` and `image-to-webp` (scale 1).
-pub(crate) fn resize_image(
-    path: &Path,
-    input: MediaFormat,
-    scale: f64,
-    output: Option<ImageFormat>,
-    (max_pixels, limits): (u64, VideoLimits),
-    out_dir: &Path,
-) -> Result<MediaFile, MediaError> {
-    let bytes = std::fs::read(path)?;
-    if let Some(animated) = animated_output(&bytes, input, output) {
-        match super::animation::resize_animation(
-            &bytes, input, scale, animated, &limits, max_pixels,
-        ) {
-            Ok(encoded) => return write_output(out_dir, animated, &encoded),
-            // An APNG whose animation chunks are damaged is shown as its default image,
-            // as PNG readers and Pillow show it; the still path below refuses the file
-            // if that is damaged too.
-            Err(MediaError::InvalidMedia(why)) if input == MediaFormat::Png => {
-                tracing::debug!(%why, "an APNG's animation is damaged; its default image is kept");
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    // Without a format, the output is the input's, PNG or JPEG: none has WebP's limit.
-    let sized_for = output.unwrap_or(ImageFormat::Png);
-    let image = load_upright(&bytes, input, max_pixels, |w, h| {
-        scaled_size(w, h, scale, sized_for, max_pixels)
-    })?;
-    drop(bytes);
-    let output = output.unwrap_or_else(|| default_output(input, &image));
-    super::cancel::checkpoint()?;
-    let encoded = encode(image, output)?;
-    super::cancel::checkpoint()?;
-    write_output(out_dir, output, &encoded)
 }
 
 /// The output size for `resize-image`, checked before any pixel is decoded.

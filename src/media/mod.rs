@@ -22,7 +22,7 @@
 
 pub(crate) mod animation;
 pub(crate) mod apng;
-mod avif;
+pub(crate) mod avif;
 mod bmp;
 mod cancel;
 mod colour;
@@ -157,6 +157,18 @@ pub enum MediaError {
     },
     #[error("the output would be smaller than 1 pixel on a side")]
     OutputTooSmall,
+    /// `crop-image`'s box does not lie wholly inside the upright picture.
+    #[error(
+        "the crop box of {width}x{height} pixels at ({x}, {y}) does not lie inside the {image_width}x{image_height} picture"
+    )]
+    CropOutsideImage {
+        x: u32,
+        y: u32,
+        width: u32,
+        height: u32,
+        image_width: u32,
+        image_height: u32,
+    },
     /// A numeric argument the caller should have validated (e.g. a zero or NaN fps).
     #[error("{name} must be {expected}")]
     InvalidParameter {
@@ -227,6 +239,7 @@ impl MediaError {
             MediaError::OutputTooLarge { .. } => Code::OutputTooLarge,
             MediaError::OutputTooLargeForFormat { .. } => Code::OutputTooLarge,
             MediaError::OutputTooSmall => Code::OutputTooSmall,
+            MediaError::CropOutsideImage { .. } => Code::CropOutsideImage,
             MediaError::InvalidParameter { .. } => Code::InvalidParameter,
             MediaError::VideoTooLong { .. } => Code::VideoTooLong,
             MediaError::VideoTooLarge { .. } => Code::VideoTooLarge,
@@ -347,35 +360,32 @@ impl Media {
         probe::run(self, path, format, false).await
     }
 
-    /// `resize-image`: scales by `scale`, writes `format` (or the input's own format).
+    /// The image commands: applies `ops` in turn to the upright picture (EXIF
+    /// orientation applied) or, for an animated GIF, WebP or APNG written in a format
+    /// that animates, to every frame; writes `format` (or the input's own format,
+    /// JPEG or PNG for inputs it cannot write).
     ///
-    /// The output is `round(w*scale)` x `round(h*scale)` of the upright image (EXIF
-    /// orientation applied). `OutputTooSmall` when a side rounds to 0, `OutputTooLarge`
-    /// past the pixel limit (both checked before decoding), `ImageTooLarge` for an input
-    /// past the limit, `InvalidMedia` for a corrupt input, `UnsupportedInputFormat` for
-    /// anything but JPEG, PNG or WebP. Transparency is kept in PNG and WebP outputs and
-    /// flattened onto white in JPEG outputs.
-    pub async fn resize_image(
+    /// Checked before decoding: `ImageTooLarge` for an input past the pixel limit,
+    /// `OutputTooSmall` / `OutputTooLarge` (a step past the pixel limit, a side past
+    /// WebP's 16383) and an operation's own refusal (`CropOutsideImage`). Then
+    /// `InvalidMedia` for a corrupt input, `UnsupportedInputFormat` for anything but
+    /// an image. Transparency is kept in PNG, WebP, AVIF and GIF outputs and flattened
+    /// onto white in JPEG outputs.
+    pub async fn transform_image(
         &self,
         input: &MediaFile,
-        scale: f64,
+        ops: Vec<Box<dyn image::FrameOp>>,
         format: Option<ImageFormat>,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
         let input_format = image_ops::image_input(input)?;
-        if !(scale.is_finite() && scale > 0.0) {
-            return Err(MediaError::InvalidParameter {
-                name: "scale",
-                expected: "a positive number",
-            });
-        }
         let (limit, limits) = (self.config().max_image_pixels, self.limits());
         let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
         blocking(move || {
-            image_ops::resize_image(
+            image::pipeline::transform_image(
                 &path,
                 input_format,
-                scale,
+                &ops,
                 format,
                 (limit, limits),
                 &out_dir,
@@ -384,22 +394,37 @@ impl Media {
         .await
     }
 
-    /// `image-to-webp`: re-encodes an image as lossy WebP (quality 80), upright, alpha kept.
-    ///
-    /// Errors as for [`Media::resize_image`].
+    /// `resize-image` with `scale`: the output is `round(w*scale)` x `round(h*scale)`
+    /// of the upright image. `InvalidParameter` for a scale that is not a positive
+    /// number; otherwise errors as for [`Media::transform_image`].
+    pub async fn resize_image(
+        &self,
+        input: &MediaFile,
+        scale: f64,
+        format: Option<ImageFormat>,
+        out_dir: &Path,
+    ) -> Result<MediaFile, MediaError> {
+        image_ops::image_input(input)?;
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(MediaError::InvalidParameter {
+                name: "scale",
+                expected: "a positive number",
+            });
+        }
+        let ops: Vec<Box<dyn image::FrameOp>> = vec![Box::new(image::Scale(scale))];
+        self.transform_image(input, ops, format, out_dir).await
+    }
+
+    /// `image-to-webp`: re-encodes an image as lossy WebP (quality 80), upright, alpha
+    /// kept. Errors as for [`Media::transform_image`].
     pub async fn image_to_webp(
         &self,
         input: &MediaFile,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
-        let input_format = image_ops::image_input(input)?;
-        let (limit, limits) = (self.config().max_image_pixels, self.limits());
-        let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
-        blocking(move || {
-            let webp = Some(ImageFormat::Webp);
-            image_ops::resize_image(&path, input_format, 1.0, webp, (limit, limits), &out_dir)
-        })
-        .await
+        let ops: Vec<Box<dyn image::FrameOp>> = vec![Box::new(image::Scale(1.0))];
+        let webp = Some(ImageFormat::Webp);
+        self.transform_image(input, ops, webp, out_dir).await
     }
 }
 

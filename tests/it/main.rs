@@ -51,6 +51,7 @@ mod front_door;
 mod helpers;
 mod hostile;
 mod idempotency;
+mod image_commands;
 mod images;
 mod json_logs;
 mod libraries;

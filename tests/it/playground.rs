@@ -59,10 +59,16 @@ async fn a_person_uploads_a_file_runs_a_pipeline_and_sees_the_gif_in_the_playgro
 
     assert_eq!(seen["stored_token"], true);
     assert_eq!(seen["token_after_reload"], true);
-    assert_eq!(seen["offered_without_source"].as_array().unwrap().len(), 9);
+    assert_eq!(seen["offered_without_source"].as_array().unwrap().len(), 11);
     assert_eq!(
         seen["offered_for_jpeg"],
-        serde_json::json!(["image-to-video", "image-to-webp", "resize-image"])
+        serde_json::json!([
+            "crop-image",
+            "image-to-video",
+            "image-to-webp",
+            "resize-image",
+            "rotate-image"
+        ])
     );
     assert_eq!(
         seen["offered_after_video"],

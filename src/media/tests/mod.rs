@@ -6,6 +6,7 @@ use super::testutil::*;
 use super::*;
 
 mod images;
+mod transform;
 
 fn assert_close(a: [u8; 3], b: [u8; 3], tolerance: u8) {
     let close = a.iter().zip(b).all(|(x, y)| x.abs_diff(y) <= tolerance);

@@ -17,6 +17,19 @@ pub struct Watermark {
     scaled: PerSize,
 }
 
+/// The overlay's size, not its pixels: what a log line or a test failure needs.
+impl std::fmt::Debug for Watermark {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Watermark")
+            .field("image", &self.image.dimensions())
+            .field("gravity", &self.gravity)
+            .field("margin", &self.margin)
+            .field("opacity", &self.opacity)
+            .field("overlay_width", &self.overlay_width)
+            .finish()
+    }
+}
+
 impl Watermark {
     /// `image` with every other option at its default.
     pub fn new(image: RgbaImage) -> Watermark {
@@ -93,6 +106,18 @@ pub struct Text {
     pub font_size: Option<f32>,
     pub colour: Colour,
     drawn: PerSize,
+}
+
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Text")
+            .field("text", &self.text)
+            .field("gravity", &self.gravity)
+            .field("margin", &self.margin)
+            .field("font_size", &self.font_size)
+            .field("colour", &self.colour)
+            .finish()
+    }
 }
 
 impl Text {
