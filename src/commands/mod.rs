@@ -115,6 +115,8 @@ commands! {
     VideoToOgg => video_to_ogg,
     VideoToWebm => video_to_webm,
     ExtractFrames => extract_frames,
+    Watermark => watermark,
+    Text => text,
     CropImage => crop_image,
     RotateImage => rotate_image,
 }

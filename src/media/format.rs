@@ -69,6 +69,26 @@ pub const VIDEO_CONTAINERS: &[MediaFormat] = &[
     MediaFormat::Ogv,
 ];
 
+/// What `watermark` and `text` read: every image input and every video container.
+pub const IMAGES_AND_VIDEOS: &[MediaFormat] = &[
+    MediaFormat::Jpeg,
+    MediaFormat::Png,
+    MediaFormat::Webp,
+    MediaFormat::Gif,
+    MediaFormat::Tiff,
+    MediaFormat::Bmp,
+    MediaFormat::Heif,
+    MediaFormat::Avif,
+    MediaFormat::Mp4,
+    MediaFormat::Mov,
+    MediaFormat::Webm,
+    MediaFormat::Mkv,
+    MediaFormat::Avi,
+    MediaFormat::MpegTs,
+    MediaFormat::ThreeGp,
+    MediaFormat::Ogv,
+];
+
 impl MediaFormat {
     /// File extension (without dot) used for stored outputs.
     pub fn extension(self) -> &'static str {
@@ -220,5 +240,20 @@ impl ImageFormat {
             MediaFormat::Gif => Some(ImageFormat::Gif),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_and_videos_are_the_image_inputs_then_the_containers() {
+        let both: Vec<_> = IMAGE_INPUTS
+            .iter()
+            .chain(VIDEO_CONTAINERS)
+            .copied()
+            .collect();
+        assert_eq!(IMAGES_AND_VIDEOS, both.as_slice());
     }
 }

@@ -64,7 +64,9 @@ pub(crate) mod testutil;
 
 pub use decode::inspect_image;
 pub use describe::Described;
-pub use format::{ImageFormat, MediaFormat, IMAGE_INPUTS, STILL_IMAGES, VIDEO_CONTAINERS};
+pub use format::{
+    ImageFormat, MediaFormat, IMAGES_AND_VIDEOS, IMAGE_INPUTS, STILL_IMAGES, VIDEO_CONTAINERS,
+};
 pub use libraries::check as check_libraries;
 pub use placeholders::Placeholders;
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};

@@ -60,6 +60,7 @@ mod long_poll;
 mod metrics;
 mod open_routes;
 mod openapi;
+mod overlays;
 mod pipelines;
 mod placeholders;
 mod playground;
