@@ -232,10 +232,10 @@ async fn text_is_written_on_images_and_animations_and_refused_without_its_option
         .run_failed(edit(&base, &["watermark"], Some(json!({"overlay": gone}))))
         .await;
     assert_eq!(
-        failed["attributes"]["error"]["code"], "source_http_error",
+        failed["code"], "source_http_error",
         "{failed}"
     );
-    let detail = failed["attributes"]["error"]["detail"].as_str().unwrap();
+    let detail = failed["detail"].as_str().unwrap();
     assert!(detail.contains("overlay"), "{detail}");
 }
 

@@ -59,7 +59,8 @@ async fn a_person_uploads_a_file_runs_a_pipeline_and_sees_the_gif_in_the_playgro
 
     assert_eq!(seen["stored_token"], true);
     assert_eq!(seen["token_after_reload"], true);
-    assert_eq!(seen["offered_without_source"].as_array().unwrap().len(), 11);
+    let every = mediaedit::commands::Command::ALL.len();
+    assert_eq!(seen["offered_without_source"].as_array().unwrap().len(), every);
     assert_eq!(
         seen["offered_for_jpeg"],
         serde_json::json!([
@@ -67,7 +68,9 @@ async fn a_person_uploads_a_file_runs_a_pipeline_and_sees_the_gif_in_the_playgro
             "image-to-video",
             "image-to-webp",
             "resize-image",
-            "rotate-image"
+            "rotate-image",
+            "text",
+            "watermark"
         ])
     );
     assert_eq!(
@@ -75,9 +78,11 @@ async fn a_person_uploads_a_file_runs_a_pipeline_and_sees_the_gif_in_the_playgro
         serde_json::json!([
             "extract-frames",
             "modify-video-speed",
+            "text",
             "video-to-gif",
             "video-to-ogg",
-            "video-to-webm"
+            "video-to-webm",
+            "watermark"
         ])
     );
     assert_eq!(
