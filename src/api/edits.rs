@@ -157,7 +157,7 @@ fn upload_not_found(asset: usize, upload: &str, why: &str) -> ApiError {
     error
 }
 
-/// The longest long poll, in seconds (decisions.md §8).
+/// The longest long poll, in seconds (docs/API.md).
 const MAX_WAIT_SECS: f64 = 60.0;
 
 /// The query of `GET /v1/edits/{id}`.

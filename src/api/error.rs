@@ -1,5 +1,5 @@
 //! The API's error type and its JSON rendering: `{"errors":[{status, code, title,
-//! detail, source?}]}` (decisions.md §4). Every code the API returns is made here.
+//! detail, source?}]}` (docs/API.md). Every code the API returns is made here.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};

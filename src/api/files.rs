@@ -1,5 +1,5 @@
 //! `GET`/`HEAD /v1/files/{key}?expires=…&signature=…`: downloads of stored outputs
-//! (decisions.md §9). The signature is the authorization, so no bearer token is
+//! (docs/API.md). The signature is the authorization, so no bearer token is
 //! needed. Files stream from the object store (local disk or S3), never read whole;
 //! single byte ranges are served (`206`, `416`), so players can seek.
 

@@ -1,4 +1,4 @@
-//! `Idempotency-Key` on `POST /v1/edits` (decisions.md §8): a client whose request
+//! `Idempotency-Key` on `POST /v1/edits` (docs/API.md): a client whose request
 //! timed out on the network retries it with the same key and gets the first answer
 //! (`Idempotent-Replayed: true`), never a second edit. Keys live 24 hours per
 //! organization; the same key with a different body is `422 idempotency_key_reused`,

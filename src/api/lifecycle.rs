@@ -1,4 +1,4 @@
-//! The life of an edit after its creation (decisions.md §6): `GET /v1/edits`,
+//! The life of an edit after its creation (docs/API.md): `GET /v1/edits`,
 //! `POST /v1/edits/{id}/cancel`, `POST /v1/edits/{id}/retry`, `DELETE /v1/edits/{id}`.
 
 use std::collections::HashMap;

@@ -180,7 +180,7 @@ pub fn health_router<S: Clone + Send + Sync + 'static>(readiness: Readiness) -> 
         .route("/readyz", get(health::readyz))
         .with_state(readiness)
 }
-/// `/metrics`: Prometheus metrics, no token (decisions.md §10).
+/// `/metrics`: Prometheus metrics, no token (docs/API.md).
 pub fn metrics_router<S: Clone + Send + Sync + 'static>(
     metrics: Arc<Metrics>,
     db: Db,

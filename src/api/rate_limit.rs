@@ -43,7 +43,7 @@ impl Limited {
     }
 }
 
-/// The two budgets of every organization: reads and writes (decisions.md §8).
+/// The two budgets of every organization: reads and writes (docs/API.md).
 pub struct RateLimits {
     pub read: RateLimiter,
     pub write: RateLimiter,

@@ -1,4 +1,4 @@
-//! `/v1/uploads` (decisions.md §7): direct uploads (`POST` with the file as the body)
+//! `/v1/uploads` (docs/API.md): direct uploads (`POST` with the file as the body)
 //! and the tus 1.0.0 protocol (core, creation, creation-with-upload, termination,
 //! expiration) on the same resource. Bodies stream to the object store as they
 //! arrive; the offset and the parts live in the database, so an upload resumes on any

@@ -1,5 +1,5 @@
 //! `mediaedit edit create|get|list|cancel`: the CLI as a client of a running service
-//! (decisions.md §10), over the same public API any client uses.
+//! (docs/API.md), over the same public API any client uses.
 //!
 //! Exit status: 0 when the request succeeded (and, for `create --wait`, the edit is
 //! `done`; for `cancel`, the service accepted the cancel); 1 when the edit ended

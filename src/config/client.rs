@@ -1,5 +1,5 @@
 //! The arguments of `mediaedit edit …`: the CLI as a client of a running service
-//! (decisions.md §10).
+//! (docs/API.md).
 
 use std::path::PathBuf;
 

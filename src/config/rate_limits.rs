@@ -1,4 +1,4 @@
-//! Per-organization request budgets (decisions.md §8): reads (GET, HEAD) and writes
+//! Per-organization request budgets (docs/API.md): reads (GET, HEAD) and writes
 //! (everything else) apart, so a client watching its edits never starves its own
 //! POSTs, nor the other way round.
 

@@ -1,5 +1,5 @@
 //! How long things are kept, and how large an upload may be: edits and their
-//! outputs, uploads (decisions.md §6, §7).
+//! outputs, uploads (docs/API.md).
 
 use clap::Args;
 

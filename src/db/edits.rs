@@ -3,7 +3,7 @@
 use super::{with_pool, Db, DbError, StoredOutput, PG_NOW_MS, SQLITE_NOW_MS};
 use serde_json::Value;
 
-/// Processing status of an edit (decisions.md §3).
+/// Processing status of an edit (docs/API.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EditStatus {
     Queued,

@@ -1,4 +1,4 @@
-//! `Idempotency-Key` records of `POST /v1/edits` (decisions.md §8), one row per
+//! `Idempotency-Key` records of `POST /v1/edits` (docs/API.md), one row per
 //! organization and key. The primary key makes the first request's claim atomic on
 //! either database, so two nodes given the same key at once never both create.
 

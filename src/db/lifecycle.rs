@@ -1,4 +1,4 @@
-//! The life of an edit after its creation (decisions.md §6): listing, cancel, retry,
+//! The life of an edit after its creation (docs/API.md): listing, cancel, retry,
 //! delete and the sweep of expired edits. Every statement is conditional on the state
 //! it changes, so two requests (or two nodes) racing each other cannot both win.
 

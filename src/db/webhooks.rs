@@ -1,5 +1,5 @@
 //! Webhook events, their deliveries and each organization's signing secrets
-//! (decisions.md §8). Events are written by a trigger in the same statement that ends
+//! (docs/API.md). Events are written by a trigger in the same statement that ends
 //! an edit (migrations `…_notifications.sql`); here they are claimed like jobs — a
 //! lease, and the attempt number as the fencing token — so a restart or a lost node
 //! loses none, and two nodes never send the same attempt.

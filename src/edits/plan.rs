@@ -1,6 +1,6 @@
 //! What an edit would make of its sources, predicted from their headers by each
 //! command's own prediction (`Command::predict`): the body of a dry run
-//! (`POST /v1/edits?dryRun=true`, decisions.md §8). It refuses what the edit would
+//! (`POST /v1/edits?dryRun=true`, docs/API.md). It refuses what the edit would
 //! fail with before any pixel is decoded: an input a command does not take, an image
 //! past the pixel limit, a resize to nothing or past the limit, too many outputs.
 

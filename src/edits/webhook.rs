@@ -1,4 +1,4 @@
-//! The `webhook` field of an edit request (decisions.md §6, §8): `{"url": "https://…"}`,
+//! The `webhook` field of an edit request (docs/API.md): `{"url": "https://…"}`,
 //! held to the same URL and address rules as an asset's `src`.
 
 use serde_json::Value;

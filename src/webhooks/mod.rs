@@ -1,4 +1,4 @@
-//! Webhook delivery (decisions.md §8): when an edit with a `webhook` ends, its URL
+//! Webhook delivery (docs/API.md): when an edit with a `webhook` ends, its URL
 //! receives `{"type": "edit.done" | "edit.failed" | "edit.canceled", "timestamp",
 //! "data": <the Edit document>}`, signed (see [`signing`]), at least once.
 //!

@@ -1,4 +1,4 @@
-//! Animation kept (decisions.md §11): animated GIF and WebP through `resize-image` and
+//! Animation kept (docs/API.md): animated GIF and WebP through `resize-image` and
 //! `image-to-webp` keep every frame, its delay and the loop count (APNG: `apng.rs`);
 //! `gif-to-video` plays animated WebP and APNG as it plays GIF; `image-to-video` takes
 //! the first frame; the video limits apply.

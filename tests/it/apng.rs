@@ -1,4 +1,4 @@
-//! APNG keeps its animation (decisions.md §11): through `resize-image` (an APNG out)
+//! APNG keeps its animation (docs/API.md): through `resize-image` (an APNG out)
 //! and `image-to-webp` (an animated WebP) every frame, its delay and the plays are
 //! kept; a default image outside the animation stays the default image; damaged and
 //! oversized files end with their codes.

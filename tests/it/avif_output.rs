@@ -1,4 +1,4 @@
-//! AVIF output (decisions.md §11): `resize-image` with `format: "avif"` writes an AVIF
+//! AVIF output (docs/API.md): `resize-image` with `format: "avif"` writes an AVIF
 //! that libheif's own `heif-convert` reads back at the right size, in the source's
 //! colours, with its transparency.
 

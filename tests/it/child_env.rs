@@ -1,4 +1,4 @@
-//! The environment of every ffmpeg and ffprobe the service starts (decisions.md §12):
+//! The environment of every ffmpeg and ffprobe the service starts (docs/API.md):
 //! the real binary, started with credentials in its own environment, runs a video
 //! edit while the process tree is read from /proc; every child, warm (waiting, and
 //! running its run) or cold, holds the allow-list and nothing else.

@@ -1,4 +1,4 @@
-//! The command-line contract of decisions.md §1, pinned by running the built binary.
+//! The command-line contract of docs/API.md, pinned by running the built binary.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};

@@ -1,4 +1,4 @@
-//! `mediaedit edit …` (decisions.md §10): the binary as a client of a live server —
+//! `mediaedit edit …` (docs/API.md): the binary as a client of a live server —
 //! a local file uploaded, a pipeline followed to the end, outputs downloaded and
 //! probed; exit statuses; `MEDIAEDIT_URL`/`MEDIAEDIT_TOKEN`; `--json`.
 

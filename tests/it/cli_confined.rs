@@ -1,5 +1,5 @@
-//! `mediaedit edit create --wait --output DIR` against a server that lies (decisions.md
-//! §12): a fake service on loopback answers crafted edit ids, output formats and
+//! `mediaedit edit create --wait --output DIR` against a server that lies (docs/API.md):
+//! a fake service on loopback answers crafted edit ids, output formats and
 //! download names; the CLI writes nothing outside DIR, and refuses what it cannot
 //! name a file by with exit status 3.
 

@@ -1,4 +1,4 @@
-//! Colour management (decisions.md §11): a Display P3 and an Adobe RGB source, each as a
+//! Colour management (docs/API.md): a Display P3 and an Adobe RGB source, each as a
 //! PNG (`iCCP`) and a JPEG (APP2 `ICC_PROFILE`), come out in sRGB: a patch of a known
 //! colour lands within ΔE 2 (CIE76) of what lcms2 makes of it, where the same pixels
 //! read as if they were sRGB land far off.

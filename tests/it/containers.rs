@@ -1,4 +1,4 @@
-//! The video containers beyond MP4 and MOV (decisions.md §11): Matroska, WebM, AVI,
+//! The video containers beyond MP4 and MOV (docs/API.md): Matroska, WebM, AVI,
 //! MPEG-TS, 3GP and Ogg, each detected from its bytes, read through its own named
 //! demuxer, and held to the same exactness as MP4 (frames, durations, sizes); and
 //! formats still not read, named in the error with what the command takes.

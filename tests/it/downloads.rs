@@ -106,7 +106,7 @@ async fn download_urls_use_the_public_url() {
 
 on_both_backends!(downloads_serve_head_ranges_etags_and_a_file_name);
 
-/// decisions.md §9, on files and S3 alike.
+/// docs/API.md, on files and S3 alike.
 async fn downloads_serve_head_ranges_etags_and_a_file_name(backend: crate::backends::Backend) {
     let app = spawn_app_on(backend, |_| {}).await;
     let src = app.fixtures.add("a.png", fixtures::png(64, 48));

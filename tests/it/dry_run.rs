@@ -1,4 +1,4 @@
-//! Dry runs (decisions.md §8): `POST /v1/edits?dryRun=true` predicts what the edit
+//! Dry runs (docs/API.md): `POST /v1/edits?dryRun=true` predicts what the edit
 //! would make, or the error it would end with, and creates nothing; the predictions
 //! are held against what the edit then really produces. On both backends.
 

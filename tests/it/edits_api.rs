@@ -1,4 +1,4 @@
-//! The Edit document, exactly as the interface document and decisions.md describe it.
+//! The Edit document, exactly as the interface document and docs/API.md describe it.
 
 use serde_json::{json, Value};
 

@@ -1,4 +1,4 @@
-//! `Idempotency-Key` on `POST /v1/edits` (decisions.md §8), on both backends.
+//! `Idempotency-Key` on `POST /v1/edits` (docs/API.md), on both backends.
 
 use serde_json::Value;
 

@@ -1,4 +1,4 @@
-//! The life of an edit (decisions.md §6): listing, cancel, retry, delete, retention
+//! The life of an edit (docs/API.md): listing, cancel, retry, delete, retention
 //! and the sweep, outputs metadata, the organization resource and `/readyz`, on both
 //! backends.
 

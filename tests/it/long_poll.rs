@@ -1,4 +1,4 @@
-//! Long polls (decisions.md §8): `GET /v1/edits/{id}?wait=S` answers when the edit
+//! Long polls (docs/API.md): `GET /v1/edits/{id}?wait=S` answers when the edit
 //! ends, or after S seconds with its current document; on both backends.
 
 use std::time::{Duration, Instant};

@@ -1,4 +1,4 @@
-//! `GET /metrics` (decisions.md §10): Prometheus text, no token, moving with the work;
+//! `GET /metrics` (docs/API.md): Prometheus text, no token, moving with the work;
 //! read with Prometheus's own Python parser. On both backends.
 
 use std::collections::{BTreeSet, HashMap};

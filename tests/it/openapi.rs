@@ -1,4 +1,4 @@
-//! `GET /v1/openapi.json` and `GET /docs` (decisions.md §10): a valid OpenAPI 3.1
+//! `GET /v1/openapi.json` and `GET /docs` (docs/API.md): a valid OpenAPI 3.1
 //! document (checked by `openapi-spec-validator`) that the server keeps (fuzzed by
 //! `schemathesis`), and a page that needs nothing from elsewhere.
 

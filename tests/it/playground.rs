@@ -1,4 +1,4 @@
-//! The playground at `/` (decisions.md §10), driven end to end in Debian's headless
+//! The playground at `/` (docs/API.md), driven end to end in Debian's headless
 //! Chromium by Playwright for Python (`playground.py`): a file uploaded through the page,
 //! a three-command pipeline picked from what the page offers, the service's errors shown
 //! by code, the run followed live to `done`, the GIF previewed at its real size.

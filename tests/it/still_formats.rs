@@ -1,4 +1,4 @@
-//! TIFF and BMP sources (decisions.md §11) through the real service: decoded in-process
+//! TIFF and BMP sources (docs/API.md) through the real service: decoded in-process
 //! (TIFF by libtiff, BMP by the `image` crate), upright, sized, with their transparency;
 //! `resize-image` without a `format` writes JPEG, or PNG for a picture with alpha.
 

@@ -1,4 +1,4 @@
-//! Uploads (decisions.md §7): direct and tus, a stock tus client (tuspy), an upload
+//! Uploads (docs/API.md): direct and tus, a stock tus client (tuspy), an upload
 //! used as an asset `src`, and a tus upload that resumes after `kill -9`.
 
 use std::process::Stdio;

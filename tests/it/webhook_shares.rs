@@ -1,4 +1,4 @@
-//! Webhooks under one tenant's weight (decisions.md §12): a receiver that never
+//! Webhooks under one tenant's weight (docs/API.md): a receiver that never
 //! answers holds at most `--webhook-concurrency-per-org` of a node's deliveries, so
 //! another organization's events still go out at once; and what a failed attempt
 //! records names no address, port or host. On both backends.

@@ -1,4 +1,4 @@
-//! Webhooks (decisions.md §8): signed per Standard Webhooks, retried with the same id,
+//! Webhooks (docs/API.md): signed per Standard Webhooks, retried with the same id,
 //! durable across a restart, listed in the delivery log; on both backends, and once
 //! per event with two nodes.
 
