@@ -231,10 +231,7 @@ async fn text_is_written_on_images_and_animations_and_refused_without_its_option
     let failed = app
         .run_failed(edit(&base, &["watermark"], Some(json!({"overlay": gone}))))
         .await;
-    assert_eq!(
-        failed["code"], "source_http_error",
-        "{failed}"
-    );
+    assert_eq!(failed["code"], "source_http_error", "{failed}");
     let detail = failed["detail"].as_str().unwrap();
     assert!(detail.contains("overlay"), "{detail}");
 }

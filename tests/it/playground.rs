@@ -60,7 +60,10 @@ async fn a_person_uploads_a_file_runs_a_pipeline_and_sees_the_gif_in_the_playgro
     assert_eq!(seen["stored_token"], true);
     assert_eq!(seen["token_after_reload"], true);
     let every = mediaedit::commands::Command::ALL.len();
-    assert_eq!(seen["offered_without_source"].as_array().unwrap().len(), every);
+    assert_eq!(
+        seen["offered_without_source"].as_array().unwrap().len(),
+        every
+    );
     assert_eq!(
         seen["offered_for_jpeg"],
         serde_json::json!([
