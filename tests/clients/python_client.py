@@ -10,13 +10,14 @@ from urllib.parse import parse_qs, urlsplit
 from mediaedit_client import AuthenticatedClient
 from mediaedit_client.api.downloads import download_file
 from mediaedit_client.api.edits import create_edit, get_edit
-from mediaedit_client.models import AssetIn, Edit, NewEdit, NewEditOptionsType0
+from mediaedit_client.models import AssetIn, Edit, EditOptions, NewEdit
 
 
 def main() -> None:
     base_url, token, source, out = sys.argv[1:5]
     client = AuthenticatedClient(base_url=base_url, token=token, timeout=30.0)
-    options = NewEditOptionsType0.from_dict({"scale": 0.5})
+    # The options are typed, one field per option of the command registry.
+    options = EditOptions(scale=0.5)
     body = NewEdit(
         assets=[AssetIn(src=source, type_="image")],
         commands=["resize-image"],

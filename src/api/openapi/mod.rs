@@ -110,8 +110,13 @@ fn edit_options_schema() -> serde_json::Value {
                     let min = object.remove("minimum").unwrap_or(Value::Null);
                     object.insert("exclusiveMinimum".into(), min);
                 }
-                if object.get("default") == Some(&Value::Null) {
-                    object.remove("default");
+                // The default is said in words, not as `default`: generated clients
+                // fill a schema default in and send it, and an option sent for a
+                // command the pipeline does not run is refused (`unused_option`).
+                if let Some(default) = object.remove("default").filter(|d| !d.is_null()) {
+                    let doc = object["description"].as_str().unwrap_or_default();
+                    let said = format!("{doc} Default: {default}.");
+                    object.insert("description".into(), said.into());
                 }
                 schema
             });
