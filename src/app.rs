@@ -228,7 +228,7 @@ impl App {
             max_work: config.max_work_per_edit,
             claim_capacity: config.claim_capacity(),
             claims_per_org: (config.claim_capacity() / 2).max(1) as u32,
-            cpu: FairSlots::new(config.workers, config.max_running_per_org() as usize),
+            cpu: FairSlots::work_conserving(config.workers, config.max_running_per_org() as usize),
             network,
             parallel_steps: config.workers,
             node_id: uuid::Uuid::new_v4().simple().to_string(),

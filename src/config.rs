@@ -237,9 +237,10 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_WARM_PROCESSES", default_value_t = 2)]
     pub warm_processes: usize,
 
-    /// CPU slots one organization holds at once on this node, for light and for heavy
-    /// work each; default half of `--workers`, at least 1. One organization's backlog
-    /// leaves room on every node for everyone else's edits.
+    /// CPU slots one organization holds at once on this node while another
+    /// organization's work waits, for light and for heavy work each; default half of
+    /// `--workers`, at least 1. Alone on a node an organization uses every slot; one
+    /// that starts waiting gets the next slot freed.
     #[arg(long, env = "MEDIAEDIT_MAX_RUNNING_PER_ORG", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_running_per_org: Option<u32>,
 

@@ -33,6 +33,9 @@ struct State {
     free: usize,
     /// Most slots one organization holds of one class.
     per_org: usize,
+    /// Whether `per_org` binds only while another organization waits (see
+    /// [`FairSlots::work_conserving`]).
+    conserving: bool,
     /// Most slots all heavy work holds together.
     heavy_max: usize,
     heavy_held: usize,
@@ -60,11 +63,26 @@ pub struct SlotPermit {
 impl FairSlots {
     /// `total` slots (at least 1); one organization holds at most `per_org` of a class.
     pub fn new(total: usize, per_org: usize) -> Arc<FairSlots> {
+        Self::with(total, per_org, false)
+    }
+
+    /// As [`FairSlots::new`], but `per_org` binds only while another organization's
+    /// work waits: alone, an organization uses every slot, and an organization that
+    /// starts waiting gets the next slot freed (it holds fewest). The CPU stage's
+    /// slots: a lone tenant, the common self-hosted case, is not held to half the
+    /// machine for a tenant who is not there. Not the network stage's, whose slots a
+    /// stalled source may hold for its whole timeout.
+    pub fn work_conserving(total: usize, per_org: usize) -> Arc<FairSlots> {
+        Self::with(total, per_org, true)
+    }
+
+    fn with(total: usize, per_org: usize, conserving: bool) -> Arc<FairSlots> {
         let total = total.max(1);
         Arc::new(FairSlots {
             state: Mutex::new(State {
                 free: total,
                 per_org: per_org.max(1),
+                conserving,
                 heavy_max: if total >= 3 { total - 1 } else { total },
                 heavy_held: 0,
                 held: HashMap::new(),
@@ -135,6 +153,11 @@ impl FairSlots {
 }
 
 impl State {
+    /// Whether an organization other than `org` has work waiting.
+    fn others_wait(&self, org: &str) -> bool {
+        self.waiters.iter().any(|w| w.org != org)
+    }
+
     fn held_by(&self, org: &str, class: Class) -> usize {
         self.held
             .get(&(org.to_string(), class))
@@ -154,7 +177,10 @@ impl State {
                 .waiters
                 .iter()
                 .enumerate()
-                .filter(|(_, w)| self.held_by(&w.org, w.class) < self.per_org)
+                .filter(|(_, w)| {
+                    self.held_by(&w.org, w.class) < self.per_org
+                        || (self.conserving && !self.others_wait(&w.org))
+                })
                 .filter(|(_, w)| w.class == Class::Light || self.heavy_held < self.heavy_max)
                 .min_by_key(|(_, w)| {
                     let org_held =
@@ -270,6 +296,31 @@ mod tests {
         ready(slots.acquire("b", Class::Heavy))
             .await
             .expect("another organization's heavy work is not kept waiting");
+    }
+
+    #[tokio::test]
+    async fn alone_an_organization_uses_every_slot_and_a_newcomer_gets_the_next_one() {
+        let slots = FairSlots::work_conserving(2, 1);
+        let a1 = slots.acquire("a", Class::Light).await;
+        let _a2 = ready(slots.acquire("a", Class::Light))
+            .await
+            .expect("past its share while no one else waits");
+        // a queues more; b arrives after it and still goes first.
+        let a3 = tokio::spawn({
+            let slots = slots.clone();
+            async move { slots.acquire("a", Class::Light).await }
+        });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let b = tokio::spawn({
+            let slots = slots.clone();
+            async move { slots.acquire("b", Class::Light).await }
+        });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        drop(a1);
+        let b = ready(b).await.expect("b gets the next free slot").unwrap();
+        assert!(!a3.is_finished(), "a is over its share while b waits");
+        drop(b);
+        ready(a3).await.expect("then a again").unwrap();
     }
 
     #[tokio::test]
