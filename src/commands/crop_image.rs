@@ -9,7 +9,7 @@ use super::options::{OptionSpec, Options};
 use super::resize_image::{HEIGHT, WIDTH};
 use super::{CommandDef, CommandSpec, Prediction, Shape, IMAGES};
 use crate::media::image::{Crop, FrameOp};
-use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
+use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const X: OptionSpec = OptionSpec::integer(
     "x",
@@ -40,9 +40,7 @@ impl CommandDef for CropImage {
 
     /// The input's format where it can be written, else JPEG (PNG with transparency).
     fn output(input: MediaFormat, _options: &Options) -> MediaFormat {
-        ImageFormat::from_media_format(input)
-            .unwrap_or(ImageFormat::Jpeg)
-            .media_format()
+        super::image_output(input, None)
     }
 
     /// One image of the box's size (none for a box outside the picture).

@@ -118,8 +118,7 @@ impl CommandDef for ResizeImage {
     /// once the decoded picture turns out to have transparency
     /// (`media::image::pipeline::default_output`).
     fn output(input: MediaFormat, options: &Options) -> MediaFormat {
-        let kept = ImageFormat::from_media_format(input).unwrap_or(ImageFormat::Jpeg);
-        options.image_format(&FORMAT).unwrap_or(kept).media_format()
+        super::image_output(input, options.image_format(&FORMAT))
     }
 
     /// One image of the size the operation makes (a refused size: none).

@@ -8,7 +8,7 @@ use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
 use crate::error_code::Code;
 use crate::media::image::{Flip, FrameOp, Rotate};
-use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
+use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const ANGLE: OptionSpec = OptionSpec::integer(
     "angle",
@@ -40,9 +40,7 @@ impl CommandDef for RotateImage {
 
     /// The input's format where it can be written, else JPEG (PNG with transparency).
     fn output(input: MediaFormat, _options: &Options) -> MediaFormat {
-        ImageFormat::from_media_format(input)
-            .unwrap_or(ImageFormat::Jpeg)
-            .media_format()
+        super::image_output(input, None)
     }
 
     /// One image, its sides swapped by a quarter turn.

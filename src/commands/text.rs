@@ -8,7 +8,9 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options, FORMAT};
 use super::resize_image::{FOCUS_X, FOCUS_Y};
-use super::watermark::{gravity, output_of, predict_same_size, required, GRAVITY, MARGIN};
+use super::watermark::{
+    gravity, lay_over, output_of, predict_same_size, required, GRAVITY, MARGIN,
+};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::media::image::overlay::Text as TextOp;
 use crate::media::image::Colour;
@@ -69,7 +71,7 @@ impl CommandDef for Text {
     }
 
     fn check(options: &Options) -> Result<(), OptionProblem> {
-        required(options, &TEXT, "what to write, 1–200 characters")
+        required(options, Self::SPEC.name, &TEXT, "what to write, 1–200 characters")
     }
 
     async fn run(
@@ -84,14 +86,6 @@ impl CommandDef for Text {
         op.margin = options.number(&MARGIN) as u32;
         op.font_size = options.optional_number(&FONT_SIZE).map(|n| n as f32);
         op.colour = options.colour(&COLOR).unwrap_or(Colour::WHITE);
-        let out = if input.format.is_video() {
-            media.text_video(input, &op, out_dir, progress).await?
-        } else {
-            let format = options.image_format(&FORMAT);
-            media
-                .transform_image(input, vec![Box::new(op)], format, out_dir)
-                .await?
-        };
-        Ok(vec![out])
+        lay_over(media, input, op, options, out_dir, progress).await
     }
 }

@@ -11,7 +11,7 @@ use super::options::{OptionKind, OptionSpec, Options, FORMAT};
 use super::resize_image::{FOCUS_X, FOCUS_Y};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
-use crate::media::image::overlay::Watermark as WatermarkOp;
+use crate::media::image::overlay::{Overlay, Watermark as WatermarkOp};
 use crate::media::image::Gravity;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -93,7 +93,8 @@ impl CommandDef for Watermark {
     }
 
     fn check(options: &Options) -> Result<(), OptionProblem> {
-        required(options, &OVERLAY, "the image to lay over: a URL or an upload's src")
+        let what = "the image to lay over: a URL or an upload's src";
+        required(options, Self::SPEC.name, &OVERLAY, what)
     }
 
     async fn run(
@@ -112,26 +113,38 @@ impl CommandDef for Watermark {
         op.margin = options.number(&MARGIN) as u32;
         op.opacity = options.number(&OPACITY) as f32;
         op.overlay_width = options.number(&OVERLAY_WIDTH) as f32;
-        let out = if input.format.is_video() {
-            media.watermark_video(input, &op, out_dir, progress).await?
-        } else {
-            let format = options.image_format(&FORMAT);
-            media
-                .transform_image(input, vec![Box::new(op)], format, out_dir)
-                .await?
-        };
-        Ok(vec![out])
+        lay_over(media, input, op, options, out_dir, progress).await
     }
+}
+
+/// `op` laid over `input`: every frame of an image or animation, written as
+/// [`output_of`] says, or a video in one ffmpeg run.
+pub(crate) async fn lay_over(
+    media: &Media,
+    input: &MediaFile,
+    op: impl Overlay + 'static,
+    options: &Options,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<Vec<MediaFile>, MediaError> {
+    let out = if input.format.is_video() {
+        media.overlay_on_video(input, &op, out_dir, progress).await?
+    } else {
+        let format = options.image_format(&FORMAT);
+        media
+            .transform_image(input, vec![Box::new(op)], format, out_dir)
+            .await?
+    };
+    Ok(vec![out])
 }
 
 /// What `watermark` and `text` make of `input`: a video becomes MP4, an image keeps
 /// its format (or takes `format`), as `resize-image` writes it.
 pub(crate) fn output_of(input: MediaFormat, options: &Options) -> MediaFormat {
-    if input.is_video() {
-        return MediaFormat::Mp4;
+    match input.is_video() {
+        true => MediaFormat::Mp4,
+        false => super::image_output(input, options.image_format(&FORMAT)),
     }
-    let kept = ImageFormat::from_media_format(input).unwrap_or(ImageFormat::Jpeg);
-    options.image_format(&FORMAT).unwrap_or(kept).media_format()
 }
 
 /// One file of the input's size (a video's sides rounded down to even).
@@ -157,15 +170,20 @@ pub(crate) fn gravity(options: &Options) -> Gravity {
         .unwrap_or(Gravity::Southeast)
 }
 
-/// `missing_field` at `/options/NAME` when `spec`'s option is not sent.
-pub(crate) fn required(options: &Options, spec: &OptionSpec, what: &str) -> Result<(), OptionProblem> {
+/// `missing_field` at `/options/NAME` when `command` needs `spec`'s option and it is
+/// not sent.
+pub(crate) fn required(
+    options: &Options,
+    command: &str,
+    spec: &OptionSpec,
+    what: &str,
+) -> Result<(), OptionProblem> {
     if options.has(spec) {
         return Ok(());
     }
     Err(OptionProblem {
         code: Code::MissingField,
         option: spec.name,
-        detail: format!("`{}` needs the option `{}`: {what}.", Watermark::SPEC.name, spec.name)
-            .replace("`watermark` needs", "This command needs"),
+        detail: format!("`{command}` needs the option `{}`: {what}.", spec.name),
     })
 }

@@ -70,24 +70,19 @@ pub const VIDEO_CONTAINERS: &[MediaFormat] = &[
 ];
 
 /// What `watermark` and `text` read: every image input and every video container.
-pub const IMAGES_AND_VIDEOS: &[MediaFormat] = &[
-    MediaFormat::Jpeg,
-    MediaFormat::Png,
-    MediaFormat::Webp,
-    MediaFormat::Gif,
-    MediaFormat::Tiff,
-    MediaFormat::Bmp,
-    MediaFormat::Heif,
-    MediaFormat::Avif,
-    MediaFormat::Mp4,
-    MediaFormat::Mov,
-    MediaFormat::Webm,
-    MediaFormat::Mkv,
-    MediaFormat::Avi,
-    MediaFormat::MpegTs,
-    MediaFormat::ThreeGp,
-    MediaFormat::Ogv,
-];
+pub const IMAGES_AND_VIDEOS: &[MediaFormat] =
+    &concat::<{ IMAGE_INPUTS.len() + VIDEO_CONTAINERS.len() }>(IMAGE_INPUTS, VIDEO_CONTAINERS);
+
+/// `a` then `b`, in a constant (`N` their lengths together).
+const fn concat<const N: usize>(a: &[MediaFormat], b: &[MediaFormat]) -> [MediaFormat; N] {
+    let mut out = [MediaFormat::Jpeg; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < a.len() { a[i] } else { b[i - a.len()] };
+        i += 1;
+    }
+    out
+}
 
 impl MediaFormat {
     /// File extension (without dot) used for stored outputs.

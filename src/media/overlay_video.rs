@@ -18,7 +18,7 @@ use std::path::Path;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbaImage};
 
-use super::image::overlay::{Text, Watermark};
+use super::image::overlay::Overlay;
 use super::image::Gravity;
 use super::probe::file_url;
 use super::transcode::{self, Recipe, VideoInfo, EVEN_SIZE, SQUARE_PIXELS, X264};
@@ -108,38 +108,20 @@ impl Media {
         })
     }
 
-    /// `watermark` on a video: `op`'s picture scaled for the video's frame size, laid
-    /// over every frame (see [`Media::overlay_video`]).
-    pub async fn watermark_video(
+    /// `watermark` or `text` on a video: `op`'s picture made for the video's frame
+    /// size, laid over every frame (see [`Media::overlay_video`]).
+    pub async fn overlay_on_video(
         &self,
         input: &MediaFile,
-        op: &Watermark,
+        op: &dyn Overlay,
         out_dir: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<MediaFile, MediaError> {
         let size = self.video_frame_size(input).await?;
-        let picture = op.scaled_for(size)?;
+        let picture = op.picture_for(size)?;
         let png = write_png(&picture, out_dir).await?;
-        let (gravity, margin, opacity) = (op.gravity, op.margin, op.opacity);
+        let (gravity, margin, opacity) = op.placement();
         let out = self.overlay_video(input, &png, gravity, margin, opacity, out_dir, progress);
-        let out = out.await;
-        let _ = tokio::fs::remove_file(&png).await;
-        out
-    }
-
-    /// `text` on a video: `op`'s text drawn for the video's frame size, laid over every
-    /// frame (see [`Media::overlay_video`]).
-    pub async fn text_video(
-        &self,
-        input: &MediaFile,
-        op: &Text,
-        out_dir: &Path,
-        progress: ProgressFn<'_>,
-    ) -> Result<MediaFile, MediaError> {
-        let size = self.video_frame_size(input).await?;
-        let picture = op.drawn_for(size)?;
-        let png = write_png(&picture, out_dir).await?;
-        let out = self.overlay_video(input, &png, op.gravity, op.margin, 1.0, out_dir, progress);
         let out = out.await;
         let _ = tokio::fs::remove_file(&png).await;
         out

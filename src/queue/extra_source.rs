@@ -18,7 +18,7 @@ use super::limits::ensure_free_disk;
 use super::upload_source::read_upload;
 use super::worker::WorkerContext;
 use super::JobError;
-use crate::commands::{OptionSpec, Options};
+use crate::commands::Options;
 use crate::db::Db;
 use crate::fetch::{Fetch, FetchError, Fetcher};
 use crate::media::{Media, MediaFile, MediaFormat};
@@ -96,21 +96,21 @@ pub async fn fetch_extra_source(
     })
 }
 
-/// Fetches every file the `Source` options of `specs` name into `tmp/sources`, and
-/// records each in `options` for the commands to find. A failure is placed at its
+/// Fetches every file of `sources` (what [`Options::sources`] found) into
+/// `tmp/sources`, and records each in `options` for the commands to find. A failure is placed at its
 /// option (`Option \`overlay\`: …`).
 pub async fn fetch_option_sources(
     access: &SourceAccess<'_>,
     org: &str,
     options: &mut Options,
-    specs: &[&'static OptionSpec],
+    sources: Vec<(&'static str, String, &'static [MediaFormat])>,
     tmp: &Path,
 ) -> Result<(), JobError> {
     let dir = tmp.join("sources");
     tokio::fs::create_dir_all(&dir)
         .await
         .map_err(|_| JobError::internal(true))?;
-    for (name, src, takes) in options.sources(specs.iter().copied()) {
+    for (name, src, takes) in sources {
         let place = format!("Option `{name}`");
         // Checked when the edit was created; a stored edit that no longer parses is ours.
         let url = Url::parse(&src).map_err(|_| JobError::internal(false))?;

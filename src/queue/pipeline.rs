@@ -11,7 +11,7 @@ use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 use tokio::sync::watch;
 
-use crate::commands::{Fused, OptionSpec, Options};
+use crate::commands::{Fused, Options};
 use crate::db::{SourceValidators, StoredOutput};
 use crate::edits::NewEdit;
 use crate::fetch::{Fetch, FetchError};
@@ -91,16 +91,19 @@ impl EditRun<'_> {
     /// The network stage of the files the options name (`watermark`'s `overlay`):
     /// each fetched once for every asset, by an asset's rules, into `tmp`.
     async fn fetch_sources(&mut self, tmp: &Path) -> Result<(), JobError> {
-        let specs: Vec<&'static OptionSpec> = (self.edit.commands.iter())
-            .flat_map(|c| c.options().iter().copied())
-            .collect();
-        if self.options.sources(specs.iter().copied()).is_empty() {
+        let specs = self
+            .edit
+            .commands
+            .iter()
+            .flat_map(|c| c.options().iter().copied());
+        let sources = self.options.sources(specs);
+        if sources.is_empty() {
             return Ok(());
         }
         let _slot = self.slot(&self.ctx.network, Class::Light, true).await?;
         let access = self.ctx.source_access();
         let org = &self.claim.org_id;
-        fetch_option_sources(&access, org, &mut self.options, &specs, tmp).await
+        fetch_option_sources(&access, org, &mut self.options, sources, tmp).await
     }
 
     /// Fetches asset `i`, runs it through the pipeline and stores what comes out.

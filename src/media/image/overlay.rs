@@ -146,5 +146,38 @@ fn over_rgba(
 mod ops;
 pub use ops::{Text, Watermark};
 
+/// A picture laid over another, what `watermark` and `text` share: the picture for a
+/// base of a given size (made once per size) and where it goes. Still images and
+/// animations take it as a [`FrameOp`]; videos through `Media::overlay_on_video`, which
+/// lays the same picture at the same place.
+pub trait Overlay: FrameOp {
+    /// The picture laid over a base of `base` size.
+    fn picture_for(&self, base: (u32, u32)) -> Result<std::sync::Arc<RgbaImage>, MediaError>;
+
+    /// Where it goes, and how opaque it is: gravity, margin, opacity.
+    fn placement(&self) -> (Gravity, u32, f32);
+}
+
+impl Overlay for Watermark {
+    fn picture_for(&self, base: (u32, u32)) -> Result<std::sync::Arc<RgbaImage>, MediaError> {
+        self.scaled_for(base)
+    }
+
+    fn placement(&self) -> (Gravity, u32, f32) {
+        (self.gravity, self.margin, self.opacity)
+    }
+}
+
+impl Overlay for Text {
+    fn picture_for(&self, base: (u32, u32)) -> Result<std::sync::Arc<RgbaImage>, MediaError> {
+        self.drawn_for(base)
+    }
+
+    /// The colour's own alpha is in the picture already.
+    fn placement(&self) -> (Gravity, u32, f32) {
+        (self.gravity, self.margin, 1.0)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@ use std::process::Command;
 use image::Rgba;
 
 use super::*;
-use crate::media::image::overlay::place;
+use crate::media::image::overlay::{place, Text, Watermark};
 use crate::media::testutil::{media, tempdir};
 
 const BASE: [u8; 3] = [32, 64, 192];
@@ -81,7 +81,7 @@ async fn a_watermark_lands_in_its_corner_on_every_frame_and_the_audio_is_copied(
         calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     };
     let out = media()
-        .watermark_video(&input, &op, dir.path(), &progress)
+        .overlay_on_video(&input, &op, dir.path(), &progress)
         .await
         .unwrap();
     assert_eq!(out.format, MediaFormat::Mp4);
@@ -148,7 +148,7 @@ async fn opacity_blends_and_text_is_drawn_on_a_webm_whose_audio_becomes_aac() {
     let mut text = Text::new("Привет");
     (text.gravity, text.font_size) = (Gravity::North, Some(40.0));
     let out = media()
-        .text_video(&input, &text, dir.path(), &|_| {})
+        .overlay_on_video(&input, &text, dir.path(), &|_| {})
         .await
         .unwrap();
     let drawn = text.drawn_for((320, 180)).unwrap();
