@@ -35,6 +35,7 @@ impl CommandDef for CropImage {
         summary: "The `width` × `height` box at (`x`, `y`) of an image (animations frame by frame), in the input's format.",
         inputs: IMAGES,
         options: &[&X, &Y, &WIDTH, &HEIGHT],
+        output: None,
         in_process: true,
     };
 

@@ -23,12 +23,9 @@ impl CommandDef for ExtractFrames {
         summary: "Every frame of a video as a WebP image, in order.",
         inputs: INPUTS,
         options: &[],
+        output: Some(OUTPUT),
         in_process: false,
     };
-
-    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
-        OUTPUT
-    }
 
     fn predict(input: Shape, _options: &Options) -> Prediction {
         predict(input)

@@ -44,12 +44,9 @@ impl CommandDef for GifToVideo {
         summary: "An animated GIF, WebP or APNG as an H.264 MP4, with the animation's own timing.",
         inputs: INPUTS,
         options: &[],
+        output: Some(OUTPUT),
         in_process: false,
     };
-
-    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
-        OUTPUT
-    }
 
     fn predict(input: Shape, _options: &Options) -> Prediction {
         predict(input)

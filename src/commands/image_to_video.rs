@@ -51,12 +51,9 @@ impl CommandDef for ImageToVideo {
         summary: "A still image as an H.264 MP4 lasting `duration` seconds at `fps`.",
         inputs: IMAGES,
         options: &[&FPS, &DURATION],
+        output: Some(OUTPUT),
         in_process: false,
     };
-
-    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
-        OUTPUT
-    }
 
     /// One video of [`frames`] frames at the image's size fitted to 4K.
     fn predict(input: Shape, options: &Options) -> Prediction {

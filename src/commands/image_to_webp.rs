@@ -18,12 +18,9 @@ impl CommandDef for ImageToWebp {
         summary: "An image as a lossy WebP (quality 80), transparency and animation kept.",
         inputs: INPUTS,
         options: &[],
+        output: Some(OUTPUT),
         in_process: true,
     };
-
-    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
-        OUTPUT
-    }
 
     async fn run(
         media: &Media,

@@ -300,6 +300,17 @@ mod tests {
     }
 
     #[test]
+    fn every_command_names_the_format_it_makes_of_every_input_it_takes() {
+        // A command whose spec has no one output must say its own (the default panics).
+        for command in Command::ALL {
+            for input in command.inputs() {
+                let made = command.output(*input, &Options::default());
+                assert!(made.is_some(), "{command} of {input:?}");
+            }
+        }
+    }
+
+    #[test]
     fn every_command_file_is_registered() {
         // Read from the directory, not the registry: a command file missing from
         // `commands!` is never compiled, so only its file can tell.

@@ -45,12 +45,9 @@ impl CommandDef for ModifyVideoSpeed {
         summary: "A video sped up or slowed down by `speed`; the audio keeps its pitch.",
         inputs: INPUTS,
         options: &[&SPEED],
+        output: Some(OUTPUT),
         in_process: false,
     };
-
-    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
-        OUTPUT
-    }
 
     /// The same size, `speed` times shorter.
     fn predict(input: Shape, options: &Options) -> Prediction {

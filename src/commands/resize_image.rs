@@ -109,6 +109,7 @@ impl CommandDef for ResizeImage {
             &WITHOUT_ENLARGEMENT,
             &FORMAT,
         ],
+        output: None,
         in_process: true,
     };
 

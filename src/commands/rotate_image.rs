@@ -35,6 +35,7 @@ impl CommandDef for RotateImage {
         summary: "An image turned clockwise by `angle` (90, 180, 270) and/or mirrored (`flip`), in the input's format; animations frame by frame.",
         inputs: IMAGES,
         options: &[&ANGLE, &FLIP],
+        output: None,
         in_process: true,
     };
 

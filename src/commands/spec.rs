@@ -21,6 +21,9 @@ pub struct CommandSpec {
     pub inputs: &'static [MediaFormat],
     /// The options it reads.
     pub options: &'static [&'static OptionSpec],
+    /// The one format it makes whatever it takes, or `None` when that depends on the
+    /// input or the options (and its `output` says).
+    pub output: Option<MediaFormat>,
     /// Runs in this process only (no ffmpeg): such edits are claimed first within an
     /// organization.
     pub in_process: bool,
@@ -72,8 +75,13 @@ pub struct OptionProblem {
 pub(crate) trait CommandDef {
     const SPEC: CommandSpec;
 
-    /// The format it makes of an input of `input` (one it takes).
-    fn output(input: MediaFormat, options: &Options) -> MediaFormat;
+    /// The format it makes of an input of `input` (one it takes): by default the
+    /// spec's one `output`. A command whose spec has none says its own.
+    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
+        Self::SPEC
+            .output
+            .expect("a command without one output format says its own")
+    }
 
     /// What it makes of one input shaped `input`: by default one file of the same
     /// shape.

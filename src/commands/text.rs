@@ -59,6 +59,7 @@ impl CommandDef for Text {
             &COLOR,
             &FORMAT,
         ],
+        output: None,
         in_process: false,
     };
 

@@ -34,12 +34,9 @@ impl CommandDef for VideoToGif {
         summary: "A video as a looping GIF: at most 15 fps and 480 px on the longest side.",
         inputs: INPUTS,
         options: &[],
+        output: Some(OUTPUT),
         in_process: false,
     };
-
-    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
-        OUTPUT
-    }
 
     fn predict(input: Shape, _options: &Options) -> Prediction {
         predict(input)

@@ -18,12 +18,9 @@ impl CommandDef for VideoToOgg {
         summary: "A video as Ogg: Theora video and Vorbis audio.",
         inputs: INPUTS,
         options: &[],
+        output: Some(OUTPUT),
         in_process: false,
     };
-
-    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
-        OUTPUT
-    }
 
     async fn run(
         media: &Media,

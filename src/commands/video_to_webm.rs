@@ -19,12 +19,9 @@ impl CommandDef for VideoToWebm {
         summary: "A video as WebM: VP9 video and Opus audio.",
         inputs: INPUTS,
         options: &[],
+        output: Some(OUTPUT),
         in_process: false,
     };
-
-    fn output(_input: MediaFormat, _options: &Options) -> MediaFormat {
-        OUTPUT
-    }
 
     async fn run(
         media: &Media,

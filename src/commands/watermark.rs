@@ -81,6 +81,7 @@ impl CommandDef for Watermark {
             &OVERLAY_WIDTH,
             &FORMAT,
         ],
+        output: None,
         in_process: false,
     };
 
