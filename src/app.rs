@@ -183,7 +183,10 @@ impl App {
             uploads_in_flight: Default::default(),
             public_url: public_url.clone(),
             readiness: readiness.clone(),
-            probing: api::Probing {
+            probing: queue::Probing {
+                db: db.clone(),
+                storage: storage.clone(),
+                public_url: public_url.clone(),
                 fetcher: fetcher.clone(),
                 media: media.clone(),
                 tmp_root: tmp_root.clone(),

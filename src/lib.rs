@@ -15,7 +15,8 @@
 //! - [`storage`]: outputs in an object store and signed download URLs.
 //! - [`db`]: the database pool, migrations, organizations and tokens.
 //!
-//! [`config`] holds every setting; [`app`] wires the parts together and runs them;
+//! [`format`] names the media formats every layer speaks of (a leaf: it imports
+//! nothing of the crate). [`config`] holds every setting; [`app`] wires the parts together and runs them;
 //! [`telemetry`] writes the log (text or JSON lines).
 
 pub mod admin;
@@ -28,6 +29,7 @@ pub mod db;
 pub mod edits;
 pub mod error_code;
 pub mod fetch;
+pub mod format;
 pub mod media;
 pub mod metrics;
 pub mod queue;

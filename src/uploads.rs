@@ -12,8 +12,8 @@ use std::time::SystemTime;
 use serde_json::{json, Value};
 use url::Url;
 
+use crate::db::timestamp;
 use crate::db::{unix_ms, Db, DbError, UploadRow};
-use crate::edits::timestamp;
 use crate::storage::{Storage, StorageError};
 
 /// The `src` of upload `id`: `<public url>/v1/uploads/<id>/content`.

@@ -7,7 +7,7 @@ use axum::Json;
 use serde_json::{json, Map, Value};
 
 use crate::commands::{Command, OptionKind, OptionSpec, Options, Shape};
-use crate::media::ImageFormat;
+use crate::format::ImageFormat;
 
 /// `GET /v1/commands`: no token (nothing in it belongs to anyone).
 #[utoipa::path(get, path = "/v1/commands", operation_id = "listCommands", tag = "commands", security(()),

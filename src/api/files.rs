@@ -15,7 +15,7 @@ use serde::Deserialize;
 use super::error::ApiError;
 use super::AppState;
 use crate::error_code::Code;
-use crate::media::MediaFormat;
+use crate::format::MediaFormat;
 use crate::storage::{SignatureError, Storage, StorageError};
 
 #[derive(Deserialize)]

@@ -22,7 +22,6 @@ mod token_cache;
 mod uploads;
 
 pub use body_rate::BodyRate;
-pub use dry_run::Probing;
 pub use error::ApiError;
 pub use health::Readiness;
 pub use in_flight::InFlight;
@@ -80,7 +79,7 @@ pub struct AppState {
     pub public_url: url::Url,
     pub readiness: Readiness,
     /// What a dry run fetches and probes with.
-    pub probing: Probing,
+    pub probing: crate::queue::Probing,
 }
 
 /// The limits of uploads (`--max-upload-bytes`, `--upload-retention-secs`, the

@@ -2,9 +2,9 @@
 //! delete and the sweep of expired edits. Every statement is conditional on the state
 //! it changes, so two requests (or two nodes) racing each other cannot both win.
 
+use super::channels::{CANCELS_CHANNEL, NEW_EDITS_CHANNEL};
 use super::edits::{StoredEdit, EDIT_COLUMNS};
 use super::{with_pool, Db, DbError, EditRow, EditStatus, Lane};
-use crate::queue::{CANCELS_CHANNEL, NEW_EDITS_CHANNEL};
 
 /// Where a page of edits starts: after the edit created at `created_at` with id `id`
 /// (newest first, ties broken by id).

@@ -7,6 +7,7 @@
 
 mod cache;
 mod census;
+mod channels;
 mod edits;
 mod idempotency;
 mod lifecycle;
@@ -20,6 +21,7 @@ mod webhooks;
 
 pub use cache::SourceValidators;
 pub use census::Census;
+pub use channels::{CANCELS_CHANNEL, FINISHED_CHANNEL, NEW_EDITS_CHANNEL};
 pub use edits::{EditRow, EditStatus, Lane};
 pub use idempotency::KeyClaim;
 pub use lifecycle::{Cancel, EditPage, PageCursor, Retry};
@@ -157,6 +159,14 @@ impl Db {
             Db::Postgres(_) => "postgres",
         }
     }
+}
+
+/// Formats unix milliseconds (a stored time) as `2026-11-21T10:00:00.123Z`, the form
+/// every document shows.
+pub fn timestamp(ms: i64) -> String {
+    chrono::DateTime::<chrono::Utc>::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
 /// Milliseconds since the Unix epoch, the unit of every stored time.

@@ -1,16 +1,8 @@
 //! The Edit document of the interface document (part 2).
 
-use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{json, Map, Value};
 
-use crate::db::{EditRow, EditStatus, StoredOutput};
-
-/// Formats unix milliseconds as `2026-11-21T10:00:00.123Z`.
-pub fn timestamp(ms: i64) -> String {
-    DateTime::<Utc>::from_timestamp_millis(ms)
-        .unwrap_or_default()
-        .to_rfc3339_opts(SecondsFormat::Millis, true)
-}
+use crate::db::{timestamp, EditRow, EditStatus, StoredOutput};
 
 /// Renders an edit with download URLs signed now.
 pub fn render_signed(row: &EditRow, storage: &crate::storage::Storage) -> Value {

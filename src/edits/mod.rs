@@ -11,6 +11,7 @@ mod request;
 mod webhook;
 
 pub use crate::commands::{Command, Options};
-pub use document::{render_edit, render_signed, timestamp};
+pub use crate::db::timestamp;
+pub use document::{render_edit, render_signed};
 pub use error::ValidationError;
 pub use request::{Asset, NewEdit, ValidationRules, MAX_ASSETS, MAX_COMMANDS, MAX_URL_LEN};

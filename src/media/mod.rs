@@ -30,7 +30,6 @@ mod cores;
 mod decode;
 mod describe;
 mod exif;
-mod format;
 pub(crate) mod frames;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -63,11 +62,11 @@ mod tests;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-pub use decode::inspect_image;
-pub use describe::Described;
-pub use format::{
+pub use crate::format::{
     ImageFormat, MediaFormat, IMAGES_AND_VIDEOS, IMAGE_INPUTS, STILL_IMAGES, VIDEO_CONTAINERS,
 };
+pub use decode::inspect_image;
+pub use describe::Described;
 pub use libraries::check as check_libraries;
 pub use placeholders::Placeholders;
 pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};

@@ -13,9 +13,6 @@ use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
 
-/// The channel a cancel is announced on (PostgreSQL), with the edit id as payload.
-pub const CANCELS_CHANNEL: &str = "mediaedit_cancels";
-
 /// The edits this node runs, each with the token that stops it.
 #[derive(Debug, Default)]
 pub struct RunningEdits {

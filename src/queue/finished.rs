@@ -14,9 +14,6 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::futures::Notified;
 use tokio::sync::Notify;
 
-/// The channel the trigger announces an ending on (PostgreSQL), the edit id as payload.
-pub const FINISHED_CHANNEL: &str = "mediaedit_finished";
-
 /// Edits waited on, each with what wakes its waiters.
 #[derive(Debug, Default)]
 pub struct FinishedEdits {

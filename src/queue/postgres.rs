@@ -13,15 +13,12 @@ use sqlx::PgPool;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use super::cancels::{RunningEdits, CANCELS_CHANNEL};
-use super::finished::{FinishedEdits, FINISHED_CHANNEL};
+use super::cancels::RunningEdits;
+use super::finished::FinishedEdits;
 use super::{
     fenced_sql, run_claim, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim,
 };
-use crate::db::{DbError, PG_NOW_MS};
-
-/// The channel `Db::insert_edit` notifies on PostgreSQL.
-pub const NEW_EDITS_CHANNEL: &str = "mediaedit_edits";
+use crate::db::{DbError, CANCELS_CHANNEL, FINISHED_CHANNEL, NEW_EDITS_CHANNEL, PG_NOW_MS};
 
 /// The advisory lock claims take turns on (any constant; this one spells "mediaedt").
 const CLAIM_LOCK: i64 = 0x6d65_6469_6165_6474;

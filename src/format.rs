@@ -1,4 +1,7 @@
 //! The media formats the service reads and writes, detected from content.
+//!
+//! A leaf module: the API (content types, the catalog), the edits layer and the
+//! media layer all name formats, so the names live below all of them.
 
 use serde::{Deserialize, Serialize};
 
