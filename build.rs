@@ -1,7 +1,7 @@
 //! Two things the binary needs before it compiles:
 //!
-//! - the library that warm ffmpeg processes are started with (`src/media/warm_shim.c`,
-//!   see `src/media/warm.rs`), a shared object in OUT_DIR, which the binary carries and
+//! - the library that warm ffmpeg processes are started with (`src/media/ffmpeg/warm_shim.c`,
+//!   see `src/media/ffmpeg/warm.rs`), a shared object in OUT_DIR, which the binary carries and
 //!   writes out at startup. Off Linux, or without a C compiler that can make one, the
 //!   file is left empty and every process starts cold;
 //! - the Rust declarations of the C libraries linked in (libavif, libtiff, libheif),
@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SHIM: &str = "src/media/warm_shim.c";
+const SHIM: &str = "src/media/ffmpeg/warm_shim.c";
 
 fn main() {
     println!("cargo:rerun-if-changed={SHIM}");

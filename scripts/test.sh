@@ -19,6 +19,8 @@ fi
 if rustup component list --installed 2>/dev/null | grep -q clippy; then
   cargo clippy --locked --all-targets -- -D warnings
 fi
+# Arrows point down only (docs/ARCHITECTURE.md, "Modules"): no import circles.
+python3 scripts/import-circles.py
 # Every fuzz target compiles (docs/SECURITY.md, "Fuzzing"; scripts/fuzz.sh runs them on
 # the nightly toolchain): checked here on stable, in the main target directory, whose
 # dependencies it shares.

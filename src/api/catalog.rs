@@ -11,7 +11,7 @@ use crate::format::ImageFormat;
 
 /// `GET /v1/commands`: no token (nothing in it belongs to anyone).
 #[utoipa::path(get, path = "/v1/commands", operation_id = "listCommands", tag = "commands", security(()),
-    responses((status = 200, description = "Every command: its formats in and out and its options", body = crate::api::openapi::schemas::CommandList)))]
+    responses((status = 200, description = "Every command: its formats in and out and its options", body = crate::api::schemas::CommandList)))]
 pub async fn list() -> Json<Value> {
     Json(catalog())
 }

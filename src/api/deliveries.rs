@@ -10,7 +10,6 @@ use serde_json::json;
 
 use super::auth::Organization;
 use super::error::ApiError;
-use super::lifecycle::not_found;
 use super::AppState;
 use crate::db::unix_ms;
 use crate::edits::timestamp;
@@ -18,9 +17,9 @@ use crate::edits::timestamp;
 #[utoipa::path(get, path = "/v1/edits/{id}/deliveries", operation_id = "listDeliveries", tag = "webhooks",
     params(("id" = String, Path, description = "The edit's id")),
     responses(
-        (status = 200, description = "Every webhook attempt, oldest first", body = crate::api::openapi::schemas::Deliveries),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "No such edit", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 200, description = "Every webhook attempt, oldest first", body = crate::api::schemas::Deliveries),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "No such edit", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn list(
     State(state): State<AppState>,
@@ -29,7 +28,7 @@ pub async fn list(
 ) -> Result<Response, ApiError> {
     let now = unix_ms(SystemTime::now());
     if state.db.get_edit(&org.id, &id, now).await?.is_none() {
-        return Err(not_found(&id));
+        return Err(ApiError::no_edit(&id));
     }
     let data: Vec<_> = state
         .db

@@ -34,18 +34,18 @@ pub struct CreateQuery {
         ("dryRun" = Option<bool>, Query, description = "Plan only: fetch, probe, predict; create nothing"),
         ("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[ -~]+$", description = "1–255 printable characters; the first answer is replayed for 24 h"),
     ),
-    request_body = crate::api::openapi::schemas::NewEdit,
+    request_body = crate::api::schemas::NewEdit,
     responses(
-        (status = 201, description = "Created, queued", body = crate::api::openapi::schemas::Edit),
-        (status = 200, description = "A dry run's plan", body = crate::api::openapi::schemas::EditPlan),
-        (status = 400, description = "Malformed JSON or a bad Idempotency-Key", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 409, description = "The Idempotency-Key's first request is in flight", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 413, description = "The body is too large", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 415, description = "Not JSON", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 422, description = "Not a valid edit (or, dry run, the error it would end with)", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 429, description = "Over the write budget", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 507, description = "A dry run while the server's disk is below its free-space floor", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 201, description = "Created, queued", body = crate::api::schemas::Edit),
+        (status = 200, description = "A dry run's plan", body = crate::api::schemas::EditPlan),
+        (status = 400, description = "Malformed JSON or a bad Idempotency-Key", body = crate::api::schemas::ErrorDocument),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 409, description = "The Idempotency-Key's first request is in flight", body = crate::api::schemas::ErrorDocument),
+        (status = 413, description = "The body is too large", body = crate::api::schemas::ErrorDocument),
+        (status = 415, description = "Not JSON", body = crate::api::schemas::ErrorDocument),
+        (status = 422, description = "Not a valid edit (or, dry run, the error it would end with)", body = crate::api::schemas::ErrorDocument),
+        (status = 429, description = "Over the write budget", body = crate::api::schemas::ErrorDocument),
+        (status = 507, description = "A dry run while the server's disk is below its free-space floor", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn create(
     State(state): State<AppState>,
@@ -175,12 +175,12 @@ pub struct ReadQuery {
     params(("id" = String, Path, description = "The edit's id"),
            ("wait" = Option<f64>, Query, exclusive_minimum = 0, maximum = 60, description = "Long poll: answer when it ends, or after this many seconds (0–60)")),
     responses(
-        (status = 200, description = "The edit", body = crate::api::openapi::schemas::Edit),
-        (status = 400, description = "A query that cannot be read", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "No such edit of this organization", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 422, description = "A bad `wait`", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 429, description = "Over the read budget", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 200, description = "The edit", body = crate::api::schemas::Edit),
+        (status = 400, description = "A query that cannot be read", body = crate::api::schemas::ErrorDocument),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "No such edit of this organization", body = crate::api::schemas::ErrorDocument),
+        (status = 422, description = "A bad `wait`", body = crate::api::schemas::ErrorDocument),
+        (status = 429, description = "Over the read budget", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn read(
     State(state): State<AppState>,
@@ -202,7 +202,7 @@ pub async fn read(
             .db
             .get_edit(&org.id, &id, unix_ms(SystemTime::now()))
             .await?
-            .ok_or_else(|| super::lifecycle::not_found(&id))?;
+            .ok_or_else(|| ApiError::no_edit(&id))?;
         let (Some(deadline), Some(ended)) = (deadline, ended.as_pin_mut()) else {
             return Ok(Json(render(&state, &row)).into_response());
         };
@@ -234,9 +234,9 @@ pub(super) fn render(state: &AppState, row: &EditRow) -> serde_json::Value {
 #[utoipa::path(get, path = "/v1/organizations/{id}", operation_id = "getOrganization", tag = "organizations",
     params(("id" = String, Path, description = "The caller's own organization id")),
     responses(
-        (status = 200, description = "The organization", body = crate::api::openapi::schemas::Organization),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "Not the caller's organization", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 200, description = "The organization", body = crate::api::schemas::Organization),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "Not the caller's organization", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn organization(
     State(state): State<AppState>,

@@ -139,6 +139,12 @@ impl ApiError {
     }
 
     /// A fault of ours: the cause is logged here, once, and the body says nothing of it.
+    /// `404` for an edit id the caller has no edit under (another organization's
+    /// edit included: its existence is not told).
+    pub fn no_edit(id: &str) -> Self {
+        Self::not_found(format!("There is no edit with id \"{id}\"."))
+    }
+
     pub fn internal(cause: &dyn std::fmt::Display) -> Self {
         tracing::error!(error = %cause, "internal error");
         Self::new(

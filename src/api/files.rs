@@ -36,10 +36,10 @@ pub struct Signed {
         (status = 200, description = "The file"),
         (status = 206, description = "The range"),
         (status = 304, description = "Not modified (If-None-Match)"),
-        (status = 400, description = "`expires` or `signature` missing or unreadable", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 403, description = "A bad or expired signature", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "Gone", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 416, description = "Range not satisfiable", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 400, description = "`expires` or `signature` missing or unreadable", body = crate::api::schemas::ErrorDocument),
+        (status = 403, description = "A bad or expired signature", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "Gone", body = crate::api::schemas::ErrorDocument),
+        (status = 416, description = "Range not satisfiable", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn download(
     State(state): State<AppState>,

@@ -20,14 +20,14 @@ pub struct Readiness {
 }
 
 #[utoipa::path(get, path = "/healthz", operation_id = "healthz", tag = "operations", security(()),
-    responses((status = 200, description = "The process answers", body = crate::api::openapi::schemas::Health)))]
+    responses((status = 200, description = "The process answers", body = crate::api::schemas::Health)))]
 pub async fn healthz() -> Json<serde_json::Value> {
     Json(json!({ "status": "ok" }))
 }
 
 /// 200 when ready; 503 with the reason otherwise.
 #[utoipa::path(get, path = "/readyz", operation_id = "readyz", tag = "operations", security(()),
-    responses((status = 200, description = "Ready", body = crate::api::openapi::schemas::Health), (status = 503, description = "Not ready, with the reason", body = crate::api::openapi::schemas::Health)))]
+    responses((status = 200, description = "Ready", body = crate::api::schemas::Health), (status = 503, description = "Not ready, with the reason", body = crate::api::schemas::Health)))]
 pub async fn readyz(State(readiness): State<Readiness>) -> Response {
     match readiness.check().await {
         Ok(()) => Json(json!({ "status": "ready" })).into_response(),

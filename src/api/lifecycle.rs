@@ -27,9 +27,9 @@ const MAX_LIMIT: u32 = 100;
            ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "1–100, default 20"),
            ("cursor" = Option<String>, Query, description = "From `links.next`")),
     responses(
-        (status = 200, description = "A page of edits, newest first", body = crate::api::openapi::schemas::EditList),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 422, description = "A bad query parameter", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 200, description = "A page of edits, newest first", body = crate::api::schemas::EditList),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 422, description = "A bad query parameter", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn list(
     State(state): State<AppState>,
@@ -95,10 +95,10 @@ pub async fn list(
 #[utoipa::path(post, path = "/v1/edits/{id}/cancel", operation_id = "cancelEdit", tag = "edits",
     params(("id" = String, Path, description = "The edit's id")),
     responses(
-        (status = 200, description = "Canceled", body = crate::api::openapi::schemas::Edit),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "No such edit", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 409, description = "`edit_finished`", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 200, description = "Canceled", body = crate::api::schemas::Edit),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "No such edit", body = crate::api::schemas::ErrorDocument),
+        (status = 409, description = "`edit_finished`", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn cancel(
     State(state): State<AppState>,
@@ -116,7 +116,7 @@ pub async fn cancel(
             Code::EditFinished,
             format!("Edit \"{id}\" has already finished; only a queued or processing edit can be canceled."),
         )),
-        Cancel::NotFound => Err(not_found(&id)),
+        Cancel::NotFound => Err(ApiError::no_edit(&id)),
     }
 }
 
@@ -124,10 +124,10 @@ pub async fn cancel(
 #[utoipa::path(post, path = "/v1/edits/{id}/retry", operation_id = "retryEdit", tag = "edits",
     params(("id" = String, Path, description = "The edit's id")),
     responses(
-        (status = 200, description = "Queued again", body = crate::api::openapi::schemas::Edit),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "No such edit", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 409, description = "`edit_not_retryable`", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 200, description = "Queued again", body = crate::api::schemas::Edit),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "No such edit", body = crate::api::schemas::ErrorDocument),
+        (status = 409, description = "`edit_not_retryable`", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn retry(
     State(state): State<AppState>,
@@ -148,7 +148,7 @@ pub async fn retry(
             Code::EditNotRetryable,
             format!("Edit \"{id}\" is not failed or canceled; only those can be retried."),
         )),
-        Retry::NotFound => Err(not_found(&id)),
+        Retry::NotFound => Err(ApiError::no_edit(&id)),
     }
 }
 
@@ -158,8 +158,8 @@ pub async fn retry(
     params(("id" = String, Path, description = "The edit's id")),
     responses(
         (status = 204, description = "Deleted, with its outputs"),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "No such edit", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "No such edit", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn delete(
     State(state): State<AppState>,
@@ -168,7 +168,7 @@ pub async fn delete(
 ) -> Result<Response, ApiError> {
     let now = unix_ms(SystemTime::now());
     if !state.db.expire_edit(&org.id, &id, now).await? {
-        return Err(not_found(&id));
+        return Err(ApiError::no_edit(&id));
     }
     stop_running(&state, &id).await;
     let deleted = async {
@@ -190,9 +190,4 @@ async fn stop_running(state: &AppState, id: &str) {
     if let Err(e) = state.db.announce_cancel(id).await {
         tracing::warn!(error = %e, "announcing a cancel failed; the worker stops at its next heartbeat");
     }
-}
-
-/// `404` for an edit id the caller has no edit under.
-pub(super) fn not_found(id: &str) -> ApiError {
-    ApiError::not_found(format!("There is no edit with id \"{id}\"."))
 }

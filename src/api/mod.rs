@@ -17,6 +17,7 @@ pub mod openapi;
 mod playground;
 mod presets;
 mod rate_limit;
+pub mod schemas;
 pub mod server;
 mod token_cache;
 mod uploads;

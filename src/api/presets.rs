@@ -22,15 +22,15 @@ use crate::error_code::Code;
 /// pipeline is. 201 when new, 200 when replaced.
 #[utoipa::path(put, path = "/v1/presets/{name}", operation_id = "putPreset", tag = "presets",
     params(("name" = String, Path, pattern = "^[a-z0-9-]{1,64}$")),
-    request_body = crate::api::openapi::schemas::PresetIn,
+    request_body = crate::api::schemas::PresetIn,
     responses(
-        (status = 201, description = "Created", body = crate::api::openapi::schemas::Preset),
-        (status = 200, description = "Replaced", body = crate::api::openapi::schemas::Preset),
-        (status = 400, description = "Malformed JSON", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 413, description = "The body is too large", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 415, description = "Not JSON", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 422, description = "Not a valid preset: the codes of an edit's commands and options, or `invalid_preset_name`", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 201, description = "Created", body = crate::api::schemas::Preset),
+        (status = 200, description = "Replaced", body = crate::api::schemas::Preset),
+        (status = 400, description = "Malformed JSON", body = crate::api::schemas::ErrorDocument),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 413, description = "The body is too large", body = crate::api::schemas::ErrorDocument),
+        (status = 415, description = "Not JSON", body = crate::api::schemas::ErrorDocument),
+        (status = 422, description = "Not a valid preset: the codes of an edit's commands and options, or `invalid_preset_name`", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn put(
     State(state): State<AppState>,
@@ -55,8 +55,8 @@ pub async fn put(
 /// `GET /v1/presets`: every preset of the organization, by name.
 #[utoipa::path(get, path = "/v1/presets", operation_id = "listPresets", tag = "presets",
     responses(
-        (status = 200, description = "The organization's presets, by name", body = crate::api::openapi::schemas::PresetList),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 200, description = "The organization's presets, by name", body = crate::api::schemas::PresetList),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn list(State(state): State<AppState>, org: Organization) -> Result<Response, ApiError> {
     let rows = state.db.list_presets(&org.id).await?;
@@ -68,9 +68,9 @@ pub async fn list(State(state): State<AppState>, org: Organization) -> Result<Re
 #[utoipa::path(get, path = "/v1/presets/{name}", operation_id = "getPreset", tag = "presets",
     params(("name" = String, Path)),
     responses(
-        (status = 200, description = "The preset", body = crate::api::openapi::schemas::Preset),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "No preset of that name in this organization", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 200, description = "The preset", body = crate::api::schemas::Preset),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "No preset of that name in this organization", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn read(
     State(state): State<AppState>,
@@ -88,8 +88,8 @@ pub async fn read(
     params(("name" = String, Path)),
     responses(
         (status = 204, description = "Deleted"),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "No preset of that name in this organization", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "No preset of that name in this organization", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn delete(
     State(state): State<AppState>,

@@ -51,12 +51,12 @@ pub async fn options(State(state): State<AppState>) -> Response {
 #[utoipa::path(post, path = "/v1/uploads", operation_id = "createUpload", tag = "uploads",
     request_body(content = Option<Vec<u8>>, content_type = "application/octet-stream", description = "The file (direct; may be empty), or a tus creation (with `Tus-Resumable` and `Upload-Length`)"),
     responses(
-        (status = 201, description = "Created", body = crate::api::openapi::schemas::Upload),
-        (status = 400, description = "A bad tus header", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 413, description = "Larger than allowed, or past the organization's upload quota", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 429, description = "The organization's unfinished uploads are at their maximum", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 507, description = "The server's disk is below its free-space floor", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 201, description = "Created", body = crate::api::schemas::Upload),
+        (status = 400, description = "A bad tus header", body = crate::api::schemas::ErrorDocument),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 413, description = "Larger than allowed, or past the organization's upload quota", body = crate::api::schemas::ErrorDocument),
+        (status = 429, description = "The organization's unfinished uploads are at their maximum", body = crate::api::schemas::ErrorDocument),
+        (status = 507, description = "The server's disk is below its free-space floor", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn create(
     State(state): State<AppState>,
@@ -132,10 +132,10 @@ pub async fn create(
 /// `GET /v1/uploads/{id}`: the Upload document.
 #[utoipa::path(get, path = "/v1/uploads/{id}", operation_id = "getUpload", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
     responses(
-        (status = 200, description = "The upload", body = crate::api::openapi::schemas::Upload),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 429, description = "Over the read budget", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 200, description = "The upload", body = crate::api::schemas::Upload),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "No such upload", body = crate::api::schemas::ErrorDocument),
+        (status = 429, description = "Over the read budget", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn read(
     State(state): State<AppState>,
@@ -176,13 +176,13 @@ pub async fn head(
     request_body(content = Vec<u8>, content_type = "application/offset+octet-stream"),
     responses(
         (status = 204, description = "Appended; Upload-Offset"),
-        (status = 400, description = "A bad tus header", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 409, description = "`Upload-Offset` does not match", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 413, description = "Past Upload-Length", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 415, description = "Not `application/offset+octet-stream`", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 507, description = "The server's disk is below its free-space floor", body = crate::api::openapi::schemas::ErrorDocument),
-        (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::openapi::schemas::ErrorDocument),
+        (status = 400, description = "A bad tus header", body = crate::api::schemas::ErrorDocument),
+        (status = 404, description = "No such upload", body = crate::api::schemas::ErrorDocument),
+        (status = 409, description = "`Upload-Offset` does not match", body = crate::api::schemas::ErrorDocument),
+        (status = 413, description = "Past Upload-Length", body = crate::api::schemas::ErrorDocument),
+        (status = 415, description = "Not `application/offset+octet-stream`", body = crate::api::schemas::ErrorDocument),
+        (status = 507, description = "The server's disk is below its free-space floor", body = crate::api::schemas::ErrorDocument),
+        (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn patch(
     State(state): State<AppState>,
@@ -217,7 +217,7 @@ pub async fn patch(
 /// `DELETE /v1/uploads/{id}` (tus termination): gone at once; its parts are deleted
 /// now (a PATCH still streaming included), or by the sweep if this is cut short.
 #[utoipa::path(delete, path = "/v1/uploads/{id}", operation_id = "deleteUpload", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
-    responses((status = 204, description = "Terminated"), (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::openapi::schemas::ErrorDocument), (status = 404, description = "No such upload", body = crate::api::openapi::schemas::ErrorDocument)))]
+    responses((status = 204, description = "Terminated"), (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::schemas::ErrorDocument), (status = 404, description = "No such upload", body = crate::api::schemas::ErrorDocument)))]
 pub async fn delete(
     State(state): State<AppState>,
     org: Organization,
@@ -251,7 +251,7 @@ pub async fn delete(
 /// `GET /v1/uploads/{id}/content`: the uploaded bytes, streamed, once complete.
 #[utoipa::path(get, path = "/v1/uploads/{id}/content", operation_id = "getUploadContent", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
     responses((status = 200, description = "The uploaded bytes", content_type = "application/octet-stream"),
-              (status = 401, description = "No valid token", body = crate::api::openapi::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::openapi::schemas::ErrorDocument), (status = 404, description = "No such complete upload", body = crate::api::openapi::schemas::ErrorDocument)))]
+              (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::schemas::ErrorDocument), (status = 404, description = "No such complete upload", body = crate::api::schemas::ErrorDocument)))]
 pub async fn content(
     State(state): State<AppState>,
     org: Organization,

@@ -7,8 +7,8 @@
 use std::path::Path;
 
 use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
-use crate::media::frames::{self, FrameOutput};
-use crate::media::transcode::{self, quiet_input_args, SQUARE_PIXELS};
+use crate::media::video::frames::{self, FrameOutput};
+use crate::media::ffmpeg::transcode::{quiet_input_args, SQUARE_PIXELS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -76,7 +76,7 @@ pub(crate) async fn run_into(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<Vec<MediaFile>, MediaError> {
-    let info = transcode::inspect(media, input, INPUTS).await?;
+    let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
     let limit = media.config().max_extract_frames;
     let too_many = |frames| MediaError::TooManyFrames {
         frames,

@@ -1,6 +1,6 @@
 //! `gif-to-video`: an animated GIF, WebP or APNG as an H.264 MP4 with its exact timing.
 //!
-//! A GIF is read block by block first ([`crate::media::gif`]): limits come from its
+//! A GIF is read block by block first ([`crate::media::image::codec::gif`]): limits come from its
 //! headers, and the length of the animation is known to the centisecond.
 //!
 //! ffmpeg 5 does not carry a frame's duration through libx264, so the last frame of a
@@ -25,9 +25,11 @@
 use std::path::Path;
 
 use super::{CommandDef, CommandSpec, Options, Prediction, Shape};
-use crate::media::gif::{self, GifScan};
-use crate::media::transcode::{VideoInfo, VideoLimits, X264};
-use crate::media::video::{video_size, BT709_TAGS};
+use crate::media::image::codec::gif::{self, GifScan};
+use crate::media::ffmpeg::transcode::X264;
+use crate::media::video::info::VideoInfo;
+use crate::media::limits::VideoLimits;
+use crate::media::video::h264::{video_size, BT709_TAGS};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 /// GIF, and animated WebP and APNG: a still WebP or PNG fails

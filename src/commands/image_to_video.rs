@@ -18,10 +18,10 @@ use tokio::process::ChildStdin;
 use super::options::{OptionSpec, Options};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
 use crate::error_code::Code;
-use crate::media::image_ops::{flatten_onto_white, image_input, load_upright};
-use crate::media::probe::file_url;
-use crate::media::video::{video_size, FrameRate, BT709_TAGS};
-use crate::media::yuv::{Matrix, Yuv420};
+use crate::media::image::ops::{flatten_onto_white, image_input, load_upright};
+use crate::media::ffmpeg::input::file_url;
+use crate::media::video::h264::{video_size, FrameRate, BT709_TAGS};
+use crate::media::image::yuv::{Matrix, Yuv420};
 use crate::media::{
     blocking, output_path, Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work,
 };

@@ -14,8 +14,9 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
-use crate::media::transcode::{self, map_args, Recipe, VideoInfo, EVEN_SIZE, SQUARE_PIXELS, X264};
-use crate::media::video::FrameRate;
+use crate::media::ffmpeg::transcode::{self, map_args, Recipe, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::video::info::VideoInfo;
+use crate::media::video::h264::FrameRate;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -87,7 +88,7 @@ async fn run(
             expected: "a positive number",
         });
     }
-    let info = transcode::inspect(media, input, INPUTS).await?;
+    let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
     // Copies stay within ISO-BMFF, whose timing the in-process reader knows exactly.
     let recipe = if input.format.is_iso_bmff_video() && can_copy_video(speed, &info) {
         copy_recipe(speed, &info)
@@ -201,7 +202,7 @@ pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::media::transcode::tests::info;
+    use crate::media::video::info::tests::info;
 
     /// An H.264 source at `rate` that can be shown as stored.
     fn h264(rate: f64) -> VideoInfo {

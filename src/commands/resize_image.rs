@@ -8,7 +8,7 @@ use std::path::Path;
 use super::options::{OptionKind, OptionSpec, Options, FORMAT};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
 use crate::error_code::Code;
-use crate::media::frames::FrameOutput;
+use crate::media::video::frames::FrameOutput;
 use crate::media::image::{output_size, BoxResize, Fit, FrameOp, Gravity, Scale};
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 

@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
-use crate::media::transcode::{self, VideoInfo, SQUARE_PIXELS};
+use crate::media::ffmpeg::transcode::SQUARE_PIXELS;
+use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -77,7 +78,7 @@ async fn run(
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
     let args = video_to_gif_args;
-    transcode::convert(media, input, INPUTS, args, OUTPUT, out_dir, progress).await
+    crate::media::video::convert::convert(media, input, INPUTS, args, OUTPUT, out_dir, progress).await
 }
 
 /// `video-to-gif` arguments after the input.
@@ -131,7 +132,7 @@ pub(crate) fn video_to_gif_args(info: &VideoInfo) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::media::transcode::tests::info;
+    use crate::media::video::info::tests::info;
 
     #[test]
     fn video_to_gif_lowers_the_frame_rate_only_when_above_the_cap() {

@@ -3,7 +3,8 @@
 use std::path::Path;
 
 use super::{CommandDef, CommandSpec, Options, VIDEOS};
-use crate::media::transcode::{self, map_args, VideoInfo, SQUARE_PIXELS};
+use crate::media::ffmpeg::transcode::{map_args, SQUARE_PIXELS};
+use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -39,7 +40,7 @@ async fn run(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
-    transcode::convert(media, input, INPUTS, args, OUTPUT, out_dir, progress).await
+    crate::media::video::convert::convert(media, input, INPUTS, args, OUTPUT, out_dir, progress).await
 }
 
 /// ffmpeg arguments after the input.
@@ -58,7 +59,7 @@ fn args(info: &VideoInfo) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::media::transcode::tests::{assert_audio_only_when_present, info};
+    use crate::media::video::info::tests::{assert_audio_only_when_present, info};
 
     #[test]
     fn audio_is_encoded_only_when_present_and_pixels_made_square() {

@@ -5,13 +5,16 @@ pub mod budget;
 mod document;
 mod error;
 mod options;
+mod pipeline;
 pub mod plan;
 pub mod preset;
 mod request;
+mod rules;
 mod webhook;
 
 pub use crate::commands::{Command, Options};
 pub use crate::db::timestamp;
 pub use document::{render_edit, render_signed};
 pub use error::ValidationError;
-pub use request::{Asset, NewEdit, ValidationRules, MAX_ASSETS, MAX_COMMANDS, MAX_URL_LEN};
+pub use request::{Asset, NewEdit};
+pub use rules::{ValidationRules, MAX_ASSETS, MAX_COMMANDS, MAX_URL_LEN};

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::error::ValidationError;
 use super::options::escape_pointer;
-use super::request::{check_pipeline, parse_commands};
+use super::pipeline::{check_pipeline, parse_commands};
 use crate::commands::Options;
 use crate::error_code::Code;
 

@@ -6,7 +6,7 @@ use url::Url;
 
 use super::error::ValidationError;
 use super::options::escape_pointer;
-use super::request::{ValidationRules, MAX_URL_LEN};
+use super::rules::{ValidationRules, MAX_URL_LEN};
 use crate::error_code::Code;
 use crate::fetch::{self, FetchError};
 

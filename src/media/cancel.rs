@@ -2,7 +2,7 @@
 //!
 //! Image steps run on blocking threads, which an aborted task cannot stop: a job that
 //! timed out, lost its lease or was handed back at shutdown would otherwise go on
-//! decoding and encoding to the end. [`super::blocking`] gives each closure a flag,
+//! decoding and encoding to the end. [`crate::media::blocking`] gives each closure a flag,
 //! raised when the task awaiting it is dropped; the steps call [`checkpoint`] between
 //! their phases (decode, resize, encode) and stop there with [`MediaError::Canceled`],
 //! which nobody reads: the job is gone.
@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::MediaError;
+use crate::media::MediaError;
 
 thread_local! {
     /// The flag of the closure running on this blocking thread, if any.

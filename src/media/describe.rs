@@ -3,20 +3,13 @@
 //! and plain MP4s; ffprobe for the rest) when the file is stored, so reading an edit
 //! never probes anything.
 
-use super::{decode, gif, probe, transcode, Media, MediaError, MediaFile, MediaFormat};
+use crate::media::video::info::Extent;
+use crate::media::{
+    image::codec::gif, image::decode, video::probe, Media, MediaError, MediaFile, MediaFormat,
+};
 
 /// Bytes of an image read to find its size (our outputs carry no metadata before it).
 const IMAGE_HEAD_BYTES: u64 = 1 << 16;
-
-/// What a video's headers say of its size, length and frame count, read in this
-/// process (`mp4::read_extent`, `mkv::read_extent`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Extent {
-    pub width: u32,
-    pub height: u32,
-    pub duration: Option<f64>,
-    pub frames: u64,
-}
 
 /// The metadata of one output file.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,7 +28,7 @@ impl Media {
     /// cannot be read, which would be a fault of ours.
     pub async fn describe(&self, file: &MediaFile) -> Result<Described, MediaError> {
         if file.format.is_image() {
-            let (head, bytes) = super::work::read_image_head_and_len(file, IMAGE_HEAD_BYTES)
+            let (head, bytes) = crate::media::work::read_image_head_and_len(file, IMAGE_HEAD_BYTES)
                 .await
                 .ok_or_else(unreadable)?;
             let header = decode::open(&head, file.format, u64::MAX)?.header();
@@ -60,7 +53,7 @@ impl Media {
             format => match read_extent(file).await? {
                 Some(e) => (e.width, e.height, e.duration, Some(e.frames)),
                 None if format.is_iso_bmff_video() => {
-                    let info = transcode::read_info(self, file).await?;
+                    let info = crate::media::video::inspect::read_info(self, file).await?;
                     (info.width, info.height, info.duration, info.frames)
                 }
                 None => described_by_ffprobe(self, file).await?,
@@ -80,12 +73,12 @@ impl Media {
 /// they are plain; `None` for other formats.
 async fn read_extent(file: &MediaFile) -> Result<Option<Extent>, MediaError> {
     let read: fn(&std::path::Path) -> Option<Extent> = match file.format {
-        MediaFormat::Webm | MediaFormat::Mkv => super::mkv::read_extent,
-        format if format.is_iso_bmff_video() => super::mp4::read_extent,
+        MediaFormat::Webm | MediaFormat::Mkv => crate::media::video::mkv::read_extent,
+        format if format.is_iso_bmff_video() => crate::media::video::mp4::read_extent,
         _ => return Ok(None),
     };
     let path = file.path.clone();
-    super::blocking(move || Ok(read(&path))).await
+    crate::media::blocking(move || Ok(read(&path))).await
 }
 
 fn unreadable() -> MediaError {

@@ -6,7 +6,10 @@
 
 use std::path::Path;
 
-use super::{apng, bmp, exif, gif, heif_boxes, mkv, mp4, MediaFormat};
+use crate::media::{
+    image::codec::apng, image::codec::bmp, image::codec::gif, image::codec::heif_boxes,
+    image::exif, video::mkv, video::mp4, MediaFormat,
+};
 
 /// The pixels a decoded picture may have here: the service's limit is larger, but a
 /// small one keeps every run fast while still exercising the checks.
@@ -36,7 +39,7 @@ pub fn gif(bytes: &[u8]) {
         assert!(scan.frames > 0 && scan.seconds() >= 0.0);
         assert!(scan.extent.0 >= scan.screen.0 && scan.extent.1 >= scan.screen.1);
     }
-    let too_large = |_, _| super::MediaError::InvalidMedia(String::new());
+    let too_large = |_, _| crate::media::MediaError::InvalidMedia(String::new());
     let Ok(mut frames) = gif::frames::GifFrames::open(bytes, MAX_PIXELS, too_large) else {
         return;
     };

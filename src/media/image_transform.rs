@@ -3,7 +3,12 @@
 
 use std::path::Path;
 
-use super::{blocking, image, image_ops, ImageFormat, Media, MediaError, MediaFile};
+use crate::media::image::ops::{self, encode, write_output};
+use crate::media::image::pipeline::{check_format_size, default_output, load_transformed};
+use crate::media::image::FrameOp;
+use crate::media::limits::VideoLimits;
+use crate::media::{animation, blocking, cancel, image, MediaFormat};
+use crate::media::{ImageFormat, Media, MediaError, MediaFile};
 
 impl Media {
     /// The image commands: applies `ops` in turn to the upright picture (EXIF
@@ -24,18 +29,11 @@ impl Media {
         format: Option<ImageFormat>,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
-        let input_format = image_ops::image_input(input)?;
+        let input_format = ops::image_input(input)?;
         let (limit, limits) = (self.config().max_image_pixels, self.limits());
         let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
         blocking(move || {
-            image::pipeline::transform_image(
-                &path,
-                input_format,
-                &ops,
-                format,
-                (limit, limits),
-                &out_dir,
-            )
+            transform_image(&path, input_format, &ops, format, (limit, limits), &out_dir)
         })
         .await
     }
@@ -50,7 +48,7 @@ impl Media {
         format: Option<ImageFormat>,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
-        image_ops::image_input(input)?;
+        ops::image_input(input)?;
         if !(scale.is_finite() && scale > 0.0) {
             return Err(MediaError::InvalidParameter {
                 name: "scale",
@@ -72,4 +70,61 @@ impl Media {
         let webp = Some(ImageFormat::Webp);
         self.transform_image(input, ops, webp, out_dir).await
     }
+}
+
+/// Reads `path` (an image of `input` format), applies `ops` to its upright picture or
+/// to every frame of its animation, and writes it as `output` (without one: the
+/// input's own format where it can be written, else PNG for a picture with
+/// transparency and JPEG for one without) into `out_dir`.
+fn transform_image(
+    path: &Path,
+    input: MediaFormat,
+    ops: &[Box<dyn FrameOp>],
+    output: Option<ImageFormat>,
+    (max_pixels, limits): (u64, VideoLimits),
+    out_dir: &Path,
+) -> Result<MediaFile, MediaError> {
+    let bytes = std::fs::read(path)?;
+    if let Some(animated) = animated_output(&bytes, input, output) {
+        match animation::transform_animation(&bytes, input, ops, animated, &limits, max_pixels) {
+            Ok(encoded) => return write_output(out_dir, animated, &encoded),
+            // An APNG whose animation chunks are damaged is shown as its default image,
+            // as PNG readers and Pillow show it; the still path below refuses the file
+            // if that is damaged too.
+            Err(MediaError::InvalidMedia(why)) if input == MediaFormat::Png => {
+                tracing::debug!(%why, "an APNG's animation is damaged; its default image is kept");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    // Without a format, the output is the input's, PNG or JPEG: none has WebP's limit.
+    let sized_for = output.unwrap_or(ImageFormat::Png);
+    let (image, had_alpha) = load_transformed(&bytes, input, max_pixels, ops, |size| {
+        check_format_size(size, sized_for)
+    })?;
+    drop(bytes);
+    let output = output.unwrap_or_else(|| default_output(input, had_alpha));
+    cancel::checkpoint()?;
+    let encoded = encode(image, output)?;
+    cancel::checkpoint()?;
+    write_output(out_dir, output, &encoded)
+}
+
+/// The format an animated `input` is written in, keeping its animation, or `None` for a
+/// still picture or an output that cannot animate it (JPEG, PNG for a GIF or WebP:
+/// the first frame): GIF for a GIF and APNG for an APNG without `format`, animated
+/// WebP, and an AVIF image sequence.
+fn animated_output(
+    bytes: &[u8],
+    input: MediaFormat,
+    output: Option<ImageFormat>,
+) -> Option<ImageFormat> {
+    let output = output.or_else(|| ImageFormat::from_media_format(input))?;
+    let animates = match output {
+        ImageFormat::Webp | ImageFormat::Avif => true,
+        ImageFormat::Gif => input == MediaFormat::Gif,
+        ImageFormat::Png => input == MediaFormat::Png,
+        ImageFormat::Jpeg => false,
+    };
+    (animates && animation::is_animated(bytes, input)).then_some(output)
 }

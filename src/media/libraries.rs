@@ -15,7 +15,7 @@
 use std::ffi::CStr;
 use std::fmt;
 
-use super::sys;
+use crate::media::image::codec::sys;
 
 /// A library version: major, minor, patch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

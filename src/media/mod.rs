@@ -4,58 +4,37 @@
 //! from the capabilities here. Every operation reads one local file and writes its
 //! outputs into a directory the caller owns (the job's temp dir).
 //!
-//! - `sniff`: the format of a file from its first bytes.
-//! - `decode`: image headers, pixel limits, EXIF orientation and decoding to upright pixels.
-//! - `image_ops`: resizing, flattening and the image encoders.
-//! - `process`: the one wrapper every external program runs through.
-//! - `warm`: ffmpeg and ffprobe started ahead of their runs, libraries loaded.
-//! - `probe`: the typed result of `ffprobe`.
-//! - `progress`: ffmpeg's `-progress` reports as fractions of the work.
-//! - `video`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
-//! - `transcode`: probe and limit checks and the ffmpeg run every video command uses.
-//! - `gif`: a GIF's blocks (limits, timing, default palettes).
+//! - `sniff`: the format of a file from its first bytes (every kind: a leaf).
+//! - `image`: still pictures — decoders and encoders (`image::codec`), headers and
+//!   pixel limits (`image::decode`), colour, YCbCr, resizing and the per-frame
+//!   operations, placeholders.
+//! - `animation`: animated GIF, WebP, APNG and AVIF, frame by frame.
+//! - `video`: facts about videos — `ffprobe`'s typed view, the in-process MP4 and
+//!   Matroska readers, output descriptions — the H.264 outputs' shared settings,
+//!   frames decoded by ffmpeg, and overlays on video.
+//! - `ffmpeg`: the external programs — the one process wrapper, warm processes,
+//!   progress reports, and the head and limit checks of every transcode.
+//! - `limits`: the limits a moving source is checked against (a leaf).
+//! - `describe`: what an output file is, for `attributes.outputs`.
 //! - `work`: a file's pixels × frames from its headers (the engine's cost estimate).
 //! - `cancel`: stopping in-process work whose job was given up.
 //! - `cores`: pictures worked in bands of rows, one per core.
-//! - `overlay_video`: `watermark` and `text` on a video, one ffmpeg run.
-//! - `placeholders`: the blurhash, thumbhash and dominant colour of an image output.
+//! - `image_transform`: the image commands' entry points on [`Media`].
 
-pub(crate) mod animation;
-pub(crate) mod apng;
-pub(crate) mod avif;
-mod bmp;
+pub mod animation;
 mod cancel;
-mod colour;
 mod cores;
-mod decode;
 mod describe;
-mod exif;
-pub(crate) mod frames;
+pub(crate) mod ffmpeg;
 #[doc(hidden)]
 pub mod fuzzing;
-pub(crate) mod gif;
-mod heif;
-mod heif_boxes;
 pub mod image;
-pub(crate) mod image_ops;
 mod image_transform;
-mod jpeg;
 pub(crate) mod libraries;
-mod mkv;
-mod mp4;
-mod overlay_video;
-mod placeholders;
-pub(crate) mod probe;
-mod process;
-mod progress;
+pub(crate) mod limits;
 mod sniff;
-mod sys;
-mod tiff;
-pub(crate) mod transcode;
 pub(crate) mod video;
-mod warm;
 mod work;
-pub(crate) mod yuv;
 
 #[cfg(test)]
 mod tests;
@@ -65,13 +44,13 @@ pub(crate) mod testutil;
 pub use crate::format::{
     ImageFormat, MediaFormat, IMAGES_AND_VIDEOS, IMAGE_INPUTS, STILL_IMAGES, VIDEO_CONTAINERS,
 };
-pub use decode::inspect_image;
 pub use describe::Described;
+pub use ffmpeg::progress::ProgressFn;
+pub use image::decode::inspect_image;
+pub use image::placeholders::Placeholders;
 pub use libraries::check as check_libraries;
-pub use placeholders::Placeholders;
-pub use probe::{CodecType, Probe, ProbeFormat, ProbeStream};
-pub use progress::ProgressFn;
 pub use sniff::sniff;
+pub use video::probe::{CodecType, Probe, ProbeFormat, ProbeStream};
 pub use work::Work;
 
 use std::path::{Path, PathBuf};
@@ -79,7 +58,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) use cores::{band_count, cores, join_bands};
-use process::ProcessRunner;
+use ffmpeg::process::ProcessRunner;
 
 use crate::error_code::Code;
 
@@ -274,7 +253,7 @@ struct Inner {
     /// Shared by every clone so that `max_processes` bounds the whole service.
     runner: ProcessRunner,
     /// The last video probes, so that one file is probed once (see `transcode`).
-    info_cache: transcode::InfoCache,
+    info_cache: video::inspect_cache::InfoCache,
 }
 
 impl Media {
@@ -288,7 +267,7 @@ impl Media {
             inner: Arc::new(Inner {
                 config,
                 runner,
-                info_cache: transcode::InfoCache::default(),
+                info_cache: video::inspect_cache::InfoCache::default(),
             }),
         }
     }
@@ -309,13 +288,13 @@ impl Media {
         &self.inner.runner
     }
 
-    pub(crate) fn info_cache(&self) -> &transcode::InfoCache {
+    pub(crate) fn info_cache(&self) -> &video::inspect_cache::InfoCache {
         &self.inner.info_cache
     }
 
-    pub(crate) fn limits(&self) -> transcode::VideoLimits {
+    pub(crate) fn limits(&self) -> limits::VideoLimits {
         let config = self.config();
-        transcode::VideoLimits {
+        limits::VideoLimits {
             max_seconds: config.max_video_seconds,
             max_pixels: config.max_video_pixels,
             max_frames: config.max_video_frames,
@@ -359,7 +338,7 @@ impl Media {
     /// JSON we expect.
     pub async fn probe(&self, path: &Path) -> Result<Probe, MediaError> {
         let format = self.detect(path).await?;
-        probe::run(self, path, format, false).await
+        video::probe::run(self, path, format, false).await
     }
 }
 

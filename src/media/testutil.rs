@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use image::{DynamicImage, Rgb, RgbImage, Rgba, RgbaImage};
 
-use super::{Media, MediaConfig, MediaFile, MediaFormat};
+use crate::media::{Media, MediaConfig, MediaFile, MediaFormat};
 
 pub(crate) const RED: [u8; 3] = [230, 20, 20];
 pub(crate) const BLUE: [u8; 3] = [20, 20, 230];

@@ -4,7 +4,7 @@
 
 use std::io::Read;
 
-use super::{decode, gif, transcode, Media, MediaFile, MediaFormat};
+use crate::media::{image::codec::gif, image::decode, Media, MediaFile, MediaFormat};
 
 /// Bytes of an image read to find its size: enough for the size chunk of a PNG or
 /// WebP, and for the frame header of a JPEG behind its metadata segments.
@@ -47,7 +47,9 @@ impl Media {
                 })
             }
             format if format.is_video() => {
-                let info = transcode::inspect(self, file, &[file.format]).await.ok()?;
+                let info = crate::media::video::inspect::inspect(self, file, &[file.format])
+                    .await
+                    .ok()?;
                 let frames = info.frames.or_else(|| {
                     let seconds = info.duration?;
                     Some((seconds * info.frame_rate.unwrap_or(30.0)).ceil() as u64)

@@ -21,7 +21,7 @@ use crate::edits::NewEdit;
 use crate::media::MediaFormat;
 use crate::storage::{OutputKey, Storage};
 
-use super::worker::WorkerContext;
+use super::context::WorkerContext;
 use super::JobRef;
 
 /// What outputs depend on besides the request and the source: the recipes, which may

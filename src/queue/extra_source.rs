@@ -14,9 +14,9 @@ use std::path::Path;
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
+use super::context::WorkerContext;
 use super::limits::ensure_free_disk;
 use super::upload_source::read_upload;
-use super::worker::WorkerContext;
 use super::JobError;
 use crate::commands::Options;
 use crate::db::Db;

@@ -10,6 +10,7 @@
 mod cache;
 mod cancels;
 mod clock;
+mod context;
 mod cost;
 mod dry_run;
 mod error;
@@ -27,13 +28,14 @@ pub mod upload_source;
 mod worker;
 
 pub use cancels::RunningEdits;
+pub use context::WorkerContext;
 pub use dry_run::Probing;
 pub use error::JobError;
 pub use finished::{FinishedEdits, Waiter};
 pub use postgres::{listen, PgQueue};
 pub use sqlite::SqliteQueue;
 pub use sweeper::{run_sweeper, sweep_expired};
-pub use worker::{run_workers, WorkerContext};
+pub use worker::run_workers;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -20,6 +20,7 @@ use crate::storage::OutputKey;
 
 use super::cache::{CacheEntry, ResultCache};
 use super::clock::{Turn, WorkClock};
+use super::context::WorkerContext;
 use super::cost::{self, WorkBudget};
 use super::extra_source::fetch_option_sources;
 use super::limits::{ensure_free_disk, OutputBudget};
@@ -27,7 +28,6 @@ use super::progress::{report_loop, Tracker};
 use super::slots::{Class, FairSlots, SlotPermit};
 use super::step::Step;
 use super::upload_source::read_upload;
-use super::worker::WorkerContext;
 use super::{Claim, JobError};
 use crate::uploads::upload_id_in;
 

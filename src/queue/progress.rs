@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::worker::WorkerContext;
+use super::context::WorkerContext;
 use super::JobRef;
 
 /// How often progress is written to the database at most: ffmpeg reports twice a

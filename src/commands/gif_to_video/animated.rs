@@ -9,10 +9,11 @@ use image::DynamicImage;
 
 use super::{last_duration, timed_h264_args, INPUTS, OUTPUT};
 use crate::media::animation::{self, is_animated};
-use crate::media::apng::ApngWriter;
-use crate::media::image_ops::flatten_onto_white;
-use crate::media::transcode::{run_demuxed_to_file, VideoLimits};
-use crate::media::video::video_size;
+use crate::media::image::codec::apng::ApngWriter;
+use crate::media::image::ops::flatten_onto_white;
+use crate::media::ffmpeg::transcode::run_demuxed_to_file;
+use crate::media::limits::VideoLimits;
+use crate::media::video::h264::video_size;
 use crate::media::{blocking, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 /// A delay this short or shorter shows for [`SHORT_DELAY_SHOWN_MS`], as Chromium and

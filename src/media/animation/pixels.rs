@@ -10,7 +10,7 @@
 
 use std::io::Read;
 
-use super::super::{blocking, Media, MediaError, MediaFile, MediaFormat};
+use crate::media::{blocking, Media, MediaError, MediaFile, MediaFormat};
 
 /// Bytes read to tell a still PNG or WebP from an animation: the `acTL` chunk comes
 /// before the image data, and a WebP's `VP8X` flags are its first chunk.
@@ -36,7 +36,7 @@ impl Extent {
 pub(crate) fn extent(bytes: &[u8], format: MediaFormat) -> Option<Extent> {
     match format {
         MediaFormat::Gif => {
-            let scan = super::super::gif::scan(bytes).ok()?;
+            let scan = crate::media::image::codec::gif::scan(bytes).ok()?;
             (scan.frames > 1).then_some(Extent {
                 canvas: scan.extent,
                 frames: scan.frames,
@@ -51,7 +51,7 @@ pub(crate) fn extent(bytes: &[u8], format: MediaFormat) -> Option<Extent> {
 /// An APNG's `IHDR` size and its `fcTL` chunks, with the default image when it comes
 /// before the first `fcTL` (outside the animation, but decoded all the same).
 fn apng_extent(bytes: &[u8]) -> Option<Extent> {
-    if !super::super::apng::is_animated(bytes) {
+    if !crate::media::image::codec::apng::is_animated(bytes) {
         return None;
     }
     let be = |at: usize| Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
@@ -153,7 +153,7 @@ impl Media {
             if format != MediaFormat::Gif {
                 (&mut file).take(HEAD_BYTES).read_to_end(&mut bytes)?;
                 let still = match format {
-                    MediaFormat::Png => !super::super::apng::is_animated(&bytes),
+                    MediaFormat::Png => !crate::media::image::codec::apng::is_animated(&bytes),
                     _ => webp_extent(&bytes).is_none(),
                 };
                 if still {

@@ -2,8 +2,8 @@
 
 use image::RgbaImage;
 
-use super::super::image_ops::WEBP_QUALITY;
-use super::super::MediaError;
+use crate::media::image::ops::WEBP_QUALITY;
+use crate::media::MediaError;
 
 /// libwebp's animation encoder.
 pub(super) struct AnimatedWebp {

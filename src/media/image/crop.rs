@@ -2,7 +2,7 @@
 
 use image::DynamicImage;
 
-use super::FrameOp;
+use crate::media::image::FrameOp;
 use crate::media::MediaError;
 
 /// Keeps the `width` × `height` box whose top-left corner is (`x`, `y`) of the

@@ -13,17 +13,29 @@
 //! - `smart`: the saliency measure behind `gravity: smart`.
 //! - `pixels`: resampling a region, padding.
 //! - `pipeline`: the operations applied to a still or to every frame, then encoded.
+//! - `codec`: the decoders and encoders of this process; `decode`: headers, pixel
+//!   limits, EXIF orientation (`exif`) and decoding to upright pixels.
+//! - `ops`: target sizes, resizing, flattening and encoding; `colour`: ICC profiles;
+//!   `yuv`: 4:2:0 pictures for and from video.
+//! - `placeholders`: the blurhash, thumbhash and dominant colour of an image output.
 
+pub(crate) mod codec;
+pub(crate) mod colour;
 mod crop;
+pub(crate) mod decode;
+pub(crate) mod exif;
 mod geometry;
+pub(crate) mod ops;
 pub mod overlay;
 pub(crate) mod pipeline;
 mod pixels;
+pub(crate) mod placeholders;
 mod resize_box;
 mod rotate;
 mod scale;
 pub(crate) mod smart;
 pub mod text;
+pub(crate) mod yuv;
 
 pub use crop::Crop;
 pub use geometry::{Colour, Fit, Gravity};
@@ -34,7 +46,7 @@ pub use smart::window as smart_window;
 
 use image::DynamicImage;
 
-use super::MediaError;
+use crate::media::MediaError;
 
 /// One operation on an upright picture (a still image or one frame of an animation).
 pub trait FrameOp: Send + Sync + std::fmt::Debug {
@@ -62,7 +74,7 @@ pub trait FrameOp: Send + Sync + std::fmt::Debug {
         image: DynamicImage,
         size: (u32, u32),
     ) -> Result<DynamicImage, MediaError> {
-        self.apply(super::image_ops::resize(image, size.0, size.1)?)
+        self.apply(crate::media::image::ops::resize(image, size.0, size.1)?)
     }
 
     /// Whether, for an input of `size`, the operation only resamples the whole

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
 use image::{DynamicImage, RgbaImage};
 
-use super::{text, Colour, FrameOp, Gravity};
+use crate::media::image::{text, Colour, FrameOp, Gravity};
 use crate::media::MediaError;
 
 /// `margin`'s default: pixels between the overlay and the edges it is placed against.

@@ -1,77 +1,18 @@
 //! One pipeline for stills and animations: the operations of an image command applied
-//! to the upright picture, or to every frame of an animation, then encoded.
+//! to the upright picture, or to every frame of an animation (which
+//! `media::image_transform` chooses between, and `media::animation` drives).
 //!
 //! Every size is known from the headers before a pixel is decoded
-//! ([`super::output_size`] and the output format's own limit), so a refused edit
+//! ([`crate::media::image::output_size`] and the output format's own limit), so a refused edit
 //! costs no decoding. A still is decoded no larger than its first operation needs
 //! ([`FrameOp::decode_at_least`]: a JPEG shrinks in the DCT domain).
 
-use std::path::Path;
-
 use image::DynamicImage;
 
-use super::{output_size, FrameOp};
-use crate::media::decode::{self, swaps_sides};
-use crate::media::image_ops::{encode, resize, write_output, WEBP_MAX_SIDE};
-use crate::media::transcode::VideoLimits;
-use crate::media::{animation, cancel, ImageFormat, MediaError, MediaFile, MediaFormat};
-
-/// Reads `path` (an image of `input` format), applies `ops` to its upright picture or
-/// to every frame of its animation, and writes it as `output` (without one: the
-/// input's own format where it can be written, else PNG for a picture with
-/// transparency and JPEG for one without) into `out_dir`.
-pub(crate) fn transform_image(
-    path: &Path,
-    input: MediaFormat,
-    ops: &[Box<dyn FrameOp>],
-    output: Option<ImageFormat>,
-    (max_pixels, limits): (u64, VideoLimits),
-    out_dir: &Path,
-) -> Result<MediaFile, MediaError> {
-    let bytes = std::fs::read(path)?;
-    if let Some(animated) = animated_output(&bytes, input, output) {
-        match animation::transform_animation(&bytes, input, ops, animated, &limits, max_pixels) {
-            Ok(encoded) => return write_output(out_dir, animated, &encoded),
-            // An APNG whose animation chunks are damaged is shown as its default image,
-            // as PNG readers and Pillow show it; the still path below refuses the file
-            // if that is damaged too.
-            Err(MediaError::InvalidMedia(why)) if input == MediaFormat::Png => {
-                tracing::debug!(%why, "an APNG's animation is damaged; its default image is kept");
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    // Without a format, the output is the input's, PNG or JPEG: none has WebP's limit.
-    let sized_for = output.unwrap_or(ImageFormat::Png);
-    let (image, had_alpha) = load_transformed(&bytes, input, max_pixels, ops, |size| {
-        check_format_size(size, sized_for)
-    })?;
-    drop(bytes);
-    let output = output.unwrap_or_else(|| default_output(input, had_alpha));
-    cancel::checkpoint()?;
-    let encoded = encode(image, output)?;
-    cancel::checkpoint()?;
-    write_output(out_dir, output, &encoded)
-}
-
-/// The format an animated `input` is written in, keeping its animation, or `None` for a
-/// still picture or an output that cannot animate it (JPEG, PNG for a GIF or WebP:
-/// the first frame): GIF for a GIF and APNG for an APNG without `format`, animated
-/// WebP, and an AVIF image sequence.
-fn animated_output(
-    bytes: &[u8],
-    input: MediaFormat,
-    output: Option<ImageFormat>,
-) -> Option<ImageFormat> {
-    let output = output.or_else(|| ImageFormat::from_media_format(input))?;
-    let animates = match output {
-        ImageFormat::Webp | ImageFormat::Avif => true,
-        ImageFormat::Gif => input == MediaFormat::Gif,
-        ImageFormat::Png => input == MediaFormat::Png,
-        ImageFormat::Jpeg => false,
-    };
-    (animates && animation::is_animated(bytes, input)).then_some(output)
-}
+use crate::media::image::decode::{self, swaps_sides};
+use crate::media::image::ops::{resize, WEBP_MAX_SIDE};
+use crate::media::image::{output_size, FrameOp};
+use crate::media::{cancel, ImageFormat, MediaError, MediaFormat};
 
 /// What an image command writes without a `format`: the input's format when it can
 /// write it, else PNG for a picture with transparency (`had_alpha`: the decoded

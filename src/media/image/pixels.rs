@@ -4,7 +4,7 @@
 use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
 use image::{DynamicImage, GenericImage, Rgba, RgbaImage};
 
-use super::Colour;
+use crate::media::image::Colour;
 use crate::media::MediaError;
 
 /// A rectangle of a picture in its pixels, edges in floating point: resampling works
@@ -45,7 +45,7 @@ impl Region {
 }
 
 /// `region` of `image` resampled to exactly `width` × `height`, in `image`'s layout
-/// (`Rgb8` or `Rgba8`). As `image_ops::resize`: Lanczos3 shrinking, Catmull-Rom
+/// (`Rgb8` or `Rgba8`). As `ops::resize`: Lanczos3 shrinking, Catmull-Rom
 /// enlarging, alpha premultiplied while filtering; a region of whole pixels at its
 /// own size is copied.
 pub(crate) fn resample(

@@ -4,8 +4,8 @@
 
 use image::DynamicImage;
 
-use super::pixels::{pad, resample, Region};
-use super::{side, smart, Colour, Fit, FrameOp, Gravity};
+use crate::media::image::pixels::{pad, resample, Region};
+use crate::media::image::{side, smart, Colour, Fit, FrameOp, Gravity};
 use crate::media::MediaError;
 
 /// Resizes to a box. With one side only, the other follows the aspect (every `fit`

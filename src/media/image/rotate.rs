@@ -2,7 +2,7 @@
 
 use image::DynamicImage;
 
-use super::FrameOp;
+use crate::media::image::FrameOp;
 use crate::media::MediaError;
 
 /// A mirroring: `Horizontal` swaps left and right, `Vertical` top and bottom.

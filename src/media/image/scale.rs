@@ -2,8 +2,8 @@
 
 use image::DynamicImage;
 
-use super::{side, FrameOp};
-use crate::media::image_ops::resize;
+use crate::media::image::ops::resize;
+use crate::media::image::{side, FrameOp};
 use crate::media::MediaError;
 
 /// Scales both sides by the factor: `round(w × scale)` × `round(h × scale)`,

@@ -2,8 +2,8 @@
 
 use image::{DynamicImage, Rgb, RgbImage};
 
-use super::tests::{boxed, rgb_at, run, BLUE};
-use super::*;
+use crate::media::image::tests::{boxed, rgb_at, run, BLUE};
+use crate::media::image::*;
 
 /// A flat grey `w` × `h` picture with a small red-and-white checkerboard (saturated
 /// and full of edges) whose top-left corner is at `at`.

@@ -2,7 +2,7 @@
 
 use image::{DynamicImage, Rgb, RgbImage, Rgba};
 
-use super::*;
+use crate::media::image::*;
 use crate::media::MediaError;
 
 const RED: [u8; 3] = [255, 0, 0];

@@ -1,6 +1,6 @@
 //! The in-process image steps: resizing, formats, alpha, orientation, limits.
 
-use super::*;
+use crate::media::tests::*;
 
 #[tokio::test]
 async fn resize_image_scales_each_side_and_keeps_the_input_format() {

@@ -2,8 +2,8 @@
 
 use ::image::{DynamicImage, GenericImageView};
 
-use super::testutil::*;
-use super::*;
+use crate::media::testutil::*;
+use crate::media::*;
 
 mod images;
 mod transform;

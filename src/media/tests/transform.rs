@@ -5,8 +5,8 @@ use ::image::codecs::gif::{GifDecoder, GifEncoder, Repeat};
 use ::image::codecs::webp::WebPDecoder;
 use ::image::{AnimationDecoder, Delay, Frame, Rgba, RgbaImage};
 
-use super::*;
 use crate::media::image::{BoxResize, Crop, Fit, FrameOp, Gravity, Rotate};
+use crate::media::tests::*;
 
 /// The frames of the fixture animation: each a colour of its own, with its delay.
 const FRAMES: [([u8; 4], u32); 3] = [

@@ -1,6 +1,6 @@
 //! The `watermark` and `text` frame operations.
 
-use super::*;
+use crate::media::image::overlay::*;
 
 /// `watermark`: `image` laid over the picture at `gravity`, `margin` pixels from the
 /// edges, scaled to `overlay_width` of the picture's width (its aspect kept, never

@@ -1,6 +1,6 @@
 use image::{Rgb, RgbImage, Rgba};
 
-use super::*;
+use crate::media::image::overlay::*;
 
 fn solid(w: u32, h: u32, px: [u8; 4]) -> RgbaImage {
     RgbaImage::from_pixel(w, h, Rgba(px))

@@ -1,4 +1,4 @@
-use super::*;
+use crate::media::image::text::*;
 
 const GOLD: Colour = Colour([255, 200, 0, 255]);
 

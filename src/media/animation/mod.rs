@@ -1,0 +1,351 @@
+//! Animated GIF, WebP and APNG through the image commands and `image-to-webp`: every
+//! frame transformed (`media::image`) and re-encoded, delays and loop count kept
+//! (docs/API.md, "Animated images"); the same frames feed `gif-to-video` for WebP and
+//! APNG.
+//!
+//! Frames stream: each is decoded (composited onto the canvas, as viewers show it),
+//! resized and handed to the encoder before the next is decoded, so memory is a few
+//! canvases whatever the length. The video limits apply: the canvas to the frame pixel
+//! limit, the frame count (the declared count first, where the format declares one)
+//! and the total of the delays to theirs.
+//!
+//! An APNG's default image that is not a frame of the animation (see `apng.rs`) stays
+//! the APNG output's default image, so still viewers and Pillow show what they showed
+//! of the source; an animated WebP (and a video) has no place for such a picture, so
+//! it is left out, as players leave it out: as a first frame "lasting 0 ms" browsers
+//! would flash it for 100 ms.
+//!
+//! Encoders: GIF by the `gif` crate through `image` (a palette per frame, NeuQuant);
+//! animated WebP by libwebp's `WebPAnimEncoder` (lossy q80, as still WebP, alpha kept);
+//! APNG by the `png` crate (whole RGBA frames, fast deflate); an AVIF image sequence
+//! by libavif (`avif.rs`).
+
+use std::io::Cursor;
+
+use image::codecs::gif::{GifEncoder, Repeat};
+use image::codecs::webp::WebPDecoder;
+use image::metadata::LoopCount;
+use image::{AnimationDecoder, DynamicImage, Frames, ImageDecoder, RgbaImage};
+
+use crate::media::image::codec::apng::{ApngFrames, ApngWriter};
+use crate::media::image::codec::gif::frames::GifFrames;
+use crate::media::image::pipeline::{check_format_size, settle, Settled};
+use crate::media::image::{output_size, FrameOp};
+use crate::media::limits::VideoLimits;
+use crate::media::{ImageFormat, MediaError, MediaFormat};
+
+/// Whether `bytes` (of `format`) hold an animation of more than one frame.
+pub(crate) fn is_animated(bytes: &[u8], format: MediaFormat) -> bool {
+    match format {
+        MediaFormat::Gif => {
+            crate::media::image::codec::gif::scan(bytes).is_ok_and(|scan| scan.frames > 1)
+        }
+        MediaFormat::Webp => WebPDecoder::new(Cursor::new(bytes)).is_ok_and(|d| d.has_animation()),
+        MediaFormat::Png => crate::media::image::codec::apng::is_animated(bytes),
+        _ => false,
+    }
+}
+
+/// An animation's frames as the limits allow them: each the whole canvas (RGBA) and
+/// its delay in milliseconds. `TooManyFrames` and `VideoTooLong` as soon as a frame
+/// passes them, `InvalidMedia` for a damaged frame.
+pub(crate) struct Animation<'a> {
+    frames: Frames<'a>,
+    format: MediaFormat,
+    limits: VideoLimits,
+    count: u64,
+    elapsed_ms: f64,
+    /// The canvas.
+    pub size: (u32, u32),
+    pub plays: LoopCount,
+    /// The frame count the file states before its frames (APNG's `acTL`, WebP's
+    /// `ANMF` chunks, a GIF's image descriptors).
+    pub declared: Option<u64>,
+    /// An APNG's default image when it is not a frame of the animation.
+    pub default_image: Option<RgbaImage>,
+    /// The embedded ICC profile's conversion to sRGB, applied to every frame as to a
+    /// still (colour.rs).
+    to_srgb: Option<lcms2::Transform<u8, u8>>,
+}
+
+/// Opens an animation of `format`, checking its canvas (and declared frame count)
+/// against `limits` before any frame is decoded.
+pub(crate) fn open<'a>(
+    bytes: &'a [u8],
+    format: MediaFormat,
+    limits: &VideoLimits,
+) -> Result<Animation<'a>, MediaError> {
+    let bad = |e: image::ImageError| {
+        MediaError::InvalidMedia(format!("the animated {} is damaged ({e})", format.name()))
+    };
+    let mut icc = None;
+    let (frames, size, plays, declared, mut default_image) = match format {
+        MediaFormat::Gif => {
+            let too_large = |width, height| MediaError::VideoTooLarge {
+                width,
+                height,
+                limit: limits.max_pixels,
+            };
+            let gif = GifFrames::open(bytes, limits.max_pixels, too_large)?;
+            let (size, plays, frames) = (gif.size, gif.plays, Some(gif.frames));
+            (Frames::new(Box::new(gif)), size, plays, frames, None)
+        }
+        MediaFormat::Png => {
+            let max_bytes = limits.max_pixels.saturating_mul(8).saturating_add(64 << 20);
+            let max_bytes = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+            let mut apng = ApngFrames::open(bytes, max_bytes).map_err(bad)?;
+            let default_image = apng.default_image.take();
+            icc = apng.icc_profile.take();
+            let (size, plays) = (apng.dimensions(), apng.plays);
+            let declared = Some(u64::from(apng.declared));
+            (
+                Frames::new(Box::new(apng)),
+                size,
+                plays,
+                declared,
+                default_image,
+            )
+        }
+        _ => {
+            let mut decoder = WebPDecoder::new(Cursor::new(bytes)).map_err(bad)?;
+            let (size, plays) = (decoder.dimensions(), decoder.loop_count());
+            icc = decoder.icc_profile().ok().flatten();
+            let declared = Some(pixels::webp_frame_count(bytes));
+            (decoder.into_frames(), size, plays, declared, None)
+        }
+    };
+    let (width, height) = size;
+    if u64::from(width) * u64::from(height) > limits.max_pixels {
+        return Err(MediaError::VideoTooLarge {
+            width,
+            height,
+            limit: limits.max_pixels,
+        });
+    }
+    if let Some(frames) = declared.filter(|&n| n > limits.max_frames) {
+        return Err(too_many(frames, limits));
+    }
+    let to_srgb = icc
+        .as_deref()
+        .and_then(crate::media::image::colour::rgba_to_srgb);
+    if let (Some(transform), Some(image)) = (&to_srgb, &mut default_image) {
+        transform.transform_in_place(image);
+    }
+    Ok(Animation {
+        frames,
+        format,
+        limits: *limits,
+        count: 0,
+        elapsed_ms: 0.0,
+        size,
+        plays,
+        declared,
+        default_image,
+        to_srgb,
+    })
+}
+
+impl Iterator for Animation<'_> {
+    type Item = Result<(RgbaImage, f64), MediaError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let frame = self.frames.next()?;
+        Some(self.checked(frame))
+    }
+}
+
+impl Animation<'_> {
+    fn checked(
+        &mut self,
+        frame: image::ImageResult<image::Frame>,
+    ) -> Result<(RgbaImage, f64), MediaError> {
+        crate::media::cancel::checkpoint()?;
+        let name = self.format.name();
+        let frame = frame.map_err(|e| {
+            MediaError::InvalidMedia(format!("a frame of the {name} is damaged ({e})"))
+        })?;
+        self.count += 1;
+        if self.count > self.limits.max_frames {
+            return Err(too_many(self.count, &self.limits));
+        }
+        let (numer, denom) = frame.delay().numer_denom_ms();
+        let delay_ms = f64::from(numer) / f64::from(denom.max(1));
+        self.elapsed_ms += delay_ms;
+        if self.elapsed_ms / 1000.0 > self.limits.max_seconds {
+            return Err(MediaError::VideoTooLong {
+                seconds: self.elapsed_ms / 1000.0,
+                limit: self.limits.max_seconds,
+            });
+        }
+        let mut pixels = frame.into_buffer();
+        if let Some(transform) = &self.to_srgb {
+            transform.transform_in_place(&mut pixels);
+        }
+        Ok((pixels, delay_ms))
+    }
+}
+
+fn too_many(frames: u64, limits: &VideoLimits) -> MediaError {
+    MediaError::TooManyFrames {
+        frames,
+        limit: limits.max_frames,
+        what: "frames a video may have",
+    }
+}
+
+/// `bytes`, an animation of `format`, with `ops` applied to every frame (the same box
+/// for every frame: choices made from the pixels are made once, from the first
+/// frame), written as `output` (GIF, WebP, an AVIF sequence or, for an APNG, PNG).
+/// The output size and the format's limit are checked before any frame is decoded.
+pub(crate) fn transform_animation(
+    bytes: &[u8],
+    format: MediaFormat,
+    ops: &[Box<dyn FrameOp>],
+    output: ImageFormat,
+    limits: &VideoLimits,
+    max_pixels: u64,
+) -> Result<Vec<u8>, MediaError> {
+    let mut animation = open(bytes, format, limits)?;
+    let size = output_size(ops, animation.size, max_pixels)?;
+    check_format_size(size, output)?;
+    let mut encoder = Encoder::new(output, size, &animation)?;
+    // Only an APNG has a place for a picture outside the animation; an animated WebP
+    // would play it as a frame (browsers show a 0 ms frame for 100 ms: a flash of a
+    // picture the source never shows), so it is left out there, as players leave it.
+    let default_image = animation
+        .default_image
+        .take()
+        .filter(|_| output == ImageFormat::Png);
+    let (settled, first) = match animation.next().transpose()? {
+        Some((rgba, delay_ms)) => {
+            let (settled, first) = settle(ops, DynamicImage::ImageRgba8(rgba))?;
+            (settled, Some((first, delay_ms)))
+        }
+        None => (Settled::unsettled(ops), None),
+    };
+    if let Some(default) = default_image {
+        let image = settled.apply(DynamicImage::ImageRgba8(default))?;
+        encoder.add(image.into_rgba8(), 0.0)?;
+    }
+    if let Some((first, delay_ms)) = first {
+        encoder.add(first.into_rgba8(), delay_ms)?;
+    }
+    for frame in &mut animation {
+        let (rgba, delay_ms) = frame?;
+        let image = settled.apply(DynamicImage::ImageRgba8(rgba))?;
+        encoder.add(image.into_rgba8(), delay_ms)?;
+    }
+    encoder.finish()
+}
+
+/// Where the GIF encoder writes: it gives its writer back only by being dropped (which
+/// writes the file's end), so the bytes are shared with it.
+#[derive(Clone, Default)]
+struct Sink(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl std::io::Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Sink {
+    fn take(self) -> Vec<u8> {
+        std::mem::take(&mut self.0.borrow_mut())
+    }
+}
+
+/// The encoder of one output format, fed a frame at a time.
+enum Encoder {
+    Gif(GifEncoder<Sink>, Sink),
+    Webp(AnimatedWebp),
+    Apng(ApngWriter<Sink>, Sink),
+    Avif(AnimatedAvif),
+}
+
+impl Encoder {
+    fn new(output: ImageFormat, (w, h): (u32, u32), of: &Animation) -> Result<Encoder, MediaError> {
+        let failed = |e: &dyn std::fmt::Display| {
+            MediaError::InvalidMedia(format!("the animation could not be encoded ({e})"))
+        };
+        let loops = match of.plays {
+            LoopCount::Infinite => 0,
+            LoopCount::Finite(n) => n.get(),
+        };
+        Ok(match output {
+            ImageFormat::Gif => {
+                let sink = Sink::default();
+                let mut gif = GifEncoder::new_with_speed(sink.clone(), 10);
+                let repeat = if loops == 0 {
+                    Repeat::Infinite
+                } else {
+                    Repeat::Finite(loops.min(u32::from(u16::MAX)) as u16)
+                };
+                gif.set_repeat(repeat).map_err(|e| failed(&e))?;
+                Encoder::Gif(gif, sink)
+            }
+            ImageFormat::Png => {
+                let sink = Sink::default();
+                let frames = u32::try_from(of.declared.unwrap_or(0)).unwrap_or(u32::MAX);
+                let separate = of.default_image.is_some();
+                let apng = ApngWriter::new(
+                    sink.clone(),
+                    (w, h),
+                    png::ColorType::Rgba,
+                    frames,
+                    loops,
+                    separate,
+                )
+                .map_err(|e| failed(&e))?;
+                Encoder::Apng(apng, sink)
+            }
+            ImageFormat::Avif => Encoder::Avif(AnimatedAvif::new(w, h, loops)?),
+            _ => Encoder::Webp(AnimatedWebp::new(w, h, loops)?),
+        })
+    }
+
+    fn add(&mut self, frame: RgbaImage, delay_ms: f64) -> Result<(), MediaError> {
+        let failed = |e: &dyn std::fmt::Display| {
+            MediaError::InvalidMedia(format!("a frame could not be encoded ({e})"))
+        };
+        match self {
+            Encoder::Gif(gif, _) => {
+                let delay = image::Delay::from_numer_denom_ms(delay_ms.round() as u32, 1);
+                gif.encode_frame(image::Frame::from_parts(frame, 0, 0, delay))
+                    .map_err(|e| failed(&e))
+            }
+            Encoder::Webp(webp) => webp.add(&frame, delay_ms),
+            Encoder::Avif(avif) => avif.add(frame, delay_ms),
+            Encoder::Apng(apng, _) => apng.add(frame.as_raw(), delay_ms).map_err(|e| failed(&e)),
+        }
+    }
+
+    fn finish(self) -> Result<Vec<u8>, MediaError> {
+        match self {
+            Encoder::Gif(gif, sink) => {
+                drop(gif);
+                Ok(sink.take())
+            }
+            Encoder::Webp(webp) => webp.finish(),
+            Encoder::Avif(avif) => avif.finish(),
+            Encoder::Apng(apng, sink) => {
+                apng.finish().map_err(|e| {
+                    MediaError::InvalidMedia(format!("the APNG could not be finished ({e})"))
+                })?;
+                Ok(sink.take())
+            }
+        }
+    }
+}
+
+mod avif;
+mod avif_loop;
+pub(crate) mod pixels;
+mod webp;
+use avif::AnimatedAvif;
+use webp::AnimatedWebp;

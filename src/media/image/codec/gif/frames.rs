@@ -1,0 +1,407 @@
+//! A GIF's frames as viewers show them: the one GIF decoder of every command
+//! (`resize-image`, `image-to-webp`, `image-to-video` and `gif-to-video`), so that a
+//! GIF comes out the same whichever command it is given to.
+//!
+//! Built on the block walker of the parent module (which also reads past a second
+//! header appended to the first) and `weezl`'s LZW decoder. Each frame is drawn onto
+//! the canvas after the previous frame's disposal (none, cleared to transparent, or
+//! put back as it was), its transparent index leaving the canvas as it was.
+//!
+//! The first frame is drawn as Pillow (the reference of the real-file check) draws
+//! it: the canvas is the screen grown to cover the first frame; where the first frame
+//! does not reach it is transparent when the frame has a transparent index and in
+//! the frame's colour 0 otherwise. A frame without any colour table is drawn with a
+//! grey ramp (index `n` is grey `n`), as Pillow draws it; a colour index past the
+//! table is black. A frame reaching past the canvas is clipped to it (Pillow grows
+//! its canvas; a video cannot change its size midway), and the canvas is kept across
+//! a stray second header (ffmpeg starts over there; Pillow and browsers do not).
+
+use image::metadata::LoopCount;
+use image::{Delay, Rgba, RgbaImage};
+
+use crate::media::image::codec::gif::{shown_cs, Block, Blocks, Control, Frame};
+use crate::media::MediaError;
+
+/// The composited frames of a GIF, one at a time, each with its delay in
+/// milliseconds (as browsers show it, see [`shown_cs`]).
+pub(crate) struct GifFrames<'a> {
+    bytes: &'a [u8],
+    /// The pixels one frame's indices may take: a frame's rectangle may reach past the
+    /// canvas (and is clipped), but its buffer is held to the canvas's own limit
+    /// (fuzzing found a later frame of 65535x65535 allocating 4 GB).
+    max_pixels: u64,
+    blocks: Blocks<'a>,
+    canvas: RgbaImage,
+    /// The control of the frame to come.
+    control: Control,
+    /// How the previous frame leaves the canvas: its disposal, its rectangle and, to
+    /// put back, what was under it.
+    pending: Option<(u8, Rect, Option<RgbaImage>)>,
+    first: bool,
+    /// The decoded colour indices of a frame, reused.
+    indices: Vec<u8>,
+    pub size: (u32, u32),
+    pub plays: LoopCount,
+    /// The frames the blocks hold (what the iteration gives, damaged ones included).
+    pub frames: u64,
+}
+
+/// A frame's rectangle on the canvas: x, y, width, height.
+type Rect = (u32, u32, u32, u32);
+
+impl<'a> GifFrames<'a> {
+    /// Opens a GIF, its canvas checked against `max_pixels` before anything is drawn:
+    /// `too_large(width, height)` past it, `InvalidMedia` for a header cut short, an
+    /// empty screen, or no frame at all.
+    pub fn open(
+        bytes: &'a [u8],
+        max_pixels: u64,
+        too_large: impl FnOnce(u32, u32) -> MediaError,
+    ) -> Result<GifFrames<'a>, MediaError> {
+        let scan = crate::media::image::codec::gif::scan(bytes)?;
+        let blocks = Blocks::new(bytes)?;
+        // The loop count, wherever its extension is, and the first frame's extent.
+        let (mut ahead, mut first) = (blocks.clone(), None);
+        while let Some(block) = ahead.next_block() {
+            if let Block::Frame(frame) = block {
+                first = first.or(Some(frame));
+            }
+        }
+        let (sw, sh) = scan.screen;
+        let (width, height) = first.map_or((sw, sh), |f| {
+            let right = u32::from(f.left) + u32::from(f.width);
+            let bottom = u32::from(f.top) + u32::from(f.height);
+            (sw.max(right), sh.max(bottom))
+        });
+        if u64::from(width) * u64::from(height) > max_pixels {
+            return Err(too_large(width, height));
+        }
+        let plays = match ahead.loops {
+            Some(0) | None => LoopCount::Infinite,
+            Some(n) => LoopCount::Finite(u32::from(n).try_into().expect("not 0")),
+        };
+        Ok(GifFrames {
+            bytes,
+            max_pixels,
+            blocks,
+            canvas: RgbaImage::new(width, height),
+            control: Control::default(),
+            pending: None,
+            first: true,
+            indices: Vec::new(),
+            size: (width, height),
+            plays,
+            frames: scan.frames,
+        })
+    }
+
+    /// The next frame drawn onto the canvas and its delay in milliseconds; `None` at
+    /// the end.
+    pub fn next_frame(&mut self) -> Option<Result<(RgbaImage, u32), MediaError>> {
+        loop {
+            match self.blocks.next_block()? {
+                Block::Control(control) => self.control = control,
+                Block::Frame(frame) => {
+                    let control = std::mem::take(&mut self.control);
+                    let drawn = self.draw(&frame, control);
+                    let delay_ms = shown_cs(control.delay_cs) as u32 * 10;
+                    return Some(drawn.map(|()| (self.canvas.clone(), delay_ms)));
+                }
+            }
+        }
+    }
+
+    fn draw(&mut self, frame: &Frame, control: Control) -> Result<(), MediaError> {
+        crate::media::cancel::checkpoint()?;
+        match self.pending.take() {
+            Some((2, rect, _)) => fill(&mut self.canvas, rect, Rgba([0; 4])),
+            Some((3, (x, y, _, _), Some(saved))) => {
+                image::imageops::replace(&mut self.canvas, &saved, x.into(), y.into());
+            }
+            _ => {}
+        }
+        let bytes: &'a [u8] = self.bytes;
+        let palette = frame
+            .palette
+            .clone()
+            .or_else(|| self.blocks.global_palette.clone())
+            .map(|range| &bytes[range]);
+        let colour = |index: u8| match palette {
+            Some(table) => table
+                .get(usize::from(index) * 3..usize::from(index) * 3 + 3)
+                .map_or(Rgba([0, 0, 0, 255]), |c| Rgba([c[0], c[1], c[2], 255])),
+            None => Rgba([index, index, index, 255]),
+        };
+        let (cw, ch) = self.canvas.dimensions();
+        let rect = clip(frame, (cw, ch));
+        if self.first {
+            let background = match control.transparent {
+                Some(_) => Rgba([0; 4]),
+                None => colour(0),
+            };
+            fill(&mut self.canvas, (0, 0, cw, ch), background);
+            self.first = false;
+        }
+        let saved = (control.disposal == 3).then(|| {
+            image::imageops::crop_imm(&self.canvas, rect.0, rect.1, rect.2, rect.3).to_image()
+        });
+        let (w, h) = (usize::from(frame.width), usize::from(frame.height));
+        if (w * h) as u64 > self.max_pixels {
+            return Err(MediaError::InvalidMedia(format!(
+                "the GIF has a frame of {w}x{h} pixels, more than this service decodes"
+            )));
+        }
+        decode_indices(bytes, frame.data, w * h, &mut self.indices);
+        for (n, &index) in self.indices.iter().enumerate() {
+            if Some(index) == control.transparent {
+                continue;
+            }
+            let row = stored_row(n / w.max(1), h, frame.interlaced);
+            let x = u32::from(frame.left) + (n % w.max(1)) as u32;
+            let y = u32::from(frame.top) + row as u32;
+            if let Some(pixel) = self.canvas.get_pixel_mut_checked(x, y) {
+                *pixel = colour(index);
+            }
+        }
+        self.pending = Some((control.disposal, rect, saved));
+        Ok(())
+    }
+}
+
+impl Iterator for GifFrames<'_> {
+    type Item = image::ImageResult<image::Frame>;
+
+    /// The frames as the `image` crate's animation iterators give them, for the
+    /// animation steps (`media::animation`).
+    fn next(&mut self) -> Option<Self::Item> {
+        let frame = self.next_frame()?;
+        Some(
+            frame
+                .map(|(canvas, ms)| {
+                    image::Frame::from_parts(canvas, 0, 0, Delay::from_numer_denom_ms(ms, 1))
+                })
+                .map_err(|e| {
+                    image::ImageError::Decoding(image::error::DecodingError::new(
+                        image::error::ImageFormatHint::Exact(image::ImageFormat::Gif),
+                        e.to_string(),
+                    ))
+                }),
+        )
+    }
+}
+
+/// The part of `frame` that lies on a canvas of `size`.
+fn clip(frame: &Frame, (cw, ch): (u32, u32)) -> Rect {
+    let (x, y) = (u32::from(frame.left).min(cw), u32::from(frame.top).min(ch));
+    let w = u32::from(frame.width).min(cw - x);
+    let h = u32::from(frame.height).min(ch - y);
+    (x, y, w, h)
+}
+
+fn fill(canvas: &mut RgbaImage, (x, y, w, h): Rect, colour: Rgba<u8>) {
+    for ty in y..y + h {
+        for tx in x..x + w {
+            canvas.put_pixel(tx, ty, colour);
+        }
+    }
+}
+
+/// The row of the frame that the `row`th row of its data fills: interlaced GIFs store
+/// every 8th row from 0, every 8th from 4, every 4th from 2, then every 2nd from 1.
+fn stored_row(row: usize, height: usize, interlaced: bool) -> usize {
+    if !interlaced {
+        return row;
+    }
+    let passes = [(0, 8), (4, 8), (2, 4), (1, 2)];
+    let mut left = row;
+    for (start, step) in passes {
+        let rows = height.saturating_sub(start).div_ceil(step);
+        if left < rows {
+            return start + left * step;
+        }
+        left -= rows;
+    }
+    row
+}
+
+/// The colour indices of the frame whose LZW data starts at `at` (the minimum code
+/// size byte), at most `max` of them, into `out`. Data cut short or damaged gives the
+/// indices decoded before the damage: the rest of the frame is not drawn, as
+/// browsers leave it.
+fn decode_indices(bytes: &[u8], at: usize, max: usize, out: &mut Vec<u8>) {
+    out.clear();
+    let Some(&min_code_size) = bytes.get(at) else {
+        return;
+    };
+    if !(1..=11).contains(&min_code_size) {
+        return;
+    }
+    let mut data = Vec::new();
+    let mut block = at + 1;
+    while let Some(&len) = bytes.get(block) {
+        if len == 0 {
+            break;
+        }
+        let end = (block + 1 + usize::from(len)).min(bytes.len());
+        data.extend_from_slice(&bytes[block + 1..end]);
+        block = end;
+    }
+    let mut decoder = weezl::decode::Decoder::new(weezl::BitOrder::Lsb, min_code_size);
+    out.resize(max, 0);
+    let (mut read, mut written) = (0, 0);
+    while written < max {
+        let result = decoder.decode_bytes(&data[read..], &mut out[written..]);
+        read += result.consumed_in;
+        written += result.consumed_out;
+        match result.status {
+            Ok(weezl::LzwStatus::Ok) if result.consumed_in + result.consumed_out > 0 => {}
+            _ => break,
+        }
+    }
+    out.truncate(written);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A GIF of `w`×`h` with the given global table, each frame `(left, top, w, h,
+    /// control, indices)`, its data LZW-coded by weezl.
+    fn gif(screen: (u16, u16), table: &[[u8; 3]], frames: &[(Rect, Control, Vec<u8>)]) -> Vec<u8> {
+        let mut b = b"GIF89a".to_vec();
+        b.extend_from_slice(&screen.0.to_le_bytes());
+        b.extend_from_slice(&screen.1.to_le_bytes());
+        b.extend_from_slice(&[0x80 | 1, 0, 0]);
+        for i in 0..4 {
+            b.extend_from_slice(table.get(i).unwrap_or(&[0, 0, 0]));
+        }
+        for ((x, y, w, h), control, indices) in frames {
+            let packed = (control.disposal << 2) | u8::from(control.transparent.is_some());
+            let [lo, hi] = control.delay_cs.to_le_bytes();
+            let t = control.transparent.unwrap_or(0);
+            b.extend_from_slice(&[0x21, 0xF9, 4, packed, lo, hi, t, 0]);
+            b.push(0x2C);
+            for v in [*x, *y, *w, *h] {
+                b.extend_from_slice(&(v as u16).to_le_bytes());
+            }
+            b.push(0);
+            b.push(2);
+            let coded = weezl::encode::Encoder::new(weezl::BitOrder::Lsb, 2)
+                .encode(indices)
+                .unwrap();
+            for chunk in coded.chunks(255) {
+                b.push(chunk.len() as u8);
+                b.extend_from_slice(chunk);
+            }
+            b.push(0);
+        }
+        b.push(0x3B);
+        b
+    }
+
+    const RED: [u8; 3] = [255, 0, 0];
+    const GREEN: [u8; 3] = [0, 255, 0];
+    const BLUE: [u8; 3] = [0, 0, 255];
+
+    fn frames(bytes: &[u8]) -> Vec<RgbaImage> {
+        let mut frames = GifFrames::open(bytes, 1 << 20, |_, _| unreachable!()).unwrap();
+        std::iter::from_fn(|| frames.next_frame())
+            .map(|f| f.unwrap().0)
+            .collect()
+    }
+
+    #[test]
+    fn a_later_frame_larger_than_the_limit_is_refused_before_its_indices_are_allocated() {
+        let small = (0, 0, 1, 1);
+        let vast = (0, 0, 65535, 65535);
+        let bytes = gif(
+            (2, 2),
+            &[RED, GREEN],
+            &[
+                (small, control(0, None), vec![1]),
+                (vast, control(0, None), vec![1]),
+            ],
+        );
+        let mut frames = GifFrames::open(&bytes, 1 << 20, |_, _| unreachable!()).unwrap();
+        assert!(frames.next_frame().unwrap().is_ok());
+        let Some(Err(MediaError::InvalidMedia(why))) = frames.next_frame() else {
+            panic!("a frame of 65535x65535 was decoded");
+        };
+        assert!(why.contains("65535x65535"), "{why}");
+    }
+
+    fn control(disposal: u8, transparent: Option<u8>) -> Control {
+        Control {
+            delay_cs: 10,
+            disposal,
+            transparent,
+        }
+    }
+
+    #[test]
+    fn the_first_frame_is_laid_on_colour_0_or_on_transparency_as_pillow_lays_it() {
+        let table = [RED, GREEN, BLUE];
+        let small = (1, 1, 1, 1);
+        let opaque = gif((3, 3), &table, &[(small, control(0, None), vec![2])]);
+        let first = &frames(&opaque)[0];
+        assert_eq!(first.get_pixel(0, 0).0, [255, 0, 0, 255]);
+        assert_eq!(first.get_pixel(1, 1).0, [0, 0, 255, 255]);
+        let transparent = gif((3, 3), &table, &[(small, control(0, Some(1)), vec![2])]);
+        let first = &frames(&transparent)[0];
+        assert_eq!(first.get_pixel(0, 0).0[3], 0);
+        assert_eq!(first.get_pixel(1, 1).0, [0, 0, 255, 255]);
+    }
+
+    #[test]
+    fn disposals_clear_keep_or_put_back_what_a_frame_covered() {
+        let table = [RED, GREEN, BLUE];
+        let whole = (0, 0, 2, 1);
+        let second = (1, 0, 1, 1);
+        for (disposal, expected) in [(1, [0, 255, 0, 255]), (2, [0; 4]), (3, [255, 0, 0, 255])] {
+            let bytes = gif(
+                (2, 1),
+                &table,
+                &[
+                    (whole, control(0, None), vec![0, 0]),
+                    (second, control(disposal, None), vec![1]),
+                    (second, control(0, Some(3)), vec![3]),
+                ],
+            );
+            let all = frames(&bytes);
+            assert_eq!(all.len(), 3);
+            assert_eq!(all[1].get_pixel(1, 0).0, [0, 255, 0, 255]);
+            assert_eq!(all[2].get_pixel(1, 0).0, expected, "disposal {disposal}");
+            assert_eq!(all[2].get_pixel(0, 0).0, [255, 0, 0, 255]);
+        }
+    }
+
+    #[test]
+    fn interlaced_rows_are_put_in_their_place() {
+        let order: Vec<usize> = (0..10).map(|r| stored_row(r, 10, true)).collect();
+        assert_eq!(order, [0, 8, 4, 2, 6, 1, 3, 5, 7, 9]);
+        assert_eq!(stored_row(3, 10, false), 3);
+    }
+
+    #[test]
+    fn frames_past_the_screen_are_clipped_and_a_damaged_frame_is_drawn_in_part() {
+        let table = [RED, GREEN];
+        let past = gif(
+            (2, 2),
+            &table,
+            &[
+                ((0, 0, 2, 2), control(0, None), vec![0; 4]),
+                ((1, 1, 4, 4), control(0, None), vec![1; 16]),
+            ],
+        );
+        let all = frames(&past);
+        assert_eq!(all[1].dimensions(), (2, 2));
+        assert_eq!(all[1].get_pixel(1, 1).0, [0, 255, 0, 255]);
+        let mut cut = past.clone();
+        cut.truncate(cut.len() - 6);
+        assert_eq!(frames(&cut).len(), 2);
+        let refused = GifFrames::open(&past, 3, |w, h| {
+            MediaError::InvalidMedia(format!("{w}x{h}"))
+        });
+        assert!(matches!(refused, Err(MediaError::InvalidMedia(m)) if m == "2x2"));
+    }
+}

@@ -1,0 +1,14 @@
+//! The image codecs read and written in this process: the C libraries (libjpeg-turbo,
+//! libtiff, libheif, libavif; `sys` declares the ones without a maintained binding)
+//! the BMP reader written to match Pillow, and the GIF and APNG structure readers
+//! (blocks and chunks, frames as viewers compose them) and the APNG writer.
+
+pub(crate) mod apng;
+pub(crate) mod avif;
+pub(crate) mod bmp;
+pub(crate) mod gif;
+pub(crate) mod heif;
+pub(crate) mod heif_boxes;
+pub(crate) mod jpeg;
+pub(crate) mod sys;
+pub(crate) mod tiff;

@@ -1,0 +1,340 @@
+//! The in-process image steps: target sizes, resizing, flattening and encoding.
+//!
+//! Everything here is synchronous and CPU-bound; [`crate::media::Media`] runs it on the
+//! blocking pool.
+
+use std::io::Write;
+use std::path::Path;
+
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
+use image::{DynamicImage, ExtendedColorType, ImageEncoder, RgbImage};
+use turbojpeg::{Compressor, PixelFormat, Subsamp};
+
+use crate::media::image::decode::{self, swaps_sides};
+use crate::media::image::yuv::Yuv420;
+use crate::media::{output_path, ImageFormat, MediaError, MediaFile, MediaFormat, IMAGE_INPUTS};
+
+/// JPEG output quality: the usual web trade-off; artefacts are hard to see at 85.
+const JPEG_QUALITY: i32 = 85;
+/// Lossy WebP quality, libwebp's own default and comparable to JPEG 85 at a smaller size.
+pub(crate) const WEBP_QUALITY: f32 = 80.0;
+/// libwebp refuses pictures wider or taller than this.
+pub(crate) const WEBP_MAX_SIDE: u32 = 16383;
+
+/// The image format of an input, or `UnsupportedInputFormat` for anything but a still
+/// image we can decode.
+pub(crate) fn image_input(input: &MediaFile) -> Result<MediaFormat, MediaError> {
+    if IMAGE_INPUTS.contains(&input.format) {
+        return Ok(input.format);
+    }
+    Err(MediaError::unsupported(input.format, IMAGE_INPUTS))
+}
+
+/// The output size for `resize-image`, checked before any pixel is decoded.
+pub(crate) fn scaled_size(
+    width: u32,
+    height: u32,
+    scale: f64,
+    output: ImageFormat,
+    max_pixels: u64,
+) -> Result<(u32, u32), MediaError> {
+    let w = (f64::from(width) * scale).round();
+    let h = (f64::from(height) * scale).round();
+    if w < 1.0 || h < 1.0 {
+        return Err(MediaError::OutputTooSmall);
+    }
+    // Saturating float-to-int casts; the pixel check below catches anything that big.
+    let (w, h) = (w as u64, h as u64);
+    if w.saturating_mul(h) > max_pixels {
+        return Err(MediaError::OutputTooLarge {
+            width: w,
+            height: h,
+            limit: max_pixels,
+        });
+    }
+    if output == ImageFormat::Webp && (w > WEBP_MAX_SIDE.into() || h > WEBP_MAX_SIDE.into()) {
+        return Err(MediaError::OutputTooLargeForFormat {
+            format: "WebP",
+            width: w,
+            height: h,
+            max_side: WEBP_MAX_SIDE.into(),
+        });
+    }
+    // A side past u32 only gets here with a limit beyond any real image; refuse it too.
+    Ok((
+        u32::try_from(w).map_err(|_| too_large(w, h, max_pixels))?,
+        u32::try_from(h).map_err(|_| too_large(w, h, max_pixels))?,
+    ))
+}
+
+fn too_large(width: u64, height: u64, limit: u64) -> MediaError {
+    MediaError::OutputTooLarge {
+        width,
+        height,
+        limit,
+    }
+}
+
+/// Decodes `bytes` to an upright `Rgb8` / `Rgba8` picture of exactly the size `target`
+/// picks from the upright input size.
+///
+/// The header is checked against `max_pixels` and `target` runs before decoding, so
+/// a refused size costs no decoding work. Resizing happens before rotating: the
+/// stored picture is resized to the target with sides swapped, which is the same
+/// result for less work.
+pub(crate) fn load_upright(
+    bytes: &[u8],
+    format: MediaFormat,
+    max_pixels: u64,
+    target: impl FnOnce(u32, u32) -> Result<(u32, u32), MediaError>,
+) -> Result<DynamicImage, MediaError> {
+    let opened = decode::open(bytes, format, max_pixels)?;
+    let header = opened.header();
+    let (upright_w, upright_h) = header.upright_size();
+    let (target_w, target_h) = target(upright_w, upright_h)?;
+    let (stored_w, stored_h) = if swaps_sides(header.orientation) {
+        (target_h, target_w)
+    } else {
+        (target_w, target_h)
+    };
+    crate::media::cancel::checkpoint()?;
+    let decoded = opened.decode(stored_w, stored_h)?;
+    crate::media::cancel::checkpoint()?;
+    let mut image = resize(decoded, stored_w, stored_h)?;
+    image.apply_orientation(header.orientation);
+    Ok(image)
+}
+
+/// Resizes to exactly `width` x `height` (a no-op when already that size).
+///
+/// Lanczos3 when shrinking (sharp, little aliasing); Catmull-Rom when enlarging, where
+/// Lanczos3's ringing shows. Alpha is premultiplied while filtering so transparent
+/// pixels do not bleed their colour into the edges.
+pub(crate) fn resize(
+    image: DynamicImage,
+    width: u32,
+    height: u32,
+) -> Result<DynamicImage, MediaError> {
+    if (image.width(), image.height()) == (width, height) {
+        return Ok(image);
+    }
+    let filter = if width <= image.width() && height <= image.height() {
+        FilterType::Lanczos3
+    } else {
+        FilterType::CatmullRom
+    };
+    let mut resized = DynamicImage::new(width, height, image.color());
+    Resizer::new()
+        .resize(
+            &image,
+            &mut resized,
+            &ResizeOptions::new().resize_alg(ResizeAlg::Convolution(filter)),
+        )
+        .map_err(|e| not_encoded("resized", e))?;
+    Ok(resized)
+}
+
+/// Drops the alpha channel by compositing onto white, for outputs without transparency.
+pub(crate) fn flatten_onto_white(image: DynamicImage) -> RgbImage {
+    let rgba = match image {
+        DynamicImage::ImageRgba8(rgba) => rgba,
+        other => return other.into_rgb8(),
+    };
+    let (width, height) = rgba.dimensions();
+    let mut out = Vec::with_capacity(width as usize * height as usize * 3);
+    for px in rgba.as_raw().chunks_exact(4) {
+        let alpha = u32::from(px[3]);
+        for &c in &px[..3] {
+            let blended = u32::from(c) * alpha + 255 * (255 - alpha);
+            out.push(((blended + 127) / 255) as u8);
+        }
+    }
+    RgbImage::from_raw(width, height, out).expect("buffer sized for the image")
+}
+
+/// Encodes an `Rgb8` / `Rgba8` picture.
+pub(crate) fn encode(image: DynamicImage, format: ImageFormat) -> Result<Vec<u8>, MediaError> {
+    match format {
+        ImageFormat::Jpeg => encode_jpeg(&flatten_onto_white(image)),
+        ImageFormat::Png => encode_png(&image),
+        ImageFormat::Webp => encode_webp(&image),
+        ImageFormat::Avif => crate::media::image::codec::avif::encode(&image),
+        ImageFormat::Gif => encode_gif(image),
+    }
+}
+
+/// A still picture as a one-frame GIF (a palette of its own, NeuQuant).
+fn encode_gif(image: DynamicImage) -> Result<Vec<u8>, MediaError> {
+    let mut out = Vec::new();
+    let frame = image::Frame::new(image.into_rgba8());
+    image::codecs::gif::GifEncoder::new_with_speed(&mut out, 10)
+        .encode_frame(frame)
+        .map_err(|e| not_encoded("encoded as GIF", e))?;
+    Ok(out)
+}
+
+/// libjpeg-turbo at quality 85 with 4:2:0 chroma, the common web setting.
+fn encode_jpeg(image: &RgbImage) -> Result<Vec<u8>, MediaError> {
+    let mut compressor = Compressor::new().map_err(std::io::Error::other)?;
+    compressor
+        .set_quality(JPEG_QUALITY)
+        .and_then(|()| compressor.set_subsamp(Subsamp::Sub2x2))
+        .map_err(std::io::Error::other)?;
+    let (width, height) = (image.width() as usize, image.height() as usize);
+    let pixels = turbojpeg::Image {
+        pixels: image.as_raw().as_slice(),
+        width,
+        pitch: width * 3,
+        height,
+        format: PixelFormat::RGB,
+    };
+    compressor
+        .compress_to_vec(pixels)
+        .map_err(|e| not_encoded("encoded as JPEG", e))
+}
+
+/// PNG with fast deflate: on photographic content the best level costs several times
+/// the CPU for a few percent smaller files, and the outputs are short-lived downloads.
+fn encode_png(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
+    let mut out = Vec::new();
+    let color = match image {
+        DynamicImage::ImageRgba8(_) => ExtendedColorType::Rgba8,
+        _ => ExtendedColorType::Rgb8,
+    };
+    let rgb_copy;
+    let bytes = match image {
+        DynamicImage::ImageRgb8(_) | DynamicImage::ImageRgba8(_) => image.as_bytes(),
+        other => {
+            rgb_copy = other.to_rgb8();
+            rgb_copy.as_raw().as_slice()
+        }
+    };
+    PngEncoder::new_with_quality(&mut out, CompressionType::Fast, PngFilter::Adaptive)
+        .write_image(bytes, image.width(), image.height(), color)
+        .map_err(|e| not_encoded("encoded as PNG", e))?;
+    Ok(out)
+}
+
+/// Lossy libwebp at quality 80; an alpha channel is kept (compressed losslessly, on
+/// a thread of its own). Pictures are converted to YCbCr on every core
+/// ([`Yuv420::from_rgb_as_libwebp`], [`Yuv420::from_rgba_as_libwebp`]).
+fn encode_webp(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
+    let (width, height) = (image.width(), image.height());
+    let rgb_copy;
+    let rgb = match image {
+        DynamicImage::ImageRgba8(rgba) => {
+            return Yuv420::from_rgba_as_libwebp(rgba.as_raw(), width, height)?
+                .encode_webp_alone(WEBP_QUALITY);
+        }
+        DynamicImage::ImageRgb8(rgb) => rgb,
+        other => {
+            rgb_copy = other.to_rgb8();
+            &rgb_copy
+        }
+    };
+    Yuv420::from_rgb_as_libwebp(rgb.as_raw(), width, height)?.encode_webp_alone(WEBP_QUALITY)
+}
+
+/// Writes `bytes` to a new file in `out_dir`; on failure nothing is left behind.
+pub(crate) fn write_output(
+    out_dir: &Path,
+    format: ImageFormat,
+    bytes: &[u8],
+) -> Result<MediaFile, MediaError> {
+    write_named(&output_path(out_dir, format.media_format()), format, bytes)
+}
+
+/// Writes `bytes` to the new file `path`; on failure nothing is left behind.
+pub(crate) fn write_named(
+    path: &Path,
+    format: ImageFormat,
+    bytes: &[u8],
+) -> Result<MediaFile, MediaError> {
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(bytes));
+    if let Err(e) = written {
+        // Best effort: the caller's temp dir is removed anyway.
+        let _ = std::fs::remove_file(path);
+        return Err(e.into());
+    }
+    Ok(MediaFile {
+        path: path.to_path_buf(),
+        format: format.media_format(),
+    })
+}
+
+/// An encoder's or resizer's refusal: its own message goes to the log (libwebp's is
+/// debug output), the client gets a sentence.
+fn not_encoded(what: &str, error: impl std::fmt::Display) -> MediaError {
+    tracing::warn!(%error, "the picture could not be {what}");
+    MediaError::InvalidMedia(format!("the decoded picture could not be {what}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use image::Rgba;
+
+    #[test]
+    fn scaled_size_rounds_each_side() {
+        let size = |w, h, s| scaled_size(w, h, s, ImageFormat::Png, 1 << 40);
+        assert_eq!(size(40, 20, 0.5).unwrap(), (20, 10));
+        assert_eq!(size(33, 21, 0.5).unwrap(), (17, 11));
+        assert_eq!(size(33, 21, 2.0).unwrap(), (66, 42));
+        assert_eq!(size(3, 3, 0.2).unwrap(), (1, 1));
+    }
+
+    #[test]
+    fn scaled_size_refuses_sides_that_round_to_zero() {
+        let err = scaled_size(100, 3, 0.1, ImageFormat::Png, 1 << 40).unwrap_err();
+        assert!(matches!(err, MediaError::OutputTooSmall), "{err:?}");
+    }
+
+    #[test]
+    fn scaled_size_refuses_outputs_past_the_pixel_limit() {
+        let err = scaled_size(1000, 1000, 2.0, ImageFormat::Png, 3_000_000).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                MediaError::OutputTooLarge {
+                    width: 2000,
+                    height: 2000,
+                    limit: 3_000_000
+                }
+            ),
+            "{err:?}"
+        );
+        let err = scaled_size(10_000, 10, 2.0, ImageFormat::Webp, 1 << 40).unwrap_err();
+        assert!(
+            matches!(err, MediaError::OutputTooLargeForFormat { .. }),
+            "{err:?}"
+        );
+        assert_eq!(err.code(), "output_too_large");
+    }
+
+    #[test]
+    fn flatten_composites_transparency_onto_white() {
+        let mut rgba = image::RgbaImage::new(3, 1);
+        rgba.put_pixel(0, 0, Rgba([0, 0, 0, 0]));
+        rgba.put_pixel(1, 0, Rgba([0, 0, 0, 255]));
+        rgba.put_pixel(2, 0, Rgba([0, 0, 0, 128]));
+        let rgb = flatten_onto_white(DynamicImage::ImageRgba8(rgba));
+        assert_eq!(rgb.get_pixel(0, 0).0, [255, 255, 255]);
+        assert_eq!(rgb.get_pixel(1, 0).0, [0, 0, 0]);
+        assert_eq!(rgb.get_pixel(2, 0).0, [127, 127, 127]);
+    }
+
+    #[test]
+    fn resize_hits_the_exact_size_both_ways() {
+        let image = DynamicImage::new_rgba8(33, 21);
+        let down = resize(image.clone(), 17, 11).unwrap();
+        assert_eq!((down.width(), down.height()), (17, 11));
+        let up = resize(image, 66, 42).unwrap();
+        assert_eq!((up.width(), up.height()), (66, 42));
+        assert!(matches!(up, DynamicImage::ImageRgba8(_)));
+    }
+}

@@ -1,0 +1,145 @@
+//! What a page shows while an image output loads (docs/API.md, "Placeholders"): a
+//! BlurHash of 4×3 components, a ThumbHash (base64) and the dominant colour. All three
+//! come from one copy of the output at most 32 pixels on a side: a ThumbHash decodes
+//! to 32 pixels at most and a 4×3 BlurHash holds less, so a larger copy would add
+//! nothing to them but time (at 100 pixels, ThumbHash's own limit, the two hashes took
+//! 4.5 ms an output, a third of a whole 2 MP JPEG resize; at 32, about a tenth of it).
+//! A JPEG output is decoded straight at 1/8 of its size.
+
+use base64::Engine;
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use image::{DynamicImage, RgbaImage};
+
+use crate::media::{blocking, image::decode, Media, MediaError, MediaFile, MediaFormat};
+
+/// The longest side of the copy the placeholders are computed from.
+const SMALL_SIDE: u32 = 32;
+/// BlurHash's components across and down.
+const BLURHASH_COMPONENTS: (u32, u32) = (4, 3);
+
+/// The placeholders of one image output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placeholders {
+    /// 4×3 components; transparent parts as if on white (BlurHash has no alpha).
+    pub blurhash: String,
+    /// Standard base64 (with padding) of the ThumbHash bytes; alpha kept.
+    pub thumbhash: String,
+    /// `#rrggbb`: the average of the most common colour (see [`dominant_colour`]).
+    pub dominant_color: String,
+}
+
+/// Whether outputs of `format` get placeholders: the still and animated image formats
+/// (an animation's first frame stands for it).
+pub fn has_placeholders(format: MediaFormat) -> bool {
+    matches!(
+        format,
+        MediaFormat::Jpeg
+            | MediaFormat::Png
+            | MediaFormat::Webp
+            | MediaFormat::Avif
+            | MediaFormat::Gif
+    )
+}
+
+impl Media {
+    /// The placeholders of `file`, an output this service made; `None` for a format
+    /// without them (videos). `InvalidMedia` when it cannot be decoded, which would be
+    /// a fault of ours.
+    pub async fn placeholders(&self, file: &MediaFile) -> Result<Option<Placeholders>, MediaError> {
+        if !has_placeholders(file.format) {
+            return Ok(None);
+        }
+        let (path, format) = (file.path.clone(), file.format);
+        blocking(move || {
+            let bytes = std::fs::read(&path)?;
+            // Our own output, already held to the output limits when it was made.
+            let opened = decode::open(&bytes, format, u64::MAX)?;
+            let orientation = opened.header().orientation;
+            let mut image = opened.decode(SMALL_SIDE, SMALL_SIDE)?;
+            image.apply_orientation(orientation);
+            placeholders_of(&image).map(Some)
+        })
+        .await
+    }
+}
+
+/// The placeholders of a decoded picture (any size: it is shrunk first).
+pub fn placeholders_of(image: &DynamicImage) -> Result<Placeholders, MediaError> {
+    let small = small_copy(image)?;
+    let (w, h) = small.dimensions();
+    let thumb = thumbhash::rgba_to_thumb_hash(w as usize, h as usize, small.as_raw());
+    let (cx, cy) = BLURHASH_COMPONENTS;
+    let blurhash = blurhash::encode(cx, cy, w, h, &on_white(&small))
+        .map_err(|e| MediaError::InvalidMedia(format!("no blurhash: {e}")))?;
+    Ok(Placeholders {
+        blurhash,
+        thumbhash: base64::engine::general_purpose::STANDARD.encode(thumb),
+        dominant_color: dominant_colour(&small),
+    })
+}
+
+/// `image` as RGBA, shrunk (aspect kept, Lanczos3 with alpha premultiplied) to fit
+/// [`SMALL_SIDE`]; a smaller one is only converted.
+fn small_copy(image: &DynamicImage) -> Result<RgbaImage, MediaError> {
+    let rgba = image.to_rgba8();
+    let (w, h) = rgba.dimensions();
+    if w <= SMALL_SIDE && h <= SMALL_SIDE {
+        return Ok(rgba);
+    }
+    let scale = f64::from(SMALL_SIDE) / f64::from(w.max(h));
+    let side = |s: u32| ((f64::from(s) * scale).round() as u32).clamp(1, SMALL_SIDE);
+    let mut small = RgbaImage::new(side(w), side(h));
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
+    Resizer::new()
+        .resize(&rgba, &mut small, &options)
+        .map_err(|e| MediaError::InvalidMedia(format!("the placeholder copy failed: {e}")))?;
+    Ok(small)
+}
+
+/// The pixels composited onto opaque white.
+fn on_white(image: &RgbaImage) -> Vec<u8> {
+    let mut out = image.as_raw().clone();
+    for px in out.chunks_exact_mut(4) {
+        let a = u32::from(px[3]);
+        for c in &mut px[..3] {
+            *c = ((u32::from(*c) * a + 255 * (255 - a) + 127) / 255) as u8;
+        }
+        px[3] = 255;
+    }
+    out
+}
+
+/// The dominant colour: pixels are counted in buckets of 16 levels per channel,
+/// weighted by their alpha; the answer is the mean colour of the fullest bucket, so a
+/// flat region comes out as its exact colour and a photo as its most common hue rather
+/// than a grey average of everything. A fully transparent picture gives `#000000`.
+pub fn dominant_colour(image: &RgbaImage) -> String {
+    const LEVELS: usize = 16;
+    let bucket = |px: &[u8]| {
+        let q = |c: u8| usize::from(c) * LEVELS / 256;
+        (q(px[0]) * LEVELS + q(px[1])) * LEVELS + q(px[2])
+    };
+    // Per bucket: the alpha weight and the weighted sums of each channel.
+    let mut sums = vec![[0u64; 4]; LEVELS * LEVELS * LEVELS];
+    for px in image.as_raw().chunks_exact(4) {
+        let a = u64::from(px[3]);
+        let sum = &mut sums[bucket(px)];
+        sum[0] += a;
+        for c in 0..3 {
+            sum[c + 1] += a * u64::from(px[c]);
+        }
+    }
+    let best = sums
+        .iter()
+        .max_by_key(|s| s[0])
+        .copied()
+        .unwrap_or_default();
+    if best[0] == 0 {
+        return "#000000".into();
+    }
+    let mean = |c: usize| ((best[c] + best[0] / 2) / best[0]) as u8;
+    crate::media::image::Colour([mean(1), mean(2), mean(3), 255]).hex_rgb()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,22 @@
+//! Videos: what is known of one (probed by ffprobe, or read from an MP4 or Matroska
+//! file's headers in this process), and what the video outputs share.
+//!
+//! - `info`: [`info::VideoInfo`], what the recipes know of a source, and its limits
+//!   check; `inspect` reads it (in process or by ffprobe) and caches it per file.
+//! - `probe`: the typed result of `ffprobe`.
+//! - `mp4`, `mkv`: the headers of the common outputs, read without a process.
+//! - `convert`: the shape of most video commands (inspect, then one ffmpeg run).
+//! - `h264`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
+//! - `frames`: every frame of a video decoded once by ffmpeg, encoded here.
+//! - `overlay`: `watermark` and `text` on a video, one ffmpeg run.
+
+pub(crate) mod convert;
+pub(crate) mod frames;
+pub(crate) mod h264;
+pub(crate) mod info;
+pub(crate) mod inspect;
+pub(crate) mod inspect_cache;
+pub(crate) mod mkv;
+pub(crate) mod mp4;
+pub(crate) mod overlay;
+pub(crate) mod probe;
