@@ -10,6 +10,7 @@ mod census;
 mod channels;
 mod edits;
 mod idempotency;
+pub mod lease;
 mod lifecycle;
 mod orgs;
 mod outputs;

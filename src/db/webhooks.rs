@@ -1,10 +1,11 @@
 //! Webhook events, their deliveries and each organization's signing secrets
 //! (docs/API.md). Events are written by a trigger in the same statement that ends
-//! an edit (migrations `…_notifications.sql`); here they are claimed like jobs — a
-//! lease, and the attempt number as the fencing token — so a restart or a lost node
-//! loses none, and two nodes never send the same attempt.
+//! an edit (migrations `…_notifications.sql`); here they are claimed as edits are, by
+//! the one claim, lease and fence of `db::lease` (the attempt number the fencing
+//! token), so a restart or a lost node loses none, and two nodes never send the same
+//! attempt.
 
-use super::{with_pool, Db, DbError, PG_NOW_MS, SQLITE_NOW_MS};
+use super::{lease, with_pool, Db, DbError, PG_NOW_MS, SQLITE_NOW_MS};
 
 /// A claimed event: what one attempt sends, and the attempt that fences its writes.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -73,9 +74,7 @@ impl Db {
             Db::Sqlite(_) => (SQLITE_NOW_MS, ""),
             Db::Postgres(_) => (PG_NOW_MS, "FOR UPDATE SKIP LOCKED"),
         };
-        let due = format!(
-            "state = 'pending' AND next_at <= {now} AND (lease_until IS NULL OR lease_until < {now})"
-        );
+        let events = lease::WEBHOOK_EVENTS;
         // $1 is the lease; the organizations passed over are $2, $3, …
         let others = match passed_over.len() {
             0 => String::new(),
@@ -85,12 +84,15 @@ impl Db {
             }
         };
         let event = with_pool!(self, |pool, sql| {
-            let text = sql(&format!(
-                "UPDATE webhook_events SET attempts = attempts + 1, lease_until = {now} + $1 \
-                 WHERE id = (SELECT id FROM webhook_events WHERE {due}{others} \
-                             ORDER BY next_at LIMIT 1 {lock}) \
-                   AND {due} \
-                 RETURNING id, edit_id, org_id, url, type, created_at, payload, attempts"
+            let oldest_due = format!(
+                "(SELECT id FROM webhook_events e WHERE {}{others} ORDER BY next_at LIMIT 1 {lock})",
+                events.claimable("e", now)
+            );
+            let text = sql(&events.claim_sql(
+                now,
+                &oldest_due,
+                "",
+                "id, edit_id, org_id, url, type, created_at, payload, attempts",
             ));
             let mut query = sqlx::query_as(&text).bind(lease_ms);
             for org in passed_over {
@@ -108,9 +110,12 @@ impl Db {
         payload: &str,
     ) -> Result<bool, DbError> {
         let done = with_pool!(self, |pool, sql| {
-            sqlx::query(&sql(
-                "UPDATE webhook_events SET payload = $1 WHERE id = $2 AND attempts = $3",
-            ))
+            sqlx::query(&sql(&lease::WEBHOOK_EVENTS.fenced_sql(
+                "",
+                "payload = $1",
+                2,
+                3,
+            )))
             .bind(payload)
             .bind(&event.id)
             .bind(event.attempt)
@@ -136,17 +141,15 @@ impl Db {
         };
         let recorded = with_pool!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
-            let fenced = sqlx::query(&sql(
-                "UPDATE webhook_events SET state = $1, next_at = $2, lease_until = NULL \
-                 WHERE id = $3 AND attempts = $4 AND state = 'pending'",
-            ))
-            .bind(state)
-            .bind(next_at)
-            .bind(&event.id)
-            .bind(event.attempt)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+            let set = "state = $1, next_at = $2, lease_until = NULL";
+            let fenced = sqlx::query(&sql(&lease::WEBHOOK_EVENTS.fenced_sql("", set, 3, 4)))
+                .bind(state)
+                .bind(next_at)
+                .bind(&event.id)
+                .bind(event.attempt)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
             if fenced == 1 {
                 sqlx::query(&sql("INSERT INTO webhook_deliveries \
                          (event_id, edit_id, type, attempt, at, status, error, duration_ms) \

@@ -43,7 +43,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use crate::db::{Db, DbError, StoredOutput};
+use crate::db::{lease, Db, DbError, StoredOutput};
 
 /// The queue over `db`'s backend.
 pub fn for_db(db: &Db) -> Arc<dyn JobQueue> {
@@ -134,13 +134,11 @@ fn running_of_org(now_sql: &str, node: &str) -> String {
 /// The claim statement of both databases, with `$1` the lease in milliseconds, `$2`
 /// the per-organization cap and `$3` the node; `lock` is what the inner `SELECT` adds
 /// on PostgreSQL (`FOR UPDATE SKIP LOCKED`). Leases and due times by the database's
-/// clock (`now_sql`, see `crate::db::PG_NOW_MS`).
+/// clock (`now_sql`, see `crate::db::PG_NOW_MS`); the claim itself is the one every
+/// leased row shares (`db::lease`).
 fn claim_sql(now_sql: &str, lock: &str) -> String {
-    format!(
-        "UPDATE edits {} WHERE id = ({}) {CLAIM_RETURNING}",
-        claim_set(now_sql),
-        candidate_sql(now_sql, lock)
-    )
+    let candidate = format!("({})", candidate_sql(now_sql, lock));
+    lease::EDITS.claim_sql(now_sql, &candidate, CLAIM_SET, CLAIM_RETURNING)
 }
 
 /// The id of the edit a claim takes (same placeholders as [`claim_sql`]): claimable
@@ -156,7 +154,7 @@ fn candidate_sql(now_sql: &str, lock: &str) -> String {
           ORDER BY {running}, CASE WHEN e.lane = 'fast' THEN 0 ELSE 1 END,
                    e.run_after, e.created_at
           LIMIT 1 {lock}",
-        claimable("e", now_sql)
+        lease::EDITS.claimable("e", now_sql)
     )
 }
 
@@ -164,40 +162,20 @@ fn candidate_sql(now_sql: &str, lock: &str) -> String {
 /// [`claim_sql`] otherwise): SQLite picks the candidate with a read, which never
 /// waits for nor holds up its single writer, then takes it with this cheap write.
 fn claim_by_id_sql(now_sql: &str) -> String {
-    format!(
-        "UPDATE edits {} WHERE id = $4 AND {} {CLAIM_RETURNING}",
-        claim_set(now_sql),
-        claimable("edits", now_sql)
-    )
+    lease::EDITS.claim_sql(now_sql, "$4", CLAIM_SET, CLAIM_RETURNING)
 }
 
-/// Queued and due, or processing under an expired lease.
-fn claimable(table: &str, now_sql: &str) -> String {
-    format!(
-        "(({table}.status = 'queued' AND {table}.run_after <= {now_sql}) \
-          OR ({table}.status = 'processing' AND {table}.lease_until < {now_sql}))"
-    )
-}
+/// What a claim of an edit sets besides the attempt and the lease.
+const CLAIM_SET: &str = "status = 'processing', updated_at = {now}, claimed_by = $3";
 
-fn claim_set(now_sql: &str) -> String {
-    format!(
-        "SET status = 'processing', attempt = attempt + 1, lease_until = {now_sql} + $1, \
-             updated_at = {now_sql}, claimed_by = $3"
-    )
-}
-
-const CLAIM_RETURNING: &str = "RETURNING id, org_id, attempt, failures, handbacks, request";
+const CLAIM_RETURNING: &str = "id, org_id, attempt, failures, handbacks, request";
 
 /// The fenced `UPDATE` of [`JobQueue::fenced`], with `$1, $2, …` placeholders: `set`
 /// uses the first `binds`, then come `id` and `attempt`. `{now}` in `set` and
 /// `updated_at` read the database's clock (`now_sql`).
 fn fenced_sql(set: &str, binds: usize, now_sql: &str) -> String {
-    format!(
-        "UPDATE edits SET {}, updated_at = {now_sql} WHERE id = ${} AND attempt = ${} AND status = 'processing'",
-        set.replace("{now}", now_sql),
-        binds + 1,
-        binds + 2
-    )
+    let set = format!("{set}, updated_at = {{now}}");
+    lease::EDITS.fenced_sql(now_sql, &set, binds + 1, binds + 2)
 }
 
 /// Runs a fenced `UPDATE` (from [`fenced_sql`]) on `$pool` with `$binds` and the
