@@ -30,6 +30,11 @@ pub enum MediaFormat {
     Tiff,
     /// Read, never written.
     Bmp,
+    /// An HLS master playlist (`video-to-hls`): written, never read. Its media
+    /// playlists and fMP4 segments are stored beside it (`storage::OutputKey`).
+    Hls,
+    /// A WebVTT file (`video-storyboard`'s cues): written, never read.
+    Vtt,
 }
 
 /// The still images the image commands read: decoded in-process.
@@ -104,6 +109,8 @@ impl MediaFormat {
             MediaFormat::Avif => "avif",
             MediaFormat::Tiff => "tiff",
             MediaFormat::Bmp => "bmp",
+            MediaFormat::Hls => "m3u8",
+            MediaFormat::Vtt => "vtt",
         }
     }
 
@@ -126,6 +133,8 @@ impl MediaFormat {
             MediaFormat::Avif => "image/avif",
             MediaFormat::Tiff => "image/tiff",
             MediaFormat::Bmp => "image/bmp",
+            MediaFormat::Hls => "application/vnd.apple.mpegurl",
+            MediaFormat::Vtt => "text/vtt",
         }
     }
 
@@ -141,6 +150,8 @@ impl MediaFormat {
             "ogv" => MediaFormat::Ogv,
             "webm" => MediaFormat::Webm,
             "avif" => MediaFormat::Avif,
+            "m3u8" => MediaFormat::Hls,
+            "vtt" => MediaFormat::Vtt,
             _ => return None,
         })
     }
@@ -183,6 +194,8 @@ impl MediaFormat {
             MediaFormat::Avif => "AVIF",
             MediaFormat::Tiff => "TIFF",
             MediaFormat::Bmp => "BMP",
+            MediaFormat::Hls => "HLS",
+            MediaFormat::Vtt => "WebVTT",
         }
     }
 }

@@ -37,6 +37,7 @@ pub mod fuzzing;
 pub(crate) mod gif;
 mod heif;
 mod heif_boxes;
+pub mod hls;
 pub mod image;
 pub(crate) mod image_ops;
 mod image_transform;

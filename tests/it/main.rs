@@ -49,6 +49,7 @@ mod fairness;
 mod fixtures;
 mod front_door;
 mod helpers;
+mod hls;
 mod hostile;
 mod idempotency;
 mod image_commands;
