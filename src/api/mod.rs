@@ -144,6 +144,7 @@ pub fn router(state: AppState, with_metrics: bool) -> Router {
         .route("/v1/openapi.json", get(openapi::openapi_json))
         .route("/docs", get(openapi::docs))
         .route("/", get(playground::page))
+        .route("/playground/hls.light.min.js", get(playground::hls_js))
         .merge(health_router(state.readiness.clone()))
         .merge(metrics.unwrap_or_default())
         // A route layer, so each request is counted under its route's pattern.

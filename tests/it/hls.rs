@@ -222,3 +222,60 @@ async fn a_download_answers_a_cors_preflight_from_any_origin() {
     assert_eq!(refused.status(), 403);
     assert_eq!(refused.headers()["access-control-allow-origin"], "*");
 }
+
+/// hls.js (the copy the playground serves) in Chromium, on a page of another origin,
+/// given the master URL only (`hls_player.py`).
+#[tokio::test]
+async fn hls_js_on_another_origin_plays_the_stream_past_one_second() {
+    let app = spawn_app().await;
+    let src = app
+        .fixtures
+        .add("a.mp4", clips::clip("640x360", 25, 4.0, true, "mp4"));
+    let doc = app.run_done(edit(&src, &["video-to-hls"], None)).await;
+    let master_url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
+    let hls_js = format!("{}/playground/hls.light.min.js", app.base);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/hls_player.py");
+    // A child process: the app serves from this test's own runtime meanwhile.
+    let out = tokio::process::Command::new(test_python())
+        .args([script, &hls_js, master_url])
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(seen["origin"], "http://player.test", "{seen}");
+    assert!(seen["current_time"].as_f64().unwrap() > 1.0, "{seen}");
+    assert_eq!(seen["levels"], serde_json::json!([[640, 360]]), "{seen}");
+    assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
+    assert!(seen["segments_fetched"].as_u64().unwrap() >= 2, "{seen}");
+}
+
+/// The result cache copies a stream whole (its playlists and segments with it): the
+/// copy plays after the edit it came from is deleted.
+#[tokio::test]
+async fn a_cached_stream_is_copied_whole_and_outlives_its_original() {
+    let app = spawn_app().await;
+    let src = app
+        .fixtures
+        .add("a.mp4", clips::clip("320x240", 10, 2.0, true, "mp4"));
+    let first = app.run_done(edit(&src, &["video-to-hls"], None)).await;
+    let again = app.run_done(edit(&src, &["video-to-hls"], None)).await;
+    assert_eq!(again["attributes"]["cached"], true, "{again}");
+    let (status, _) = app
+        .send(
+            reqwest::Method::DELETE,
+            &format!("/v1/edits/{}", first["id"].as_str().unwrap()),
+        )
+        .await;
+    assert_eq!(status, 204);
+    let master_url = again["attributes"]["downloadUrls"][0].as_str().unwrap();
+    let probed = probe_url(master_url).await;
+    let streams = probed["streams"].as_array().unwrap();
+    assert_eq!(streams.len(), 2, "{probed}");
+    assert_eq!(streams[0]["nb_read_frames"], "20", "{probed}");
+}

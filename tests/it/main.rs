@@ -70,6 +70,7 @@ mod speed;
 mod stages;
 mod stalled_sources;
 mod still_formats;
+mod storyboard;
 mod upload_quotas;
 mod upload_storage;
 mod uploads;

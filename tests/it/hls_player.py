@@ -1,0 +1,55 @@
+"""hls.js in a real headless Chromium, on a page of another origin, playing an HLS
+output of the service from its master playlist URL alone.
+
+Usage: hls_player.py HLS_JS_URL MASTER_URL
+The page is served by Playwright as http://player.test/ (an origin of its own), loads
+hls.js from the service, and plays muted. Prints one JSON line of what it saw; a
+failed expectation raises.
+"""
+
+import json
+import os
+import sys
+
+from playwright.sync_api import sync_playwright
+
+hls_js, master = sys.argv[1:3]
+chromium = os.environ.get("MEDIAEDIT_TEST_CHROMIUM", "/usr/bin/chromium")
+PAGE = f"""<!doctype html><html><body>
+<video id="v" muted playsinline autoplay></video>
+<script src="{hls_js}"></script>
+<script>
+  window.errors = [];
+  const video = document.getElementById("v");
+  const hls = new Hls({{ enableWorker: false }});
+  hls.on(Hls.Events.ERROR, (_, d) => window.errors.push(d.details + (d.fatal ? " (fatal)" : "")));
+  hls.on(Hls.Events.MANIFEST_PARSED, (_, d) => {{
+    window.levels = d.levels.map((l) => [l.width, l.height]);
+    video.play();
+  }});
+  hls.loadSource({json.dumps(master)});
+  hls.attachMedia(video);
+</script></body></html>"""
+
+seen = {}
+with sync_playwright() as p:
+    browser = p.chromium.launch(
+        executable_path=chromium,
+        args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"],
+    )
+    page = browser.new_page()
+    requests = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.route("http://player.test/**", lambda route: route.fulfill(status=200, content_type="text/html", body=PAGE))
+    page.goto("http://player.test/")
+    seen["origin"] = page.evaluate("location.origin")
+    seen["mse_h264"] = page.evaluate(
+        "MediaSource.isTypeSupported('video/mp4; codecs=\"avc1.64001e,mp4a.40.2\"')"
+    )
+    page.wait_for_function("document.getElementById('v').currentTime > 1.2", timeout=60_000)
+    seen["current_time"] = page.evaluate("document.getElementById('v').currentTime")
+    seen["levels"] = page.evaluate("window.levels")
+    seen["errors"] = page.evaluate("window.errors.filter((e) => e.includes('fatal'))")
+    seen["segments_fetched"] = len([u for u in requests if "/v1/files/" in u and ".mp4" in u])
+    browser.close()
+print(json.dumps(seen))
