@@ -248,7 +248,11 @@ async fn hls_js_on_another_origin_plays_the_stream_past_one_second() {
         String::from_utf8_lossy(&out.stderr)
     );
     let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
-    assert_eq!(seen["origin"], "http://player.test", "{seen}");
+    assert_ne!(
+        seen["origin"].as_str().unwrap(),
+        app.base,
+        "another origin: {seen}"
+    );
     assert!(seen["current_time"].as_f64().unwrap() > 1.0, "{seen}");
     assert_eq!(seen["levels"], serde_json::json!([[640, 360]]), "{seen}");
     assert_eq!(seen["errors"], serde_json::json!([]), "{seen}");
