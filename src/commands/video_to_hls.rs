@@ -13,7 +13,7 @@
 //! and segments are stored beside it (`storage::OutputKey::companion`) and reached
 //! through it (docs/API.md, "HLS and storyboards").
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
 use crate::media::probe::file_url;
@@ -220,7 +220,7 @@ fn args(rungs: &[Rung], has_audio: bool, dir: &Path) -> Vec<String> {
     args
 }
 
-fn path_url(path: &PathBuf) -> String {
+fn path_url(path: &Path) -> String {
     file_url(path).to_string_lossy().into_owned()
 }
 
