@@ -33,6 +33,11 @@ pub enum MediaFormat {
     Tiff,
     /// Read, never written.
     Bmp,
+    /// An HLS master playlist (`video-to-hls`): written, never read. Its media
+    /// playlists and fMP4 segments are stored beside it (`storage::OutputKey`).
+    Hls,
+    /// A WebVTT file (`video-storyboard`'s cues): written, never read.
+    Vtt,
 }
 
 /// The still images the image commands read: decoded in-process.
@@ -107,6 +112,8 @@ impl MediaFormat {
             MediaFormat::Avif => "avif",
             MediaFormat::Tiff => "tiff",
             MediaFormat::Bmp => "bmp",
+            MediaFormat::Hls => "m3u8",
+            MediaFormat::Vtt => "vtt",
         }
     }
 
@@ -129,6 +136,8 @@ impl MediaFormat {
             MediaFormat::Avif => "image/avif",
             MediaFormat::Tiff => "image/tiff",
             MediaFormat::Bmp => "image/bmp",
+            MediaFormat::Hls => "application/vnd.apple.mpegurl",
+            MediaFormat::Vtt => "text/vtt",
         }
     }
 
@@ -144,6 +153,8 @@ impl MediaFormat {
             "ogv" => MediaFormat::Ogv,
             "webm" => MediaFormat::Webm,
             "avif" => MediaFormat::Avif,
+            "m3u8" => MediaFormat::Hls,
+            "vtt" => MediaFormat::Vtt,
             _ => return None,
         })
     }
@@ -186,6 +197,8 @@ impl MediaFormat {
             MediaFormat::Avif => "AVIF",
             MediaFormat::Tiff => "TIFF",
             MediaFormat::Bmp => "BMP",
+            MediaFormat::Hls => "HLS",
+            MediaFormat::Vtt => "WebVTT",
         }
     }
 }

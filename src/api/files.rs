@@ -2,6 +2,12 @@
 //! (docs/API.md). The signature is the authorization, so no bearer token is
 //! needed. Files stream from the object store (local disk or S3), never read whole;
 //! single byte ranges are served (`206`, `416`), so players can seek.
+//!
+//! HLS playlists and storyboard VTTs are served with the names inside them made
+//! signed URLs (`rewrite`). Every answer carries `Access-Control-Allow-Origin: *`:
+//! the signature is the credential, so a page on any origin may play what it names.
+
+mod rewrite;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -50,8 +56,26 @@ pub async fn download(
 ) -> Result<Response, ApiError> {
     let max_age = verify(&state, &key, &signed)?;
     let meta = state.storage.head(&key).await.map_err(gone_or_internal)?;
-    let size = meta.size;
-    let etag = etag_of(&meta);
+    let format = format_of(&key);
+    // A playlist or VTT is served as rewritten: its own bytes, length and tag.
+    let rewritten = match format.filter(|f| rewrite::rewritten(Some(*f))) {
+        Some(format) => {
+            // Verified digits: the names inside expire with this link.
+            let expires = signed
+                .expires
+                .as_deref()
+                .unwrap_or("0")
+                .parse()
+                .unwrap_or(0);
+            Some(rewritten(&state, &key, format, expires).await?)
+        }
+        None => None,
+    };
+    let size = rewritten.as_ref().map_or(meta.size, |b| b.len() as u64);
+    let etag = match &rewritten {
+        Some(body) => etag_of_bytes(body),
+        None => etag_of(&meta),
+    };
     let mut response = Response::builder()
         .header(header::ETAG, &etag)
         .header(header::ACCEPT_RANGES, "bytes")
@@ -65,7 +89,8 @@ pub async fn download(
     }
     let inline = signed.inline.as_deref() == Some("1");
     let disposition = if inline { "inline" } else { "attachment" };
-    response = response.header(header::CONTENT_TYPE, mime_of(&key)).header(
+    let mime = format.map_or("application/octet-stream", MediaFormat::mime);
+    response = response.header(header::CONTENT_TYPE, mime).header(
         header::CONTENT_DISPOSITION,
         format!("{disposition}; filename=\"{}\"", file_name(&key)),
     );
@@ -99,6 +124,9 @@ pub async fn download(
     }
     let body = if method == Method::HEAD {
         Body::empty()
+    } else if let Some(bytes) = rewritten {
+        let range = range.unwrap_or(0..size);
+        Body::from(bytes.slice(range.start as usize..range.end as usize))
     } else {
         let object = state
             .storage
@@ -203,11 +231,71 @@ fn requested_range(headers: &HeaderMap, etag: &str, size: u64) -> Wanted {
     }
 }
 
-fn mime_of(key: &str) -> &'static str {
+fn format_of(key: &str) -> Option<MediaFormat> {
     key.rsplit_once('.')
         .and_then(|(_, ext)| MediaFormat::from_extension(ext))
-        .map(MediaFormat::mime)
-        .unwrap_or("application/octet-stream")
+}
+
+/// The playlist or VTT under `key` with its names signed until `expires`. Ours and
+/// small (a playlist line per segment), so read whole.
+async fn rewritten(
+    state: &AppState,
+    key: &str,
+    format: MediaFormat,
+    expires: u64,
+) -> Result<bytes::Bytes, ApiError> {
+    let object = state
+        .storage
+        .get(key, None)
+        .await
+        .map_err(gone_or_internal)?;
+    let stored = object.bytes().await.map_err(|e| ApiError::internal(&e))?;
+    let text = String::from_utf8_lossy(&stored);
+    let body = rewrite::rewrite(&state.storage, key, format, &text, expires);
+    Ok(bytes::Bytes::from(body))
+}
+
+/// A strong ETag of a body made for this answer: its SHA-256, shortened.
+fn etag_of_bytes(body: &[u8]) -> String {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(body);
+    format!("\"{}\"", hex::encode(&digest[..16]))
+}
+
+/// `Access-Control-Allow-Origin: *` on every download answer, errors included, and
+/// the headers a player's script may read: a signed link is its own credential, so
+/// a page on any origin may fetch it (and read why it failed).
+pub async fn allow_any_origin(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static("Content-Length, Content-Range, Accept-Ranges, ETag"),
+    );
+    response
+}
+
+/// A CORS preflight for a download (a player sending `Range` or `If-None-Match`):
+/// `204`, `GET` and `HEAD` from any origin with those headers.
+pub async fn preflight() -> Response {
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET, HEAD"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("Range, If-None-Match, If-Range"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("86400"),
+    );
+    response
 }
 
 /// The saved file's name: `<edit id>-<asset>-<n>.<ext>` for an output key

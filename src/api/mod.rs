@@ -135,10 +135,16 @@ pub fn router(state: AppState, with_metrics: bool) -> Router {
                 .delete(uploads::delete),
         )
         .route("/v1/uploads/{id}/content", get(uploads::content))
-        .route("/v1/files/{*key}", get(files::download))
+        .route(
+            "/v1/files/{*key}",
+            get(files::download)
+                .options(files::preflight)
+                .layer(axum::middleware::map_response(files::allow_any_origin)),
+        )
         .route("/v1/openapi.json", get(openapi::openapi_json))
         .route("/docs", get(openapi::docs))
         .route("/", get(playground::page))
+        .route("/playground/hls.light.min.js", get(playground::hls_js))
         .merge(health_router(state.readiness.clone()))
         .merge(metrics.unwrap_or_default())
         // A route layer, so each request is counted under its route's pattern.

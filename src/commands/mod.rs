@@ -130,6 +130,8 @@ commands! {
     Text => text,
     CropImage => crop_image,
     RotateImage => rotate_image,
+    VideoToHls => video_to_hls,
+    VideoStoryboard => video_storyboard,
 }
 
 impl Command {

@@ -42,6 +42,9 @@ impl Media {
         }
         let bytes = tokio::fs::metadata(&file.path).await?.len();
         let (width, height, duration, frames) = match file.format {
+            MediaFormat::Hls => described_stream(file).await?,
+            // Text: no picture of its own.
+            MediaFormat::Vtt => (0, 0, None, None),
             MediaFormat::Gif => {
                 let all = tokio::fs::read(&file.path).await?;
                 let scan = gif::scan(&all)?;
@@ -83,6 +86,26 @@ async fn read_extent(file: &MediaFile) -> Result<Option<Extent>, MediaError> {
 
 fn unreadable() -> MediaError {
     MediaError::InvalidMedia("an output could not be read back".into())
+}
+
+/// An HLS stream as its master playlist tells it: the largest rendition's size, and
+/// the length of its media playlist.
+async fn described_stream(
+    file: &MediaFile,
+) -> Result<(u32, u32, Option<f64>, Option<u64>), MediaError> {
+    let master = tokio::fs::read_to_string(&file.path).await?;
+    let variants = crate::media::video::hls::variants(&master);
+    let largest = variants
+        .iter()
+        .filter_map(|v| Some((v.resolution()?, v)))
+        .max_by_key(|((w, h), _)| u64::from(*w) * u64::from(*h));
+    let Some(((width, height), variant)) = largest else {
+        return Err(unreadable());
+    };
+    let base = file.path.parent().ok_or_else(unreadable)?;
+    let media = tokio::fs::read_to_string(base.join(&variant.uri)).await?;
+    let seconds = crate::media::video::hls::MediaPlaylist::parse(&media).seconds();
+    Ok((width, height, Some(seconds), None))
 }
 
 /// Width, height, seconds and frames as ffprobe reads them.

@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::db::{Db, SourceValidators, StoredOutput};
 use crate::edits::NewEdit;
 use crate::media::MediaFormat;
-use crate::storage::{OutputKey, Storage};
+use crate::storage::{companions_of, OutputKey, Storage};
 
 use super::context::WorkerContext;
 use super::JobRef;
@@ -138,7 +138,19 @@ impl<'a> ResultCache<'a> {
                 format,
             }
             .to_string();
-            if let Err(e) = self.storage.copy(from, &to).await {
+            // A stream's companions (its playlists and segments) go with it.
+            let companions = match format {
+                MediaFormat::Hls => {
+                    let (from, to) = (companions_of(from), companions_of(&to));
+                    self.storage.copy_prefix(&from, &to).await
+                }
+                _ => Ok(()),
+            };
+            let copied = match companions {
+                Ok(()) => self.storage.copy(from, &to).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = copied {
                 tracing::info!(error = %e, "a cached output is gone; running the asset again");
                 if let Err(e) = self.db.forget_outputs(self.org, key).await {
                     tracing::warn!(error = %e, "forgetting a cache entry failed");

@@ -15,7 +15,7 @@ use crate::commands::{Fused, Options};
 use crate::db::{SourceValidators, StoredOutput};
 use crate::edits::NewEdit;
 use crate::fetch::{Fetch, FetchError};
-use crate::media::MediaFile;
+use crate::media::{MediaFile, MediaFormat};
 use crate::storage::OutputKey;
 
 use super::cache::{CacheEntry, ResultCache};
@@ -344,6 +344,14 @@ impl EditRun<'_> {
 
     /// Stores `file` (an output of asset `i`) under `key` while reading what it is.
     async fn put(&self, i: usize, key: String, file: &MediaFile) -> Result<StoredOutput, JobError> {
+        if let (MediaFormat::Hls, Some(dir)) = (file.format, file.path.parent()) {
+            // The files the playlist names go first: it never names a missing one.
+            let companions = crate::storage::companions_of(&key);
+            self.ctx
+                .storage
+                .put_dir(&companions, dir, &file.path)
+                .await?;
+        }
         let put = self.ctx.storage.put_file(&key, &file.path);
         // The placeholders decode a small copy of an image output (a few ms) while
         // its bytes go up, so they add no time to a store that waits on the network.

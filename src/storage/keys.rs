@@ -1,6 +1,11 @@
 //! Typed object keys: the one place their layout is written. Outputs live under
 //! `edits/<edit id>/<attempt>/<asset>-<index>.<extension>`; the attempt in the key
 //! means a stale attempt can never overwrite the outputs of the current one.
+//!
+//! An output made of several files (an HLS master playlist and its media playlists
+//! and segments) is stored as its one output key, with the rest under
+//! `edits/<edit id>/<attempt>/<asset>-<index>/` (its companions' folder), where its
+//! relative names resolve when it is downloaded (`api::files`).
 
 use std::fmt;
 
@@ -32,6 +37,20 @@ impl fmt::Display for OutputKey<'_> {
     }
 }
 
+impl OutputKey<'_> {
+    /// The folder the output's companion files are stored under, `/` at the end.
+    pub fn companions(&self) -> String {
+        companions_of(&self.to_string())
+    }
+}
+
+/// The companions' folder of the output stored under `key` (`…/0-1.m3u8` →
+/// `…/0-1/`).
+pub fn companions_of(key: &str) -> String {
+    let stem = key.rsplit_once('.').map_or(key, |(stem, _)| stem);
+    format!("{stem}/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,5 +65,6 @@ mod tests {
             format: MediaFormat::Webp,
         };
         assert_eq!(key.to_string(), "edits/ed_1/3/0-12.webp");
+        assert_eq!(key.companions(), "edits/ed_1/3/0-12/");
     }
 }

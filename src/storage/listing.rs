@@ -41,6 +41,49 @@ impl Storage {
         }
     }
 
+    /// Stores every file under the local directory `dir` but `except`, each under
+    /// `prefix` followed by its path inside `dir` (`/`-separated).
+    pub async fn put_dir(
+        &self,
+        prefix: &str,
+        dir: &std::path::Path,
+        except: &std::path::Path,
+    ) -> Result<(), StorageError> {
+        let mut pending = vec![dir.to_path_buf()];
+        while let Some(folder) = pending.pop() {
+            let mut entries = tokio::fs::read_dir(&folder).await?;
+            while let Some(entry) = entries.next_entry().await? {
+                let path = entry.path();
+                if entry.file_type().await?.is_dir() {
+                    pending.push(path);
+                    continue;
+                }
+                if path == except {
+                    continue;
+                }
+                let relative = path.strip_prefix(dir).unwrap_or(&path);
+                let names: Vec<String> = relative
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                let key = format!("{prefix}{}", names.join("/"));
+                self.put_file(&key, &path).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies every object under the folder `from` to the same name under `to`.
+    pub async fn copy_prefix(&self, from: &str, to: &str) -> Result<(), StorageError> {
+        let listed: Vec<ObjectMeta> = self.list(from).try_collect().await?;
+        for meta in listed {
+            let key = meta.location.as_ref();
+            let rest = key.strip_prefix(from).unwrap_or(key);
+            self.copy(key, &format!("{to}{rest}")).await?;
+        }
+        Ok(())
+    }
+
     /// Every object whose key starts with `prefix` (a folder), with its size and time.
     pub fn list(&self, prefix: &str) -> BoxStream<'static, Result<ObjectMeta, StorageError>> {
         match object_path(prefix.trim_end_matches('/')) {

@@ -17,7 +17,7 @@ mod listing;
 mod local;
 mod signing_key;
 mod stream;
-pub use keys::OutputKey;
+pub use keys::{companions_of, OutputKey};
 pub use local::{free_disk_bytes, local};
 pub use signing_key::shared_signing_key;
 pub use stream::{PutStreamError, Streamed};
@@ -264,9 +264,13 @@ impl Storage {
     /// A URL that downloads `key` without credentials until `now + url_ttl`:
     /// `<public_url>/v1/files/<key>?expires=<unix secs>&signature=<hex>`.
     pub fn download_url(&self, key: &str, now: SystemTime) -> String {
-        let expires = unix_secs(now)
-            .saturating_add(self.url_ttl.as_secs())
-            .to_string();
+        self.download_url_until(key, now + self.url_ttl)
+    }
+
+    /// A URL that downloads `key` without credentials until `expires` (to the
+    /// second): the names inside a served playlist expire with the playlist's link.
+    pub fn download_url_until(&self, key: &str, expires: SystemTime) -> String {
+        let expires = unix_secs(expires).to_string();
         let signature = hex::encode(self.mac(key, &expires).finalize().into_bytes());
         let mut url = self.public_url.clone();
         url.set_query(None);

@@ -82,7 +82,9 @@ async fn a_person_uploads_a_file_runs_a_pipeline_and_sees_the_gif_in_the_playgro
             "extract-frames",
             "modify-video-speed",
             "text",
+            "video-storyboard",
             "video-to-gif",
+            "video-to-hls",
             "video-to-ogg",
             "video-to-webm",
             "watermark"

@@ -43,6 +43,7 @@ use utoipa::{Modify, OpenApi};
         openapi_json,
         docs,
         super::playground::page,
+        super::playground::hls_js,
     ),
     modifiers(&BearerToken, &OptionsOfTheRegistry),
     security(("bearer" = []))

@@ -13,6 +13,10 @@ use base64::Engine;
 use sha2::{Digest, Sha256};
 
 const TEMPLATE: &str = include_str!("index.html");
+/// hls.js (npm `hls.js` 1.7.4, the light build, Apache-2.0: `assets/hls.js/`), which
+/// the page loads from this origin to preview HLS outputs where the browser plays no
+/// HLS itself.
+const HLS_JS: &str = include_str!("../../../assets/hls.js/hls.light.min.js");
 const STYLE: &str = include_str!("playground.css");
 /// The API client first, then the page that uses it.
 const SCRIPT: &str = concat!(
@@ -32,7 +36,8 @@ static PAGE: LazyLock<Page> = LazyLock::new(|| Page {
         .replace("<style></style>", &format!("<style>{STYLE}</style>"))
         .replace("<script></script>", &format!("<script>{SCRIPT}</script>")),
     content_security_policy: format!(
-        "default-src 'none'; script-src '{}'; style-src '{}'; connect-src 'self'; \
+        "default-src 'none'; script-src 'self' '{}'; style-src '{}'; \
+         connect-src 'self' http: https:; \
          img-src * data: blob:; media-src * blob:; base-uri 'none'; form-action 'none'; \
          frame-ancestors 'none'",
         sha256_source(SCRIPT),
@@ -70,6 +75,21 @@ pub async fn page() -> Response {
         .into_response()
 }
 
+/// `GET /playground/hls.light.min.js`: the vendored hls.js.
+#[utoipa::path(get, path = "/playground/hls.light.min.js", operation_id = "playgroundHlsJs", tag = "operations", security(()),
+    responses((status = 200, description = "hls.js, which the playground plays HLS outputs with", content_type = "text/javascript")))]
+pub async fn hls_js() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/javascript; charset=utf-8"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+            (header::CACHE_CONTROL, "public, max-age=86400"),
+        ],
+        HLS_JS,
+    )
+        .into_response()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,8 +106,9 @@ mod tests {
     #[test]
     fn the_policy_allows_exactly_the_inlined_blocks() {
         let csp = &PAGE.content_security_policy;
-        assert!(csp.contains(&format!("script-src '{}'", sha256_source(SCRIPT))));
+        assert!(csp.contains(&format!("script-src 'self' '{}'", sha256_source(SCRIPT))));
         assert!(csp.contains(&format!("style-src '{}'", sha256_source(STYLE))));
-        assert!(csp.contains("connect-src 'self'"));
+        // Downloads (HLS segments, a storyboard's VTT) come from the public URL.
+        assert!(csp.contains("connect-src 'self' http: https:"));
     }
 }

@@ -3,7 +3,8 @@
 // inline and downloadable, and the organization's recent edits.
 
 const TERMINAL = new Set(["done", "failed", "canceled"]);
-const IMAGE_FORMATS = new Set(["jpeg", "png", "webp", "gif"]);
+const IMAGE_FORMATS = new Set(["jpeg", "png", "webp", "gif", "avif"]);
+const AUDIO_FORMATS = new Set(["m4a", "mp3", "opus", "oga", "aac", "flac", "wav"]);
 
 async function run() {
   if (notReady()) return;
@@ -110,6 +111,9 @@ function outputFigure(o, index) {
   const label = `Output ${index + 1}: ${o.format.toUpperCase()} ${size}`.trim();
   const preview = IMAGE_FORMATS.has(o.format)
     ? el("img", { attrs: { src: inline.href, alt: label, loading: "lazy" } })
+    : o.format === "m3u8" ? hlsPlayer(o.url, label)
+    : o.format === "vtt" ? storyboardStrip(o.url, label)
+    : AUDIO_FORMATS.has(o.format) ? el("audio", { attrs: { src: inline.href, controls: true, preload: "metadata", "aria-label": label } })
     : el("video", { attrs: { src: inline.href, controls: true, muted: true, loop: true, playsinline: true, preload: "metadata", "aria-label": label } });
   const facts = [o.format.toUpperCase(), size, humanBytes(o.bytes), o.duration ? `${o.duration} s` : "", o.frames > 1 ? `${o.frames} frames` : ""];
   return el("figure", { class: "output" }, el("div", { class: "preview" }, preview),
@@ -218,3 +222,79 @@ async function start() {
 }
 
 start();
+
+/// An HLS stream in a <video>: natively where the browser plays HLS (Safari), else
+/// through hls.js, served by this service and loaded on first use.
+function hlsPlayer(url, label) {
+  const video = el("video", { attrs: { controls: true, muted: true, playsinline: true, preload: "metadata", "aria-label": label, "data-hls": "true" } });
+  if (video.canPlayType("application/vnd.apple.mpegurl")) {
+    video.src = url;
+    return video;
+  }
+  loadHlsJs().then((Hls) => {
+    if (!Hls.isSupported()) return;
+    const hls = new Hls({ enableWorker: false });
+    hls.loadSource(url);
+    hls.attachMedia(video);
+    video.hls = hls;
+  }).catch(() => video.replaceWith(el("p", { class: "field-error", text: "The HLS player could not be loaded." })));
+  return video;
+}
+
+let hlsJs = null;
+function loadHlsJs() {
+  if (!hlsJs) {
+    hlsJs = new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = "/playground/hls.light.min.js";
+      script.onload = () => resolve(window.Hls);
+      script.onerror = reject;
+      document.head.append(script);
+    });
+  }
+  return hlsJs;
+}
+
+/// A storyboard's VTT as a scrubbable strip: a slider over its cues, the tile of the
+/// cue under it shown from the sheet the cue names.
+function storyboardStrip(url, label) {
+  const tile = el("div", { class: "storyboard-tile", attrs: { role: "img", "aria-label": label } });
+  const time = el("span", { class: "muted", text: "" });
+  const slider = el("input", { attrs: { type: "range", min: "0", max: "0", value: "0", "aria-label": `${label}: position` } });
+  const box = el("div", { class: "storyboard" }, tile, slider, time);
+  fetch(url).then((r) => r.text()).then((text) => {
+    const cues = parseCues(text);
+    if (!cues.length) return;
+    slider.max = String(cues.length - 1);
+    const show = () => {
+      const c = cues[Number(slider.value)];
+      tile.style.width = `${c.w}px`;
+      tile.style.height = `${c.h}px`;
+      tile.style.backgroundImage = `url("${c.sheet}")`;
+      tile.style.backgroundPosition = `-${c.x}px -${c.y}px`;
+      time.textContent = `${c.start} → ${c.end}`;
+    };
+    slider.addEventListener("input", show);
+    tile.addEventListener("pointermove", (e) => {
+      const rect = tile.getBoundingClientRect();
+      slider.value = String(Math.floor(((e.clientX - rect.left) / rect.width) * cues.length));
+      show();
+    });
+    show();
+  }).catch(() => box.replaceChildren(el("p", { class: "field-error", text: "The storyboard could not be read." })));
+  return box;
+}
+
+/// The cues of a storyboard VTT: times, and the sheet and tile each names.
+function parseCues(text) {
+  const lines = text.split("\n");
+  const cues = [];
+  for (let i = 0; i < lines.length - 1; i++) {
+    const times = lines[i].split(" --> ");
+    const target = lines[i + 1].split("#xywh=");
+    if (times.length !== 2 || target.length !== 2) continue;
+    const [x, y, w, h] = target[1].split(",").map(Number);
+    cues.push({ start: times[0], end: times[1], sheet: target[0], x, y, w, h });
+  }
+  return cues;
+}

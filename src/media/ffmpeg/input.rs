@@ -24,6 +24,9 @@ pub(crate) fn demuxer(format: MediaFormat) -> &'static str {
         MediaFormat::MpegTs => "mpegts",
         MediaFormat::Tiff => "tiff_pipe",
         MediaFormat::Bmp => "bmp_pipe",
+        // Our own text outputs, never sniffed from a source nor given to ffmpeg: the
+        // raw `data` demuxer, which opens nothing else, should one ever be.
+        MediaFormat::Hls | MediaFormat::Vtt => "data",
     }
 }
 

@@ -6,6 +6,7 @@
 //! - `probe`: the typed result of `ffprobe`.
 //! - `mp4`, `mkv`: the headers of the common outputs, read without a process.
 //! - `convert`: the shape of most video commands (inspect, then one ffmpeg run).
+//! - `hls`: the HLS ladder of `video-to-hls` (one ffmpeg run, playlists).
 //! - `h264`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
 //! - `frames`: every frame of a video decoded once by ffmpeg, encoded here.
 //! - `overlay`: `watermark` and `text` on a video, one ffmpeg run.
@@ -13,6 +14,7 @@
 pub(crate) mod convert;
 pub(crate) mod frames;
 pub(crate) mod h264;
+pub(crate) mod hls;
 pub(crate) mod info;
 pub(crate) mod inspect;
 pub(crate) mod inspect_cache;

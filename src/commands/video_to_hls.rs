@@ -1,0 +1,279 @@
+//! `video-to-hls`: an adaptive HLS stream — H.264 + AAC in fMP4 (CMAF) segments of
+//! 6 s, a ladder of 1080p, 720p, 480p and 360p renditions never above the source
+//! (the source's own size alone when it is under 360p), one media playlist each and a
+//! master playlist with `BANDWIDTH`, `AVERAGE-BANDWIDTH`, `RESOLUTION` and `CODECS`.
+//!
+//! The ladder comes from one decode: one ffmpeg process whose `split` filter feeds
+//! every rendition's scaler and encoder, so the source is read and decoded once
+//! however many rungs there are. Each rung is capped-CRF x264 (`veryfast`, CRF 23,
+//! `-maxrate` by rung) with a keyframe every 2 s, so segments cut at the same
+//! instants in every rendition and a player can switch between them at any segment.
+//!
+//! The output is one file, the master playlist; its media playlists, init sections
+//! and segments are stored beside it (`storage::OutputKey::companion`) and reached
+//! through it (docs/API.md, "HLS and storyboards").
+
+use std::path::Path;
+
+use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
+use crate::media::ffmpeg::input::file_url;
+use crate::media::ffmpeg::transcode::{input_args_with, run_ffmpeg, SQUARE_PIXELS, X264};
+use crate::media::video::hls;
+use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
+
+const INPUTS: &[MediaFormat] = VIDEOS;
+const OUTPUT: MediaFormat = MediaFormat::Hls;
+
+/// The rungs: the short side in lines, and the rate the encoder is capped at (kbit/s).
+const LADDER: [(u32, u32); 4] = [(1080, 5000), (720, 2800), (480, 1400), (360, 800)];
+/// The cap of a rung under 360p (the source's own size).
+const SMALLEST_RATE_K: u32 = 600;
+/// Seconds per segment, and between keyframes (a divisor of it: segments cut there).
+const SEGMENT_SECONDS: u32 = 6;
+const KEYFRAME_SECONDS: u32 = 2;
+/// The AAC rate of every rendition.
+const AUDIO_RATE: &str = "128k";
+/// The master playlist's name in the output directory.
+pub(crate) const MASTER: &str = "master.m3u8";
+
+pub struct VideoToHls;
+
+impl CommandDef for VideoToHls {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "video-to-hls",
+        summary: "A video as an adaptive HLS stream: H.264 + AAC in fMP4 segments, a ladder \
+                  of 1080p, 720p, 480p and 360p never above the source, and a master playlist.",
+        inputs: INPUTS,
+        options: &[],
+        output: Some(OUTPUT),
+        in_process: false,
+    };
+
+    fn predict(input: Shape, _options: &Options) -> Prediction {
+        let size = input.size.map(|shown| ladder(shown)[0].size);
+        Prediction::one(Some(OUTPUT), Shape { size, ..input })
+    }
+
+    /// The decode, and every rung's encoding: each rung's pixels over every frame.
+    fn cost(work: Work, _options: &Options) -> u64 {
+        let shown = square_size(work.pixels);
+        let encoded: u64 = ladder(shown)
+            .iter()
+            .map(|r| u64::from(r.size.0) * u64::from(r.size.1))
+            .sum();
+        work.total()
+            .saturating_add(encoded.saturating_mul(work.frames.max(1)))
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        _options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        Ok(vec![run(media, input, out_dir, progress).await?])
+    }
+}
+
+/// A picture of `pixels` as if 16:9, for the cost when only the pixels are known.
+fn square_size(pixels: u64) -> (u32, u32) {
+    let height = ((pixels as f64) * 9.0 / 16.0).sqrt().round() as u32;
+    ((height * 16 / 9).max(2), height.max(2))
+}
+
+/// One rendition: its frame size and the encoder's cap.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rung {
+    size: (u32, u32),
+    rate_k: u32,
+}
+
+/// The rungs for a source shown at `shown`, largest first: each of [`LADDER`] whose
+/// short side is at most the source's (so no rung is taller than the source), at the
+/// source's aspect with even sides; the source's own size alone when none fits.
+fn ladder(shown: (u32, u32)) -> Vec<Rung> {
+    let (w, h) = (shown.0.max(2), shown.1.max(2));
+    let short = w.min(h);
+    let even = |v: f64| ((v / 2.0).round() as u32 * 2).max(2);
+    let rungs: Vec<Rung> = LADDER
+        .iter()
+        .filter(|(lines, _)| *lines <= short)
+        .map(|&(lines, rate_k)| {
+            let scale = f64::from(lines) / f64::from(short);
+            let size = (even(f64::from(w) * scale), even(f64::from(h) * scale));
+            Rung { size, rate_k }
+        })
+        .collect();
+    if rungs.is_empty() {
+        let size = (even(f64::from(w)), even(f64::from(h)));
+        return vec![Rung {
+            size,
+            rate_k: SMALLEST_RATE_K,
+        }];
+    }
+    rungs
+}
+
+async fn run(
+    media: &Media,
+    input: &MediaFile,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<MediaFile, MediaError> {
+    let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
+    let rungs = ladder(info.shown);
+    // A directory of its own: the playlists and segments are many files.
+    let dir = out_dir.join(format!("hls-{}", uuid::Uuid::new_v4().simple()));
+    for i in 0..rungs.len() {
+        // ffmpeg writes into the rungs' directories but makes none behind `file:`.
+        tokio::fs::create_dir_all(dir.join(format!("v{i}"))).await?;
+    }
+    let max_seconds = media.config().max_video_seconds;
+    let demuxer = crate::media::ffmpeg::input::demuxer(input.format);
+    let head = input_args_with((&input.path, demuxer), max_seconds, &[]);
+    let tail = args(&rungs, info.has_audio, &dir);
+    let output = file_url(&dir.join("v%v").join("index.m3u8"));
+    let ran = run_ffmpeg(media, head, tail, output, info.duration, progress).await;
+    let master = dir.join(MASTER);
+    let finished = match ran {
+        Ok(()) => hls::state_bandwidths(&master).await,
+        Err(e) => Err(e),
+    };
+    if let Err(e) = finished {
+        // Best effort: partial playlists must not be mistaken for an output.
+        let _ = tokio::fs::remove_dir_all(&dir).await;
+        return Err(e);
+    }
+    Ok(MediaFile {
+        path: master,
+        format: OUTPUT,
+    })
+}
+
+/// ffmpeg arguments after the input: one decode split into every rung, each scaled
+/// and encoded, muxed as HLS with fMP4 segments into `dir` (`v<i>/` per rung).
+fn args(rungs: &[Rung], has_audio: bool, dir: &Path) -> Vec<String> {
+    let n = rungs.len();
+    let labels: String = (0..n).map(|i| format!("[s{i}]")).collect();
+    let mut graph = format!("[0:v:0]{SQUARE_PIXELS},format=yuv420p,split={n}{labels}");
+    for (i, rung) in rungs.iter().enumerate() {
+        let (w, h) = rung.size;
+        graph.push_str(&format!(
+            ";[s{i}]scale={w}:{h}:flags=bicubic,setsar=1[v{i}]"
+        ));
+    }
+    let mut args = vec!["-filter_complex".to_string(), graph];
+    for i in 0..n {
+        args.extend(["-map".to_string(), format!("[v{i}]")]);
+    }
+    if has_audio {
+        for _ in 0..n {
+            args.extend(["-map", "0:a:0"].map(String::from));
+        }
+    }
+    args.extend(X264.map(String::from));
+    args.extend(["-pix_fmt", "yuv420p"].map(String::from));
+    for (i, rung) in rungs.iter().enumerate() {
+        let rate = rung.rate_k;
+        args.extend([
+            format!("-maxrate:v:{i}"),
+            format!("{rate}k"),
+            format!("-bufsize:v:{i}"),
+            format!("{}k", rate * 2),
+        ]);
+    }
+    let keyframes = format!("expr:gte(t,n_forced*{KEYFRAME_SECONDS})");
+    args.extend(["-force_key_frames".to_string(), keyframes]);
+    if has_audio {
+        args.extend(["-c:a", "aac", "-b:a", AUDIO_RATE, "-ac", "2"].map(String::from));
+    }
+    let streams: Vec<String> = (0..n)
+        .map(|i| match has_audio {
+            true => format!("v:{i},a:{i}"),
+            false => format!("v:{i}"),
+        })
+        .collect();
+    let segments = dir.join("v%v").join("seg%d.mp4");
+    args.extend(
+        [
+            "-f",
+            "hls",
+            "-hls_time",
+            &SEGMENT_SECONDS.to_string(),
+            "-hls_playlist_type",
+            "vod",
+            "-hls_segment_type",
+            "fmp4",
+            "-hls_flags",
+            "independent_segments",
+            "-hls_fmp4_init_filename",
+            "init.mp4",
+            "-hls_segment_filename",
+            &path_url(&segments),
+            "-master_pl_name",
+            MASTER,
+            "-var_stream_map",
+            &streams.join(" "),
+        ]
+        .map(String::from),
+    );
+    args
+}
+
+fn path_url(path: &Path) -> String {
+    file_url(path).to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sizes(shown: (u32, u32)) -> Vec<(u32, u32)> {
+        ladder(shown).iter().map(|r| r.size).collect()
+    }
+
+    #[test]
+    fn the_ladder_never_rises_above_the_source_and_always_has_a_rung() {
+        assert_eq!(
+            sizes((1920, 1080)),
+            [(1920, 1080), (1280, 720), (854, 480), (640, 360)]
+        );
+        assert_eq!(sizes((1280, 720)), [(1280, 720), (854, 480), (640, 360)]);
+        assert_eq!(sizes((1000, 600)), [(800, 480), (600, 360)]);
+        // Portrait: rungs by the short side, so no rung is taller than the source.
+        assert_eq!(sizes((720, 1280)), [(720, 1280), (480, 854), (360, 640)]);
+        // Under 360p: the source's own size, made even.
+        assert_eq!(sizes((321, 241)), [(322, 242)]);
+        for shown in [(1920, 1080), (64, 48), (720, 1280), (4000, 3000)] {
+            let rungs = ladder(shown);
+            assert!(!rungs.is_empty());
+            assert!(rungs.iter().all(|r| r.size.1 <= shown.1.max(2) + 1));
+        }
+    }
+
+    #[test]
+    fn one_decode_is_split_into_every_rung_in_one_hls_muxer() {
+        let rungs = ladder((1920, 1080));
+        let args = args(&rungs, true, Path::new("/tmp/x")).join(" ");
+        assert!(args.contains("split=4[s0][s1][s2][s3]"), "{args}");
+        assert!(args.contains("[s3]scale=640:360"), "{args}");
+        assert!(args.contains("-maxrate:v:0 5000k -bufsize:v:0 10000k"), "{args}");
+        assert!(args.contains("-hls_segment_type fmp4"), "{args}");
+        assert!(args.contains("-var_stream_map v:0,a:0 v:1,a:1 v:2,a:2 v:3,a:3"), "{args}");
+        assert_eq!(args.matches("-map 0:a:0").count(), 4, "{args}");
+        let silent = super::args(&rungs[3..], false, Path::new("/tmp/x")).join(" ");
+        assert!(silent.contains("-var_stream_map v:0"), "{silent}");
+        assert!(!silent.contains("-c:a"), "{silent}");
+    }
+
+    #[test]
+    fn the_cost_counts_every_rung_s_encoding_besides_the_decode() {
+        let work = Work {
+            pixels: 1920 * 1080,
+            frames: 10,
+        };
+        let cost = VideoToHls::cost(work, &Options::default());
+        assert!(cost > work.total() * 2, "{cost}");
+    }
+}
