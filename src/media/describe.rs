@@ -1,5 +1,5 @@
 //! What an output file is, for `attributes.outputs`: its size and, for videos and
-//! GIFs, its length and frame count. Read from headers (in process for images, GIFs
+//! GIFs, its length and frame count (for audio, its length and no size). Read from headers (in process for images, GIFs
 //! and plain MP4s; ffprobe for the rest) when the file is stored, so reading an edit
 //! never probes anything.
 
@@ -49,6 +49,11 @@ impl Media {
         }
         let bytes = tokio::fs::metadata(&file.path).await?.len();
         let (width, height, duration, frames) = match file.format {
+            // Sound only: no picture, its length from ffprobe.
+            format if format.is_audio() => {
+                let info = super::audio::inspect_audio(self, file).await?;
+                (0, 0, info.duration, None)
+            }
             MediaFormat::Gif => {
                 let all = tokio::fs::read(&file.path).await?;
                 let scan = gif::scan(&all)?;

@@ -30,6 +30,12 @@ pub enum MediaFormat {
     Tiff,
     /// Read, never written.
     Bmp,
+    /// AAC audio in an MPEG-4 file (`.m4a`): written by `video-to-audio`.
+    M4a,
+    /// MP3 audio: written by `video-to-audio`.
+    Mp3,
+    /// Opus audio in Ogg (`.opus`): written by `video-to-audio`.
+    Opus,
 }
 
 /// The still images the image commands read: decoded in-process.
@@ -69,6 +75,14 @@ pub const VIDEO_CONTAINERS: &[MediaFormat] = &[
     MediaFormat::Ogv,
 ];
 
+/// The audio-only formats the audio commands read besides the video containers.
+pub const AUDIO_FORMATS: &[MediaFormat] = &[MediaFormat::M4a, MediaFormat::Mp3, MediaFormat::Opus];
+
+/// What `video-to-audio` and `audio-waveform` read: the video containers (their first
+/// audio track) and the audio formats.
+pub const VIDEOS_AND_AUDIO: &[MediaFormat] =
+    &concat::<{ VIDEO_CONTAINERS.len() + AUDIO_FORMATS.len() }>(VIDEO_CONTAINERS, AUDIO_FORMATS);
+
 /// What `watermark` and `text` read: every image input and every video container.
 pub const IMAGES_AND_VIDEOS: &[MediaFormat] =
     &concat::<{ IMAGE_INPUTS.len() + VIDEO_CONTAINERS.len() }>(IMAGE_INPUTS, VIDEO_CONTAINERS);
@@ -104,6 +118,9 @@ impl MediaFormat {
             MediaFormat::Avif => "avif",
             MediaFormat::Tiff => "tiff",
             MediaFormat::Bmp => "bmp",
+            MediaFormat::M4a => "m4a",
+            MediaFormat::Mp3 => "mp3",
+            MediaFormat::Opus => "opus",
         }
     }
 
@@ -126,6 +143,9 @@ impl MediaFormat {
             MediaFormat::Avif => "image/avif",
             MediaFormat::Tiff => "image/tiff",
             MediaFormat::Bmp => "image/bmp",
+            MediaFormat::M4a => "audio/mp4",
+            MediaFormat::Mp3 => "audio/mpeg",
+            MediaFormat::Opus => "audio/ogg; codecs=opus",
         }
     }
 
@@ -141,6 +161,9 @@ impl MediaFormat {
             "ogv" => MediaFormat::Ogv,
             "webm" => MediaFormat::Webm,
             "avif" => MediaFormat::Avif,
+            "m4a" => MediaFormat::M4a,
+            "mp3" => MediaFormat::Mp3,
+            "opus" => MediaFormat::Opus,
             _ => return None,
         })
     }
@@ -157,6 +180,11 @@ impl MediaFormat {
     /// Whether it is one of the [`VIDEO_CONTAINERS`].
     pub fn is_video(self) -> bool {
         VIDEO_CONTAINERS.contains(&self)
+    }
+
+    /// One of the [`AUDIO_FORMATS`]: sound and no pictures.
+    pub fn is_audio(self) -> bool {
+        AUDIO_FORMATS.contains(&self)
     }
 
     /// One of the [`STILL_IMAGES`]: what the image commands read.
@@ -183,6 +211,9 @@ impl MediaFormat {
             MediaFormat::Avif => "AVIF",
             MediaFormat::Tiff => "TIFF",
             MediaFormat::Bmp => "BMP",
+            MediaFormat::M4a => "M4A (AAC)",
+            MediaFormat::Mp3 => "MP3",
+            MediaFormat::Opus => "Opus",
         }
     }
 }

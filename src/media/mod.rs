@@ -19,9 +19,11 @@
 //! - `cores`: pictures worked in bands of rows, one per core.
 //! - `overlay_video`: `watermark` and `text` on a video, one ffmpeg run.
 //! - `placeholders`: the blurhash, thumbhash and dominant colour of an image output.
+//! - `shown_frame`, `audio`: the frame shown at a time; an audio track and its loudness.
 
 pub(crate) mod animation;
 pub(crate) mod apng;
+pub(crate) mod audio;
 pub(crate) mod avif;
 mod bmp;
 mod cancel;
@@ -31,6 +33,7 @@ mod decode;
 mod describe;
 mod exif;
 mod format;
+pub(crate) mod frame_score;
 pub(crate) mod frames;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -49,6 +52,7 @@ mod placeholders;
 pub(crate) mod probe;
 mod process;
 mod progress;
+pub(crate) mod shown_frame;
 mod sniff;
 mod sys;
 mod tiff;
@@ -66,7 +70,8 @@ pub(crate) mod testutil;
 pub use decode::inspect_image;
 pub use describe::Described;
 pub use format::{
-    ImageFormat, MediaFormat, IMAGES_AND_VIDEOS, IMAGE_INPUTS, STILL_IMAGES, VIDEO_CONTAINERS,
+    ImageFormat, MediaFormat, AUDIO_FORMATS, IMAGES_AND_VIDEOS, IMAGE_INPUTS, STILL_IMAGES,
+    VIDEOS_AND_AUDIO, VIDEO_CONTAINERS,
 };
 pub use libraries::check as check_libraries;
 pub use placeholders::Placeholders;
@@ -205,6 +210,9 @@ pub enum MediaError {
     },
     #[error("the file could not be decoded: {0}")]
     InvalidMedia(String),
+    /// An audio command given a file with no audio stream.
+    #[error("the file has no audio track: give a video with sound, or an audio file")]
+    NoAudioTrack,
     #[error("{program} failed: {stderr_tail}")]
     ProcessFailed {
         program: String,
@@ -249,6 +257,7 @@ impl MediaError {
             MediaError::TooManyFrames { .. } => Code::TooManyFrames,
             MediaError::AnimationTooLarge { .. } => Code::TooMuchWork,
             MediaError::InvalidMedia(_) => Code::InvalidMedia,
+            MediaError::NoAudioTrack => Code::NoAudioTrack,
             MediaError::ProcessFailed { .. } => Code::ProcessingFailed,
             MediaError::MemoryLimitExceeded { .. } => Code::MemoryLimitExceeded,
             MediaError::Timeout { .. } => Code::ProcessingTimeout,

@@ -188,6 +188,9 @@ pub(crate) fn demuxer(format: MediaFormat) -> &'static str {
         MediaFormat::MpegTs => "mpegts",
         MediaFormat::Tiff => "tiff_pipe",
         MediaFormat::Bmp => "bmp_pipe",
+        MediaFormat::M4a => "mov",
+        MediaFormat::Mp3 => "mp3",
+        MediaFormat::Opus => "ogg",
     }
 }
 
