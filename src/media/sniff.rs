@@ -52,6 +52,12 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
         });
     }
     if head.starts_with(b"OggS") {
+        // Opus alone: the first page opens an Opus stream and no Theora one follows.
+        let first_packet = 27 + usize::from(head.get(26).copied().unwrap_or(0));
+        let theora = head.windows(6).any(|w| w == b"theora");
+        if at(first_packet, b"OpusHead") && !theora {
+            return Some(MediaFormat::Opus);
+        }
         return Some(MediaFormat::Ogv);
     }
     let synced =
@@ -68,7 +74,28 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
             return Some(MediaFormat::Bmp);
         }
     }
+    if is_mp3(head) {
+        return Some(MediaFormat::Mp3);
+    }
     None
+}
+
+/// An ID3v2 tag, or an MPEG audio Layer III frame header: the sync bits, layer III,
+/// a bitrate that is neither free nor bad, a sample rate that is not reserved.
+fn is_mp3(head: &[u8]) -> bool {
+    if head.starts_with(b"ID3") && head.get(3).is_some_and(|v| (2..=4).contains(v)) {
+        return true;
+    }
+    let [a, b, c, ..] = head else {
+        return false;
+    };
+    let bitrate = c >> 4;
+    *a == 0xFF
+        && b & 0xE0 == 0xE0
+        && (b >> 1) & 3 == 1
+        && bitrate != 0
+        && bitrate != 0xF
+        && (c >> 2) & 3 != 3
 }
 
 /// What a file the service does not read plainly is, from its signature: named in
@@ -158,6 +185,8 @@ fn iso_bmff(head: &[u8]) -> MediaFormat {
         b"mif1" | b"msf1" if has(&[b"avif", b"avis"]) => MediaFormat::Avif,
         b"mif1" | b"msf1" => MediaFormat::Heif,
         _ if major.starts_with(b"3g") => MediaFormat::ThreeGp,
+        // iTunes audio (and audiobooks): AAC or ALAC, no picture.
+        b"M4A " | b"M4B " => MediaFormat::M4a,
         _ => MediaFormat::Mp4,
     }
 }
@@ -284,6 +313,24 @@ mod tests {
         ] {
             assert_eq!(sniff_unread(unknown), None, "{unknown:?}");
         }
+    }
+
+    #[test]
+    fn sniff_recognises_audio_files() {
+        assert_eq!(
+            sniff(b"\0\0\0\x1cftypM4A \0\0\x02\0"),
+            Some(MediaFormat::M4a)
+        );
+        assert_eq!(sniff(b"ID3\x04\0\0\0\0\0\x23"), Some(MediaFormat::Mp3));
+        assert_eq!(sniff(&[0xFF, 0xFB, 0x90, 0x64]), Some(MediaFormat::Mp3));
+        assert_eq!(sniff(&[0xFF, 0xFB, 0xF0, 0x64]), None, "a bad bitrate");
+        let mut opus = b"OggS\0\x02".to_vec();
+        opus.resize(26, 0);
+        opus.extend([1, 19]);
+        opus.extend(b"OpusHead\x01\x02");
+        assert_eq!(sniff(&opus), Some(MediaFormat::Opus));
+        opus.extend(b"OggS...\x80theora");
+        assert_eq!(sniff(&opus), Some(MediaFormat::Ogv), "with a video stream");
     }
 
     #[test]

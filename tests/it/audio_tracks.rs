@@ -2,7 +2,7 @@
 //! by their codec, length and content type (stored on both backends), the waveform by
 //! the height of its bars, and `no_audio_track` for a silent video.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::backends::Backend;
 use crate::clips::*;
@@ -152,5 +152,41 @@ async fn audio_waveform_bars_are_taller_where_the_sound_is_louder() {
         .run_failed(edit(&silent, &["audio-waveform"], None))
         .await;
     assert_eq!(error["code"], "no_audio_track", "{error}");
-    let _: Value = error;
+}
+
+#[tokio::test]
+async fn audio_files_are_sources_of_the_audio_commands() {
+    let app = spawn_app().await;
+    let tone = "aevalsrc='if(lt(t,1),0,0.8)*sin(2*PI*440*t)':s=44100:d=2";
+    for (name, muxer, codec) in [
+        ("steps.mp3", "mp3", "libmp3lame"),
+        ("steps.m4a", "ipod", "aac"),
+        ("steps.opus", "opus", "libopus"),
+    ] {
+        let bytes = ffmpeg(
+            &["-f", "lavfi", "-i", tone, "-c:a", codec, "-f", muxer],
+            name,
+        );
+        let src = app.fixtures.add(name, bytes);
+        let options = json!({"width": 200, "height": 50});
+        let doc = app
+            .run_done(edit(&src, &["audio-waveform"], Some(options)))
+            .await;
+        let picture = crate::fixtures::decode(&app.download_all(&doc).await[0]).to_rgba8();
+        let (silent, loud) = (tallest(&picture, 4..96), tallest(&picture, 104..196));
+        assert!(silent <= 2 && loud >= 45, "{name}: {silent} then {loud}");
+        let doc = app
+            .run_done(edit(
+                &src,
+                &["video-to-audio"],
+                Some(json!({"format": "opus"})),
+            ))
+            .await;
+        let probe = probe(&app.download_all(&doc).await[0]);
+        assert_eq!(audio_codec(&probe).as_deref(), Some("opus"), "{name}");
+        assert!((duration(&probe) - 2.0).abs() < 0.1, "{name}: {probe}");
+        // A video command refuses sound alone, naming what it was given.
+        let error = app.run_failed(edit(&src, &["video-to-gif"], None)).await;
+        assert_eq!(error["code"], "unsupported_input_format", "{name}: {error}");
+    }
 }
