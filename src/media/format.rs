@@ -36,6 +36,8 @@ pub enum MediaFormat {
     Mp3,
     /// Opus audio in Ogg (`.opus`): written by `video-to-audio`.
     Opus,
+    /// WAV (PCM) audio: read by the audio commands, never written.
+    Wav,
 }
 
 /// The still images the image commands read: decoded in-process.
@@ -76,7 +78,12 @@ pub const VIDEO_CONTAINERS: &[MediaFormat] = &[
 ];
 
 /// The audio-only formats the audio commands read besides the video containers.
-pub const AUDIO_FORMATS: &[MediaFormat] = &[MediaFormat::M4a, MediaFormat::Mp3, MediaFormat::Opus];
+pub const AUDIO_FORMATS: &[MediaFormat] = &[
+    MediaFormat::M4a,
+    MediaFormat::Mp3,
+    MediaFormat::Opus,
+    MediaFormat::Wav,
+];
 
 /// What `video-to-audio` and `audio-waveform` read: the video containers (their first
 /// audio track) and the audio formats.
@@ -121,6 +128,7 @@ impl MediaFormat {
             MediaFormat::M4a => "m4a",
             MediaFormat::Mp3 => "mp3",
             MediaFormat::Opus => "opus",
+            MediaFormat::Wav => "wav",
         }
     }
 
@@ -146,6 +154,7 @@ impl MediaFormat {
             MediaFormat::M4a => "audio/mp4",
             MediaFormat::Mp3 => "audio/mpeg",
             MediaFormat::Opus => "audio/ogg; codecs=opus",
+            MediaFormat::Wav => "audio/wav",
         }
     }
 
@@ -214,6 +223,7 @@ impl MediaFormat {
             MediaFormat::M4a => "M4A (AAC)",
             MediaFormat::Mp3 => "MP3",
             MediaFormat::Opus => "Opus",
+            MediaFormat::Wav => "WAV",
         }
     }
 }

@@ -191,6 +191,7 @@ pub(crate) fn demuxer(format: MediaFormat) -> &'static str {
         MediaFormat::M4a => "mov",
         MediaFormat::Mp3 => "mp3",
         MediaFormat::Opus => "ogg",
+        MediaFormat::Wav => "wav",
     }
 }
 

@@ -36,6 +36,9 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
     if head.starts_with(b"RIFF") && at(8, b"WEBP") {
         return Some(MediaFormat::Webp);
     }
+    if head.starts_with(b"RIFF") && at(8, b"WAVE") {
+        return Some(MediaFormat::Wav);
+    }
     if head.starts_with(b"RIFF") && at(8, b"AVI ") {
         return Some(MediaFormat::Avi);
     }
@@ -131,7 +134,6 @@ pub fn sniff_unread(head: &[u8]) -> Option<&'static str> {
             "a PostScript document (EPS)"
         }
         _ if head.starts_with(b"FLV\x01") => "an FLV video (Flash)",
-        _ if at(0, b"RIFF") && at(8, b"WAVE") => "a WAV audio file",
         _ => return None,
     })
 }
@@ -323,6 +325,7 @@ mod tests {
         );
         assert_eq!(sniff(b"ID3\x04\0\0\0\0\0\x23"), Some(MediaFormat::Mp3));
         assert_eq!(sniff(&[0xFF, 0xFB, 0x90, 0x64]), Some(MediaFormat::Mp3));
+        assert_eq!(sniff(b"RIFF\x24\0\0\0WAVEfmt "), Some(MediaFormat::Wav));
         assert_eq!(sniff(&[0xFF, 0xFB, 0xF0, 0x64]), None, "a bad bitrate");
         let mut opus = b"OggS\0\x02".to_vec();
         opus.resize(26, 0);
@@ -338,7 +341,6 @@ mod tests {
         assert_eq!(sniff(b""), None);
         assert_eq!(sniff(b"hello world, not media"), None);
         assert_eq!(sniff(&[0xFF, 0xD8]), None);
-        assert_eq!(sniff(b"RIFF\x24\0\0\0WAVEfmt "), None);
         assert_eq!(sniff(b"\0\0\0\x14ftyp"), None);
         assert_eq!(sniff(b"GIF88a"), None);
     }

@@ -162,6 +162,7 @@ async fn audio_files_are_sources_of_the_audio_commands() {
         ("steps.mp3", "mp3", "libmp3lame"),
         ("steps.m4a", "ipod", "aac"),
         ("steps.opus", "opus", "libopus"),
+        ("steps.wav", "wav", "pcm_s16le"),
     ] {
         let bytes = ffmpeg(
             &["-f", "lavfi", "-i", tone, "-c:a", codec, "-f", muxer],
