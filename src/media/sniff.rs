@@ -105,7 +105,6 @@ fn is_mp3(head: &[u8]) -> bool {
 /// the refusal (`unsupported_input_format`), so that the sender knows what they sent
 /// rather than being told it is in no format at all. `None` for unknown bytes.
 pub fn sniff_unread(head: &[u8]) -> Option<&'static str> {
-    let at = |offset: usize, bytes: &[u8]| head.get(offset..offset + bytes.len()) == Some(bytes);
     // An icon directory: reserved 0, type 1 (icon) or 2 (cursor), at least one image,
     // each entry's reserved byte 0.
     let icon = |kind: u8| {
