@@ -123,6 +123,7 @@ codes! {
     VideoTooLarge = "video_too_large", "Video too large", None, false;
     TooManyFrames = "too_many_frames", "Too many frames", None, false;
     TooMuchWork = "too_much_work", "Too much work", None, false;
+    NoAudioTrack = "no_audio_track", "No audio track", None, false;
     StorageError = "storage_error", "Storage error", None, true;
     InvalidStorageKey = "invalid_storage_key", "Invalid storage key", None, false;
     AttemptsExhausted = "attempts_exhausted", "Attempts exhausted", None, false;

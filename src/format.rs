@@ -38,6 +38,14 @@ pub enum MediaFormat {
     Hls,
     /// A WebVTT file (`video-storyboard`'s cues): written, never read.
     Vtt,
+    /// AAC audio in an MPEG-4 file (`.m4a`): written by `video-to-audio`.
+    M4a,
+    /// MP3 audio: written by `video-to-audio`.
+    Mp3,
+    /// Opus audio in Ogg (`.opus`): written by `video-to-audio`.
+    Opus,
+    /// WAV (PCM) audio: read by the audio commands, never written.
+    Wav,
 }
 
 /// The still images the image commands read: decoded in-process.
@@ -77,6 +85,19 @@ pub const VIDEO_CONTAINERS: &[MediaFormat] = &[
     MediaFormat::Ogv,
 ];
 
+/// The audio-only formats the audio commands read besides the video containers.
+pub const AUDIO_FORMATS: &[MediaFormat] = &[
+    MediaFormat::M4a,
+    MediaFormat::Mp3,
+    MediaFormat::Opus,
+    MediaFormat::Wav,
+];
+
+/// What `video-to-audio` and `audio-waveform` read: the video containers (their first
+/// audio track) and the audio formats.
+pub const VIDEOS_AND_AUDIO: &[MediaFormat] =
+    &concat::<{ VIDEO_CONTAINERS.len() + AUDIO_FORMATS.len() }>(VIDEO_CONTAINERS, AUDIO_FORMATS);
+
 /// What `watermark` and `text` read: every image input and every video container.
 pub const IMAGES_AND_VIDEOS: &[MediaFormat] =
     &concat::<{ IMAGE_INPUTS.len() + VIDEO_CONTAINERS.len() }>(IMAGE_INPUTS, VIDEO_CONTAINERS);
@@ -114,6 +135,10 @@ impl MediaFormat {
             MediaFormat::Bmp => "bmp",
             MediaFormat::Hls => "m3u8",
             MediaFormat::Vtt => "vtt",
+            MediaFormat::M4a => "m4a",
+            MediaFormat::Mp3 => "mp3",
+            MediaFormat::Opus => "opus",
+            MediaFormat::Wav => "wav",
         }
     }
 
@@ -138,6 +163,10 @@ impl MediaFormat {
             MediaFormat::Bmp => "image/bmp",
             MediaFormat::Hls => "application/vnd.apple.mpegurl",
             MediaFormat::Vtt => "text/vtt",
+            MediaFormat::M4a => "audio/mp4",
+            MediaFormat::Mp3 => "audio/mpeg",
+            MediaFormat::Opus => "audio/ogg; codecs=opus",
+            MediaFormat::Wav => "audio/wav",
         }
     }
 
@@ -155,6 +184,9 @@ impl MediaFormat {
             "avif" => MediaFormat::Avif,
             "m3u8" => MediaFormat::Hls,
             "vtt" => MediaFormat::Vtt,
+            "m4a" => MediaFormat::M4a,
+            "mp3" => MediaFormat::Mp3,
+            "opus" => MediaFormat::Opus,
             _ => return None,
         })
     }
@@ -171,6 +203,11 @@ impl MediaFormat {
     /// Whether it is one of the [`VIDEO_CONTAINERS`].
     pub fn is_video(self) -> bool {
         VIDEO_CONTAINERS.contains(&self)
+    }
+
+    /// One of the [`AUDIO_FORMATS`]: sound and no pictures.
+    pub fn is_audio(self) -> bool {
+        AUDIO_FORMATS.contains(&self)
     }
 
     /// One of the [`STILL_IMAGES`]: what the image commands read.
@@ -199,6 +236,10 @@ impl MediaFormat {
             MediaFormat::Bmp => "BMP",
             MediaFormat::Hls => "HLS",
             MediaFormat::Vtt => "WebVTT",
+            MediaFormat::M4a => "M4A (AAC)",
+            MediaFormat::Mp3 => "MP3",
+            MediaFormat::Opus => "Opus",
+            MediaFormat::Wav => "WAV",
         }
     }
 }

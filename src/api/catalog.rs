@@ -43,11 +43,10 @@ fn describe(command: Command) -> Value {
         "files": if per_frame { "one per frame" } else { "one" },
         "options": command.options().iter().map(|spec| option(spec)).collect::<Vec<_>>(),
     });
-    if let Some(spec) = command
-        .options()
-        .iter()
-        .find(|spec| matches!(spec.kind, OptionKind::ImageFormat))
-    {
+    if let Some(spec) = command.options().iter().find(|spec| {
+        matches!(spec.kind, OptionKind::ImageFormat)
+            || (spec.name == "format" && matches!(spec.kind, OptionKind::Choice { .. }))
+    }) {
         attributes["formatOption"] = spec.name.into();
     }
     json!({ "type": "command", "id": command.name(), "attributes": attributes })

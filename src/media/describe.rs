@@ -1,5 +1,5 @@
 //! What an output file is, for `attributes.outputs`: its size and, for videos and
-//! GIFs, its length and frame count. Read from headers (in process for images, GIFs
+//! GIFs, its length and frame count (for audio, its length and no size). Read from headers (in process for images, GIFs
 //! and plain MP4s; ffprobe for the rest) when the file is stored, so reading an edit
 //! never probes anything.
 
@@ -45,6 +45,11 @@ impl Media {
             MediaFormat::Hls => described_stream(file).await?,
             // Text: no picture of its own.
             MediaFormat::Vtt => (0, 0, None, None),
+            // Sound only: no picture, its length from ffprobe.
+            format if format.is_audio() => {
+                let info = crate::media::video::audio::inspect_audio(self, file).await?;
+                (0, 0, info.duration, None)
+            }
             MediaFormat::Gif => {
                 let all = tokio::fs::read(&file.path).await?;
                 let scan = gif::scan(&all)?;

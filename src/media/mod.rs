@@ -42,7 +42,8 @@ mod tests;
 pub(crate) mod testutil;
 
 pub use crate::format::{
-    ImageFormat, MediaFormat, IMAGES_AND_VIDEOS, IMAGE_INPUTS, STILL_IMAGES, VIDEO_CONTAINERS,
+    ImageFormat, MediaFormat, AUDIO_FORMATS, IMAGES_AND_VIDEOS, IMAGE_INPUTS, STILL_IMAGES,
+    VIDEOS_AND_AUDIO, VIDEO_CONTAINERS,
 };
 pub use describe::Described;
 pub use ffmpeg::progress::ProgressFn;
@@ -183,6 +184,9 @@ pub enum MediaError {
     },
     #[error("the file could not be decoded: {0}")]
     InvalidMedia(String),
+    /// An audio command given a file with no audio stream.
+    #[error("the file has no audio track: give a video with sound, or an audio file")]
+    NoAudioTrack,
     #[error("{program} failed: {stderr_tail}")]
     ProcessFailed {
         program: String,
@@ -227,6 +231,7 @@ impl MediaError {
             MediaError::TooManyFrames { .. } => Code::TooManyFrames,
             MediaError::AnimationTooLarge { .. } => Code::TooMuchWork,
             MediaError::InvalidMedia(_) => Code::InvalidMedia,
+            MediaError::NoAudioTrack => Code::NoAudioTrack,
             MediaError::ProcessFailed { .. } => Code::ProcessingFailed,
             MediaError::MemoryLimitExceeded { .. } => Code::MemoryLimitExceeded,
             MediaError::Timeout { .. } => Code::ProcessingTimeout,

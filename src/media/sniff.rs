@@ -36,6 +36,9 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
     if head.starts_with(b"RIFF") && at(8, b"WEBP") {
         return Some(MediaFormat::Webp);
     }
+    if head.starts_with(b"RIFF") && at(8, b"WAVE") {
+        return Some(MediaFormat::Wav);
+    }
     if head.starts_with(b"RIFF") && at(8, b"AVI ") {
         return Some(MediaFormat::Avi);
     }
@@ -52,6 +55,12 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
         });
     }
     if head.starts_with(b"OggS") {
+        // Opus alone: the first page opens an Opus stream and no Theora one follows.
+        let first_packet = 27 + usize::from(head.get(26).copied().unwrap_or(0));
+        let theora = head.windows(6).any(|w| w == b"theora");
+        if at(first_packet, b"OpusHead") && !theora {
+            return Some(MediaFormat::Opus);
+        }
         return Some(MediaFormat::Ogv);
     }
     let synced =
@@ -68,14 +77,34 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
             return Some(MediaFormat::Bmp);
         }
     }
+    if is_mp3(head) {
+        return Some(MediaFormat::Mp3);
+    }
     None
+}
+
+/// An ID3v2 tag, or an MPEG audio Layer III frame header: the sync bits, layer III,
+/// a bitrate that is neither free nor bad, a sample rate that is not reserved.
+fn is_mp3(head: &[u8]) -> bool {
+    if head.starts_with(b"ID3") && head.get(3).is_some_and(|v| (2..=4).contains(v)) {
+        return true;
+    }
+    let [a, b, c, ..] = head else {
+        return false;
+    };
+    let bitrate = c >> 4;
+    *a == 0xFF
+        && b & 0xE0 == 0xE0
+        && (b >> 1) & 3 == 1
+        && bitrate != 0
+        && bitrate != 0xF
+        && (c >> 2) & 3 != 3
 }
 
 /// What a file the service does not read plainly is, from its signature: named in
 /// the refusal (`unsupported_input_format`), so that the sender knows what they sent
 /// rather than being told it is in no format at all. `None` for unknown bytes.
 pub fn sniff_unread(head: &[u8]) -> Option<&'static str> {
-    let at = |offset: usize, bytes: &[u8]| head.get(offset..offset + bytes.len()) == Some(bytes);
     // An icon directory: reserved 0, type 1 (icon) or 2 (cursor), at least one image,
     // each entry's reserved byte 0.
     let icon = |kind: u8| {
@@ -104,7 +133,6 @@ pub fn sniff_unread(head: &[u8]) -> Option<&'static str> {
             "a PostScript document (EPS)"
         }
         _ if head.starts_with(b"FLV\x01") => "an FLV video (Flash)",
-        _ if at(0, b"RIFF") && at(8, b"WAVE") => "a WAV audio file",
         _ => return None,
     })
 }
@@ -158,6 +186,8 @@ fn iso_bmff(head: &[u8]) -> MediaFormat {
         b"mif1" | b"msf1" if has(&[b"avif", b"avis"]) => MediaFormat::Avif,
         b"mif1" | b"msf1" => MediaFormat::Heif,
         _ if major.starts_with(b"3g") => MediaFormat::ThreeGp,
+        // iTunes audio (and audiobooks): AAC or ALAC, no picture.
+        b"M4A " | b"M4B " => MediaFormat::M4a,
         _ => MediaFormat::Mp4,
     }
 }
@@ -287,11 +317,29 @@ mod tests {
     }
 
     #[test]
+    fn sniff_recognises_audio_files() {
+        assert_eq!(
+            sniff(b"\0\0\0\x1cftypM4A \0\0\x02\0"),
+            Some(MediaFormat::M4a)
+        );
+        assert_eq!(sniff(b"ID3\x04\0\0\0\0\0\x23"), Some(MediaFormat::Mp3));
+        assert_eq!(sniff(&[0xFF, 0xFB, 0x90, 0x64]), Some(MediaFormat::Mp3));
+        assert_eq!(sniff(b"RIFF\x24\0\0\0WAVEfmt "), Some(MediaFormat::Wav));
+        assert_eq!(sniff(&[0xFF, 0xFB, 0xF0, 0x64]), None, "a bad bitrate");
+        let mut opus = b"OggS\0\x02".to_vec();
+        opus.resize(26, 0);
+        opus.extend([1, 19]);
+        opus.extend(b"OpusHead\x01\x02");
+        assert_eq!(sniff(&opus), Some(MediaFormat::Opus));
+        opus.extend(b"OggS...\x80theora");
+        assert_eq!(sniff(&opus), Some(MediaFormat::Ogv), "with a video stream");
+    }
+
+    #[test]
     fn sniff_refuses_unknown_short_and_near_miss_content() {
         assert_eq!(sniff(b""), None);
         assert_eq!(sniff(b"hello world, not media"), None);
         assert_eq!(sniff(&[0xFF, 0xD8]), None);
-        assert_eq!(sniff(b"RIFF\x24\0\0\0WAVEfmt "), None);
         assert_eq!(sniff(b"\0\0\0\x14ftyp"), None);
         assert_eq!(sniff(b"GIF88a"), None);
     }

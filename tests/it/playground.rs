@@ -79,10 +79,15 @@ async fn a_person_uploads_a_file_runs_a_pipeline_and_sees_the_gif_in_the_playgro
     assert_eq!(
         seen["offered_after_video"],
         serde_json::json!([
+            "audio-waveform",
             "extract-frames",
             "modify-video-speed",
             "text",
             "video-storyboard",
+            "trim-video",
+            "video-poster",
+            "video-preview",
+            "video-to-audio",
             "video-to-gif",
             "video-to-hls",
             "video-to-ogg",

@@ -90,51 +90,93 @@ impl Modify for OptionsOfTheRegistry {
 /// The JSON Schema of the `options` object: every option of every command, with the
 /// commands that read it.
 fn edit_options_schema() -> serde_json::Value {
-    use crate::commands::Command;
-    use serde_json::Value;
-    let mut properties = serde_json::Map::new();
-    let mut readers: Vec<(&str, Vec<&str>)> = Vec::new();
+    use crate::commands::{Command, OptionSpec};
+    let mut readers: Vec<(&str, Vec<&OptionSpec>, Vec<&str>)> = Vec::new();
     for command in Command::ALL {
         for spec in command.options() {
-            match readers.iter_mut().find(|(name, _)| *name == spec.name) {
-                Some((_, commands)) => commands.push(command.name()),
-                None => readers.push((spec.name, vec![command.name()])),
+            match readers.iter_mut().find(|(name, _, _)| *name == spec.name) {
+                Some((_, specs, commands)) => {
+                    specs.push(spec);
+                    commands.push(command.name());
+                }
+                None => readers.push((spec.name, vec![spec], vec![command.name()])),
             }
-            properties.entry(spec.name).or_insert_with(|| {
-                let mut schema = super::catalog::option(spec);
-                let object = schema.as_object_mut().expect("an option is an object");
-                object.remove("name");
-                // JSON Schema 2020-12 (OpenAPI 3.1): an exclusive bound is a number.
-                if object.remove("exclusiveMinimum") == Some(Value::Bool(true)) {
-                    let min = object.remove("minimum").unwrap_or(Value::Null);
-                    object.insert("exclusiveMinimum".into(), min);
-                }
-                // The default is said in words, not as `default`: generated clients
-                // fill a schema default in and send it, and an option sent for a
-                // command the pipeline does not run is refused (`unused_option`).
-                if let Some(default) = object.remove("default").filter(|d| !d.is_null()) {
-                    let doc = object["description"].as_str().unwrap_or_default();
-                    let said = format!("{doc} Default: {default}.");
-                    object.insert("description".into(), said.into());
-                }
-                schema
-            });
         }
     }
-    for (name, commands) in readers {
-        let schema = &mut properties[name];
-        let doc = schema["description"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        schema["description"] = format!("{doc} Read by {}.", commands.join(", ")).into();
-    }
+    let properties: serde_json::Map<String, serde_json::Value> = readers
+        .into_iter()
+        .map(|(name, specs, commands)| (name.to_string(), option_schema(&specs, &commands)))
+        .collect();
     serde_json::json!({
         "type": "object",
         "description": "Options of the commands: one object per edit; each option is read by the commands its description names.",
         "additionalProperties": false,
         "properties": properties,
     })
+}
+
+/// One option name's schema over every command that reads it: the widest range and
+/// every value any of them takes (each command still checks its own), and each
+/// distinct description with its default.
+fn option_schema(specs: &[&crate::commands::OptionSpec], commands: &[&str]) -> serde_json::Value {
+    use serde_json::Value;
+    let mut schema = super::catalog::option(specs[0]);
+    let mut docs: Vec<String> = Vec::new();
+    for spec in specs {
+        let other = super::catalog::option(spec);
+        if let (Some(all), Some(more)) =
+            (schema["enum"].as_array().cloned(), other["enum"].as_array())
+        {
+            let mut all = all;
+            all.extend(
+                more.iter()
+                    .filter(|v| !all.contains(v))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            schema["enum"] = Value::from(all);
+        }
+        if let (Some(min), Some(other_min)) =
+            (schema["minimum"].as_f64(), other["minimum"].as_f64())
+        {
+            let inclusive = other["exclusiveMinimum"] == false;
+            if other_min < min || (other_min == min && inclusive) {
+                schema["minimum"] = other["minimum"].clone();
+                schema["exclusiveMinimum"] = other["exclusiveMinimum"].clone();
+            }
+        }
+        if let (Some(max), Some(other_max)) =
+            (schema["maximum"].as_f64(), other["maximum"].as_f64())
+        {
+            if other_max > max {
+                schema["maximum"] = other["maximum"].clone();
+            }
+        }
+        if other["type"] == "number" {
+            schema["type"] = other["type"].clone();
+        }
+        // The default is said in words, not as `default`: generated clients fill a
+        // schema default in and send it, and an option sent for a command the
+        // pipeline does not run is refused (`unused_option`).
+        let doc = match &other["default"] {
+            Value::Null => spec.doc.to_string(),
+            default => format!("{} Default: {default}.", spec.doc),
+        };
+        if !docs.contains(&doc) {
+            docs.push(doc);
+        }
+    }
+    let object = schema.as_object_mut().expect("an option is an object");
+    object.remove("name");
+    object.remove("default");
+    // JSON Schema 2020-12 (OpenAPI 3.1): an exclusive bound is a number.
+    if object.remove("exclusiveMinimum") == Some(Value::Bool(true)) {
+        let min = object.remove("minimum").unwrap_or(Value::Null);
+        object.insert("exclusiveMinimum".into(), min);
+    }
+    let said = format!("{} Read by {}.", docs.join(" "), commands.join(", "));
+    object.insert("description".into(), said.into());
+    schema
 }
 
 /// Every operation that takes a token (it documents 401) is under its organization's

@@ -24,6 +24,10 @@ pub(crate) fn demuxer(format: MediaFormat) -> &'static str {
         MediaFormat::MpegTs => "mpegts",
         MediaFormat::Tiff => "tiff_pipe",
         MediaFormat::Bmp => "bmp_pipe",
+        MediaFormat::M4a => "mov",
+        MediaFormat::Mp3 => "mp3",
+        MediaFormat::Opus => "ogg",
+        MediaFormat::Wav => "wav",
         // Our own text outputs, never sniffed from a source nor given to ffmpeg: the
         // raw `data` demuxer, which opens nothing else, should one ever be.
         MediaFormat::Hls | MediaFormat::Vtt => "data",

@@ -9,9 +9,13 @@
 //! - `hls`: the HLS ladder of `video-to-hls` (one ffmpeg run, playlists).
 //! - `h264`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
 //! - `frames`: every frame of a video decoded once by ffmpeg, encoded here.
+//! - `shown_frame`: the frame shown at a time; `frame_score`: a poster candidate's
+//!   worth; `audio`: an audio track and its loudness.
 //! - `overlay`: `watermark` and `text` on a video, one ffmpeg run.
 
+pub(crate) mod audio;
 pub(crate) mod convert;
+pub(crate) mod frame_score;
 pub(crate) mod frames;
 pub(crate) mod h264;
 pub(crate) mod hls;
@@ -22,3 +26,4 @@ pub(crate) mod mkv;
 pub(crate) mod mp4;
 pub(crate) mod overlay;
 pub(crate) mod probe;
+pub(crate) mod shown_frame;

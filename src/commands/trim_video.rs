@@ -1,0 +1,266 @@
+//! `trim-video`: the part of a video from `start` to `end` (or `start + duration`) as
+//! an H.264 + AAC MP4, frame-accurate: its first frame is the one a player shows at
+//! `start` (found from the packets there, `media::shown_frame`), and the audio is cut
+//! at the same instant.
+//!
+//! When that frame is a keyframe of an H.264 `yuv420p` stream in MP4, MOV or 3GP,
+//! shown as stored with even sides, the video packets are copied from it (no loss, no
+//! encoding time); otherwise the part is re-encoded as every MP4 output is. The audio
+//! is always encoded again (AAC 128 kb/s), so it starts and ends on the video's cut
+//! to the sample rather than on a whole AAC frame.
+
+use std::path::Path;
+
+use super::options::{OptionKind, OptionSpec, Options};
+use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, VIDEOS};
+use crate::error_code::Code;
+use crate::media::video::shown_frame::{frame_shown_at, ShownFrame};
+use crate::media::ffmpeg::transcode::{self, map_args, Recipe, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::video::info::VideoInfo;
+use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
+
+const INPUTS: &[MediaFormat] = VIDEOS;
+const OUTPUT: MediaFormat = MediaFormat::Mp4;
+
+/// The longest time an option may name: a day, far past the length limit of sources.
+const MAX_SECONDS: f64 = 86_400.0;
+
+/// Where the part starts; also read by `video-preview`.
+pub const START: OptionSpec = OptionSpec {
+    name: "start",
+    doc: "trim-video, video-preview: where the part starts, in seconds from the video's start (default 0).",
+    kind: OptionKind::Number {
+        min: 0.0,
+        min_inclusive: true,
+        max: MAX_SECONDS,
+        integer: false,
+        default: Some(0.0),
+    },
+};
+
+pub const END: OptionSpec = OptionSpec {
+    name: "end",
+    doc: "trim-video: where the part ends, in seconds from the video's start (default: the video's end; not with `duration`).",
+    kind: OptionKind::Number {
+        min: 0.0,
+        min_inclusive: false,
+        max: MAX_SECONDS,
+        integer: false,
+        default: None,
+    },
+};
+
+pub const DURATION: OptionSpec = OptionSpec {
+    name: "duration",
+    doc: "trim-video: seconds the part lasts from `start` (default: to the video's end; not with `end`).",
+    kind: OptionKind::Number {
+        min: 0.0,
+        min_inclusive: false,
+        max: MAX_SECONDS,
+        integer: false,
+        default: None,
+    },
+};
+
+/// Seconds before the shown frame's start that an accurate seek is aimed at, so that
+/// the frame itself is not dropped for a rounding of its time (ffmpeg drops frames
+/// starting before the seek point); far less than any frame's length.
+const SEEK_MARGIN: f64 = 0.0005;
+
+pub struct TrimVideo;
+
+impl CommandDef for TrimVideo {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "trim-video",
+        summary: "The part of a video from `start` to `end` (or for `duration`), frame-accurate, with its audio, as MP4; copied without re-encoding when it starts on a keyframe.",
+        inputs: INPUTS,
+        options: &[&START, &END, &DURATION],
+        output: Some(OUTPUT),
+        in_process: false,
+    };
+
+    /// The same size, the part's length (up to the input's end).
+    fn predict(input: Shape, options: &Options) -> Prediction {
+        let (start, end) = span(options);
+        let end = match (end, input.seconds) {
+            (Some(end), Some(whole)) => Some(end.min(whole)),
+            (end, whole) => end.or(whole),
+        };
+        let seconds = end.map(|end| (end - start).max(0.0));
+        Prediction::one(
+            Some(OUTPUT),
+            Shape {
+                seconds,
+                frames: None,
+                ..input
+            },
+        )
+    }
+
+    fn refuse(input: Shape, options: &Options) -> Option<MediaError> {
+        let (start, _) = span(options);
+        input
+            .seconds
+            .filter(|whole| start >= *whole)
+            .map(|_| start_past_end())
+    }
+
+    fn check(options: &Options) -> Result<(), OptionProblem> {
+        if options.has(&END) && options.has(&DURATION) {
+            return Err(OptionProblem {
+                code: Code::InvalidOptionCombination,
+                option: "duration",
+                detail: "give `end` or `duration`, not both".into(),
+            });
+        }
+        let start = options.number(&START);
+        match options.optional_number(&END) {
+            Some(end) if end <= start => Err(OptionProblem {
+                code: Code::InvalidOptionCombination,
+                option: "end",
+                detail: format!("`end` ({end}) must be after `start` ({start})"),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
+        let (start, end) = span(options);
+        if info.duration.is_some_and(|whole| start >= whole) {
+            return Err(start_past_end());
+        }
+        let shown = frame_shown_at(media, input, start).await?;
+        // The part runs from the shown frame's start, so that it ends where asked.
+        let length = end.map(|end| end - shown.start);
+        let recipe = if shown.key && input.format.is_iso_bmff_video() && can_copy(&info) {
+            copy_recipe(shown, length, &info)
+        } else {
+            encode_recipe(shown, length, &info)
+        };
+        let expected = length.or(info.duration.map(|d| d - shown.start));
+        let out = transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress);
+        Ok(vec![out.await?])
+    }
+}
+
+/// `start`, and the end the options name (`end`, or `start + duration`), if any.
+fn span(options: &Options) -> (f64, Option<f64>) {
+    let start = options.number(&START);
+    let end = options
+        .optional_number(&END)
+        .or_else(|| options.optional_number(&DURATION).map(|d| start + d));
+    (start, end)
+}
+
+fn start_past_end() -> MediaError {
+    MediaError::InvalidParameter {
+        name: "start",
+        expected: "before the end of the video",
+    }
+}
+
+/// Whether the output can keep the source's video packets: what every MP4 output is
+/// (H.264 in 8-bit 4:2:0, upright, square pixels, even sides).
+fn can_copy(info: &VideoInfo) -> bool {
+    info.codec.as_deref() == Some("h264")
+        && info.pix_fmt.as_deref() == Some("yuv420p")
+        && info.shown_as_stored
+        && info.width % 2 == 0
+        && info.height % 2 == 0
+}
+
+/// Seek to the keyframe itself (the demuxer lands on it) and copy from there.
+fn copy_recipe(shown: ShownFrame, length: Option<f64>, info: &VideoInfo) -> Recipe {
+    let mut output = map_args(info.has_audio);
+    output.extend(["-c:v", "copy"].map(String::from));
+    output.extend(tail(length, info));
+    Recipe {
+        input_options: vec!["-ss".into(), format!("{:.6}", shown.start)],
+        output_options: output,
+    }
+}
+
+/// Seek just before the frame (ffmpeg decodes from the keyframe before and drops what
+/// starts earlier) and encode from it, its time made the output's zero.
+fn encode_recipe(shown: ShownFrame, length: Option<f64>, info: &VideoInfo) -> Recipe {
+    let seek = (shown.start - SEEK_MARGIN).max(0.0);
+    let video = format!("{SQUARE_PIXELS},{EVEN_SIZE},setsar=1,setpts=PTS-STARTPTS,format=yuv420p");
+    let mut output = map_args(info.has_audio);
+    output.extend(["-vf".to_string(), video]);
+    output.extend(X264.map(String::from));
+    output.extend(tail(length, info));
+    Recipe {
+        input_options: vec!["-ss".into(), format!("{seek:.6}")],
+        output_options: output,
+    }
+}
+
+/// The audio, the length and the container.
+fn tail(length: Option<f64>, info: &VideoInfo) -> Vec<String> {
+    let mut args = Vec::new();
+    if info.has_audio {
+        args.extend(["-c:a", "aac", "-b:a", "128k"].map(String::from));
+    }
+    if let Some(length) = length {
+        args.extend(["-t".to_string(), format!("{length:.6}")]);
+    }
+    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::media::video::info::tests::info;
+    use serde_json::json;
+
+    #[test]
+    fn end_and_duration_are_not_given_together_and_end_comes_after_start() {
+        let both = Options::of(&[("end", json!(4)), ("duration", json!(2))]);
+        assert_eq!(TrimVideo::check(&both).unwrap_err().option, "duration");
+        let backwards = Options::of(&[("start", json!(3)), ("end", json!(2))]);
+        let problem = TrimVideo::check(&backwards).unwrap_err();
+        assert_eq!((problem.code, problem.option), (Code::InvalidOptionCombination, "end"));
+        assert!(TrimVideo::check(&Options::of(&[("start", json!(1)), ("duration", json!(2))])).is_ok());
+    }
+
+    #[test]
+    fn the_part_s_length_is_predicted_up_to_the_input_s_end() {
+        let clip = Shape {
+            size: Some((64, 48)),
+            frames: Some(100),
+            seconds: Some(4.0),
+        };
+        let by_duration = Options::of(&[("start", json!(1)), ("duration", json!(2))]);
+        assert_eq!(TrimVideo::predict(clip, &by_duration).shape.seconds, Some(2.0));
+        let past = Options::of(&[("start", json!(3)), ("end", json!(10))]);
+        assert_eq!(TrimVideo::predict(clip, &past).shape.seconds, Some(1.0));
+        let to_end = Options::of(&[("start", json!(1.5))]);
+        assert_eq!(TrimVideo::predict(clip, &to_end).shape.seconds, Some(2.5));
+        let late = Options::of(&[("start", json!(4))]);
+        assert_eq!(TrimVideo::refuse(clip, &late).unwrap().code(), Code::InvalidParameter);
+    }
+
+    #[test]
+    fn a_keyframe_start_copies_the_video_and_any_other_is_encoded_from_its_frame() {
+        let with_audio = info(Some(25.0), true);
+        let key = ShownFrame { start: 2.0, key: true };
+        let copy = copy_recipe(key, Some(1.5), &with_audio);
+        assert_eq!(copy.input_options, ["-ss", "2.000000"]);
+        let args = copy.output_options.join(" ");
+        assert!(args.contains("-c:v copy -c:a aac -b:a 128k -t 1.500000"), "{args}");
+        let other = ShownFrame { start: 2.04, key: false };
+        let encode = encode_recipe(other, None, &info(Some(25.0), false));
+        assert_eq!(encode.input_options, ["-ss", "2.039500"]);
+        let args = encode.output_options.join(" ");
+        assert!(args.contains("setpts=PTS-STARTPTS") && args.contains("libx264"), "{args}");
+        assert!(!args.contains("-t ") && !args.contains("-c:a"), "{args}");
+    }
+}

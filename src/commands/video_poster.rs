@@ -1,0 +1,136 @@
+//! `video-poster`: one picture of a video, for the page that shows it before it plays:
+//! the frame shown at `time`, or without `time` the best frame of the first 10 s (not
+//! dark, not flat, not in a fade, the sharpest: `media::frame_score`). Upright, square
+//! pixels, at the video's displayed size, as WebP (default), JPEG, PNG or AVIF.
+//!
+//! ffmpeg writes the frame as a lossless PNG; the image encoders of `resize-image`
+//! make the output of it, so a poster is encoded as every image output is (and gets
+//! the placeholders of one).
+
+use std::path::Path;
+
+use super::options::{OptionKind, OptionSpec, Options};
+use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
+use crate::media::video::frame_score::best_time;
+use crate::media::image::{FrameOp, Scale};
+use crate::media::video::shown_frame::frame_shown_at;
+use crate::media::ffmpeg::transcode::{self, Recipe, SQUARE_PIXELS};
+use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
+
+const INPUTS: &[MediaFormat] = VIDEOS;
+
+pub const TIME: OptionSpec = OptionSpec {
+    name: "time",
+    doc: "video-poster: the second whose frame is the poster (the frame shown then; past the end, the last); default: the best frame of the first 10 s.",
+    kind: OptionKind::Number {
+        min: 0.0,
+        min_inclusive: true,
+        max: 86_400.0,
+        integer: false,
+        default: None,
+    },
+};
+
+/// The poster's format: an image format name, WebP when not given.
+pub const FORMAT: OptionSpec = OptionSpec {
+    name: "format",
+    doc: "The output format: jpeg (or jpg), png, webp or avif; the input's by default (video-poster: webp).",
+    kind: OptionKind::ImageFormat,
+};
+
+/// Seconds before the frame's start that the seek aims at (see `trim-video`).
+const SEEK_MARGIN: f64 = 0.0005;
+
+pub struct VideoPoster;
+
+impl CommandDef for VideoPoster {
+    const SPEC: CommandSpec = CommandSpec {
+        name: "video-poster",
+        summary: "One picture of a video: the frame at `time`, or the best of the first 10 s (not dark, not a fade, the sharpest), as WebP, JPEG, PNG or AVIF.",
+        inputs: INPUTS,
+        options: &[&TIME, &FORMAT],
+        output: None,
+        in_process: false,
+    };
+
+    fn output(_input: MediaFormat, options: &Options) -> MediaFormat {
+        format(options).media_format()
+    }
+
+    /// One still image of the video's displayed size.
+    fn predict(input: Shape, options: &Options) -> Prediction {
+        let still = Shape {
+            size: input.size,
+            frames: Some(1),
+            seconds: None,
+        };
+        Prediction::one(Some(format(options).media_format()), still)
+    }
+
+    async fn run(
+        media: &Media,
+        input: &MediaFile,
+        options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
+        let time = match options.optional_number(&TIME) {
+            Some(time) => time,
+            None => best_time(media, input, &info).await?,
+        };
+        let shown = frame_shown_at(media, input, time).await?;
+        let seek = (shown.start - SEEK_MARGIN).max(0.0);
+        let recipe = Recipe {
+            input_options: vec!["-ss".into(), format!("{seek:.6}")],
+            output_options: frame_args(),
+        };
+        let png =
+            transcode::run_to_file(media, input, recipe, MediaFormat::Png, None, out_dir, progress)
+                .await?;
+        let wanted = format(options);
+        if wanted == ImageFormat::Png {
+            return Ok(vec![png]);
+        }
+        let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(Scale(1.0))];
+        let made = media.transform_image(&png, ops, Some(wanted), out_dir).await;
+        let _ = tokio::fs::remove_file(&png.path).await;
+        Ok(vec![made?])
+    }
+}
+
+fn format(options: &Options) -> ImageFormat {
+    options.image_format(&FORMAT).unwrap_or(ImageFormat::Webp)
+}
+
+/// One frame, upright with square pixels, as a lossless PNG.
+fn frame_args() -> Vec<String> {
+    let video = format!("{SQUARE_PIXELS},format=rgb24");
+    [
+        "-map", "0:v:0", "-vf", &video, "-frames:v", "1", "-c:v", "png", "-f", "image2",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_poster_is_one_webp_still_unless_format_says_otherwise() {
+        let clip = Shape {
+            size: Some((64, 48)),
+            frames: Some(100),
+            seconds: Some(4.0),
+        };
+        let predicted = VideoPoster::predict(clip, &Options::default());
+        assert_eq!(predicted.format, Some(MediaFormat::Webp));
+        assert_eq!(predicted.shape.size, Some((64, 48)));
+        assert_eq!((predicted.files, predicted.shape.frames), (1, Some(1)));
+        let jpeg = Options::of(&[("format", json!("jpg"))]);
+        assert_eq!(VideoPoster::output(MediaFormat::Mp4, &jpeg), MediaFormat::Jpeg);
+        assert!(frame_args().join(" ").contains("-frames:v 1 -c:v png"));
+    }
+}
