@@ -14,6 +14,7 @@ mod cost;
 mod error;
 pub mod extra_source;
 mod finished;
+mod lender;
 pub(crate) mod limits;
 mod pipeline;
 mod postgres;
