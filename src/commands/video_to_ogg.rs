@@ -9,6 +9,8 @@ use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
 const OUTPUT: MediaFormat = MediaFormat::Ogv;
+/// Frames between keyframes: ffmpeg's default, stated so that chunks are cut on them.
+const KEYFRAME_INTERVAL: u64 = 12;
 
 
 pub struct VideoToOgg;
@@ -48,9 +50,12 @@ fn recipe(info: &VideoInfo) -> SplitRecipe {
     let audio = ["-c:a", "libvorbis", "-q:a", "4"];
     SplitRecipe {
         filter: format!("{SQUARE_PIXELS},format=yuv420p"),
-        video: ["-c:v", "libtheora", "-q:v", "6"].map(String::from).into(),
+        video: ["-c:v", "libtheora", "-q:v", "6", "-g", &KEYFRAME_INTERVAL.to_string()]
+            .map(String::from)
+            .into(),
         audio: if info.has_audio { audio.map(String::from).into() } else { Vec::new() },
         muxer: "ogg",
+        keyframe_interval: KEYFRAME_INTERVAL,
     }
 }
 

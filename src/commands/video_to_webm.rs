@@ -10,6 +10,8 @@ use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
 const OUTPUT: MediaFormat = MediaFormat::Webm;
+/// Frames between keyframes: libvpx's default, stated so that chunks are cut on them.
+const KEYFRAME_INTERVAL: u64 = 128;
 
 
 pub struct VideoToWebm;
@@ -60,6 +62,8 @@ fn recipe(info: &VideoInfo) -> SplitRecipe {
         "0",
         "-crf",
         "35",
+        "-g",
+        &KEYFRAME_INTERVAL.to_string(),
     ];
     let audio = ["-c:a", "libopus", "-b:a", "96k"];
     SplitRecipe {
@@ -67,6 +71,7 @@ fn recipe(info: &VideoInfo) -> SplitRecipe {
         video: video.map(String::from).into(),
         audio: if info.has_audio { audio.map(String::from).into() } else { Vec::new() },
         muxer: "webm",
+        keyframe_interval: KEYFRAME_INTERVAL,
     }
 }
 

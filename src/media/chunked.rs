@@ -41,6 +41,9 @@ pub(crate) struct SplitRecipe {
     pub video: Vec<String>,
     pub audio: Vec<String>,
     pub muxer: &'static str,
+    /// Frames between the encoder's own keyframes (its `-g`, stated in `video`):
+    /// chunks are cut only there.
+    pub keyframe_interval: u64,
 }
 
 impl SplitRecipe {
@@ -100,7 +103,7 @@ pub(crate) async fn convert(
     let info = transcode::inspect(media, input, accepted).await?;
     let recipe = recipe(&info);
     let min_work = media.config().min_chunk_work;
-    if let Some(plan) = plan::plan(&info, min_work, cores()) {
+    if let Some(plan) = plan::plan(&info, min_work, cores(), recipe.keyframe_interval) {
         let chunked = Chunked {
             media,
             input,

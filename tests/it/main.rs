@@ -31,6 +31,7 @@ mod binary;
 mod budgets;
 mod cache;
 mod child_env;
+mod chunked;
 mod cli;
 mod cli_client;
 mod cli_confined;

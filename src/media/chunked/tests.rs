@@ -95,9 +95,12 @@ pub(crate) fn ssim(encoded: &Path, source: &Path) -> f64 {
 fn ogg() -> SplitRecipe {
     SplitRecipe {
         filter: "format=yuv420p".into(),
-        video: ["-c:v", "libtheora", "-q:v", "6"].map(String::from).into(),
+        video: ["-c:v", "libtheora", "-q:v", "6", "-g", "12"]
+            .map(String::from)
+            .into(),
         audio: ["-c:a", "libvorbis", "-q:a", "4"].map(String::from).into(),
         muxer: "ogg",
+        keyframe_interval: 12,
     }
 }
 
@@ -114,11 +117,12 @@ fn webm() -> SplitRecipe {
         filter: "format=yuv420p".into(),
         video: video
             .into_iter()
-            .chain(["-b:v", "0", "-crf", "35"])
+            .chain(["-b:v", "0", "-crf", "35", "-g", "40"])
             .map(String::from)
             .collect(),
         audio: ["-c:a", "libopus", "-b:a", "96k"].map(String::from).into(),
         muxer: "webm",
+        keyframe_interval: 40,
     }
 }
 
@@ -143,9 +147,11 @@ async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_sl
     )
     .await
     .unwrap();
-    // Three chunks of unequal length, whatever the cores of this machine.
-    let plan: Plan = plan::plan(&info, 1, 2).unwrap();
-    let cuts = [0, 30, 61, 100];
+    // Three chunks of unequal length on the encoder's keyframes, whatever the cores of
+    // this machine.
+    let plan: Plan = plan::plan(&info, 1, 2, 1).unwrap();
+    let gop = recipe.keyframe_interval;
+    let cuts = [0, gop * (36 / gop).max(1), gop * (72 / gop).max(2), 100];
     let chunks = cuts
         .windows(2)
         .enumerate()
@@ -226,7 +232,7 @@ fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
         shown: (320, 240),
         ..VideoInfo::default()
     };
-    let plan = plan::plan(&info, 1, 1 + 1).unwrap();
+    let plan = plan::plan(&info, 1, 2, 1).unwrap();
     let media = media();
     let input = MediaFile {
         path: "in.mp4".into(),
