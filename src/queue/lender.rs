@@ -26,3 +26,39 @@ impl CoreLender for SlotLender {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use futures::FutureExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn a_lone_edit_borrows_idle_slots_and_a_waiting_organization_comes_first() {
+        let slots = FairSlots::work_conserving(2, 1);
+        let lender = SlotLender {
+            slots: slots.clone(),
+            org: "a".into(),
+            class: Class::Heavy,
+        };
+        let _own = slots.acquire("a", Class::Heavy).await;
+        // Alone on the node, the step's second chunk gets the idle slot at once.
+        let borrowed = lender
+            .borrow()
+            .now_or_never()
+            .expect("an idle slot is lent");
+        assert_eq!(slots.held("a", Class::Heavy), 2);
+        // Another organization starts waiting, then the step asks for one more.
+        let mut other = Box::pin(slots.acquire("b", Class::Heavy));
+        assert!((&mut other).now_or_never().is_none());
+        let mut more = lender.borrow();
+        assert!((&mut more).now_or_never().is_none());
+        // The freed slot goes to the waiting organization, not to the chunk.
+        drop(borrowed);
+        let _b = other
+            .now_or_never()
+            .expect("the waiting organization is served first");
+        assert!(more.now_or_never().is_none());
+        assert_eq!(slots.held("a", Class::Heavy), 1);
+    }
+}
