@@ -93,7 +93,7 @@ def free_port():
 class Service:
     """The binary on its defaults (SQLite + files), private sources allowed, no rate limit."""
 
-    def __init__(self, binary, work, orgs):
+    def __init__(self, binary, work, orgs, extra=()):
         self.data = os.path.join(work, "data")
         self.binary = binary
         self.tokens = [self.token(f"bench-{n}") for n in range(orgs)]
@@ -101,7 +101,8 @@ class Service:
         self.port = free_port()
         self.process = subprocess.Popen(
             [binary, "serve", "--data-dir", self.data, "--listen", f"127.0.0.1:{self.port}",
-             "--allow-private-sources", "--write-rate-limit-per-second", "0", "--read-rate-limit-per-second", "0"],
+             "--allow-private-sources", "--write-rate-limit-per-second", "0", "--read-rate-limit-per-second", "0",
+             *extra],
             env=dict(os.environ, RUST_LOG="error"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             start_new_session=True,
         )

@@ -41,6 +41,7 @@ async fn main() {
         scratch_dir: None,
         warm_processes: 0,
         shim_dir: None,
+        min_chunk_work: 100_000_000,
     });
     let path = PathBuf::from(&input);
     let format = media.detect(&path).await.expect("a format we read");

@@ -113,6 +113,7 @@ impl App {
             warm_processes: config.warm_processes,
             // Not in tmp/: a job's scratch space holds nothing else.
             shim_dir: Some(data_dir.join("lib")),
+            min_chunk_work: config.min_chunk_work,
         });
         let wake = Arc::new(Notify::new());
         let running = queue::RunningEdits::new();

@@ -250,6 +250,12 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MAX_WORK_PER_EDIT", default_value_t = 200_000_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_work_per_edit: u64,
 
+    /// Least work of one chunk of a chunked encode (Theora, VP9), in pixels × frames:
+    /// a video is split only into chunks of at least this much (the default is 2 s of
+    /// 1080p at 25 fps; see docs/PERFORMANCE.md). 0 never splits.
+    #[arg(long, env = "MEDIAEDIT_MIN_CHUNK_WORK", default_value_t = 100_000_000)]
+    pub min_chunk_work: u64,
+
     /// Most pixels an animated image (GIF, APNG, animated WebP) may have summed over
     /// its frames (canvas × frames, read from its headers before any frame is
     /// decoded): a 30 s 1080p animation at 50 fps is 3.1·10⁹. Past it, every command

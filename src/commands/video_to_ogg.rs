@@ -3,12 +3,15 @@
 use std::path::Path;
 
 use super::{CommandDef, CommandSpec, Options, VIDEOS};
-use crate::media::ffmpeg::transcode::{map_args, SQUARE_PIXELS};
+use crate::media::ffmpeg::transcode::SQUARE_PIXELS;
+use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
 const OUTPUT: MediaFormat = MediaFormat::Ogv;
+/// Frames between keyframes: ffmpeg's default, stated so that chunks are cut on them.
+const KEYFRAME_INTERVAL: u64 = 12;
 
 
 pub struct VideoToOgg;
@@ -40,20 +43,27 @@ async fn run(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
-    crate::media::video::convert::convert(media, input, INPUTS, args, OUTPUT, out_dir, progress).await
+    chunked::convert(media, input, INPUTS, recipe, OUTPUT, out_dir, progress).await
 }
 
-/// ffmpeg arguments after the input.
-fn args(info: &VideoInfo) -> Vec<String> {
-    let mut args = map_args(info.has_audio);
-    let video = format!("{SQUARE_PIXELS},format=yuv420p");
-    args.extend(["-vf".to_string(), video]);
-    args.extend(["-c:v", "libtheora", "-q:v", "6"].map(String::from));
-    if info.has_audio {
-        args.extend(["-c:a", "libvorbis", "-q:a", "4"].map(String::from));
+/// The recipe; Theora encodes on one thread, so a long video is encoded in chunks.
+fn recipe(info: &VideoInfo) -> SplitRecipe {
+    let audio = ["-c:a", "libvorbis", "-q:a", "4"];
+    SplitRecipe {
+        filter: format!("{SQUARE_PIXELS},format=yuv420p"),
+        video: ["-c:v", "libtheora", "-q:v", "6", "-g", &KEYFRAME_INTERVAL.to_string()]
+            .map(String::from)
+            .into(),
+        audio: if info.has_audio { audio.map(String::from).into() } else { Vec::new() },
+        muxer: "ogg",
+        keyframe_interval: KEYFRAME_INTERVAL,
     }
-    args.extend(["-f", "ogg"].map(String::from));
-    args
+}
+
+/// ffmpeg arguments after the input, in one process.
+#[cfg(test)]
+fn args(info: &VideoInfo) -> Vec<String> {
+    recipe(info).whole()
 }
 
 #[cfg(test)]

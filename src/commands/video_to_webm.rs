@@ -4,12 +4,15 @@
 use std::path::Path;
 
 use super::{CommandDef, CommandSpec, Options, VIDEOS};
-use crate::media::ffmpeg::transcode::{map_args, SQUARE_PIXELS};
+use crate::media::ffmpeg::transcode::SQUARE_PIXELS;
+use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
 const OUTPUT: MediaFormat = MediaFormat::Webm;
+/// Frames between keyframes: libvpx's default, stated so that chunks are cut on them.
+const KEYFRAME_INTERVAL: u64 = 128;
 
 
 pub struct VideoToWebm;
@@ -41,36 +44,42 @@ async fn run(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
-    crate::media::video::convert::convert(media, input, INPUTS, args, OUTPUT, out_dir, progress).await
+    chunked::convert(media, input, INPUTS, recipe, OUTPUT, out_dir, progress).await
 }
 
-/// ffmpeg arguments after the input.
-fn args(info: &VideoInfo) -> Vec<String> {
-    let mut args = map_args(info.has_audio);
-    let video = format!("{SQUARE_PIXELS},format=yuv420p");
-    args.extend(["-vf".to_string(), video]);
-    args.extend(
-        [
-            "-c:v",
-            "libvpx-vp9",
-            "-deadline",
-            "realtime",
-            "-cpu-used",
-            "8",
-            "-row-mt",
-            "1",
-            "-b:v",
-            "0",
-            "-crf",
-            "35",
-        ]
-        .map(String::from),
-    );
-    if info.has_audio {
-        args.extend(["-c:a", "libopus", "-b:a", "96k"].map(String::from));
+/// The recipe; VP9's realtime mode leaves cores idle at the edges of a frame's rows, so
+/// a long video is encoded in chunks.
+fn recipe(info: &VideoInfo) -> SplitRecipe {
+    let video = [
+        "-c:v",
+        "libvpx-vp9",
+        "-deadline",
+        "realtime",
+        "-cpu-used",
+        "8",
+        "-row-mt",
+        "1",
+        "-b:v",
+        "0",
+        "-crf",
+        "35",
+        "-g",
+        &KEYFRAME_INTERVAL.to_string(),
+    ];
+    let audio = ["-c:a", "libopus", "-b:a", "96k"];
+    SplitRecipe {
+        filter: format!("{SQUARE_PIXELS},format=yuv420p"),
+        video: video.map(String::from).into(),
+        audio: if info.has_audio { audio.map(String::from).into() } else { Vec::new() },
+        muxer: "webm",
+        keyframe_interval: KEYFRAME_INTERVAL,
     }
-    args.extend(["-f", "webm"].map(String::from));
-    args
+}
+
+/// ffmpeg arguments after the input, in one process.
+#[cfg(test)]
+fn args(info: &VideoInfo) -> Vec<String> {
+    recipe(info).whole()
 }
 
 #[cfg(test)]

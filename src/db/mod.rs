@@ -5,6 +5,7 @@
 //! unix ms, so everything above renders rows the same way. The edit row doubles as the
 //! job row, so creating an edit and enqueueing its job is one insert.
 
+mod busy;
 mod cache;
 mod census;
 mod channels;
@@ -135,10 +136,12 @@ impl Db {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
-            // Writers queue behind each other rather than failing with SQLITE_BUSY.
-            .busy_timeout(Duration::from_secs(10));
+            // Writers queue behind each other rather than failing with SQLITE_BUSY (the
+            // handler `busy` installs replaces this one's waits, not its total).
+            .busy_timeout(busy::BUSY_TIMEOUT);
         let pool = SqlitePoolOptions::new()
             .max_connections(max_connections.max(1))
+            .after_connect(|conn, _| Box::pin(busy::install(conn)))
             .connect_with(options)
             .await?;
         sqlx::migrate!("./migrations/sqlite").run(&pool).await?;

@@ -104,6 +104,8 @@ pub struct MediaConfig {
     pub warm_processes: usize,
     /// Where the library warm processes load is written; `None` turns them off.
     pub shim_dir: Option<PathBuf>,
+    /// Least work (pixels × frames) of one chunk of a chunked encode; 0 never splits.
+    pub min_chunk_work: u64,
 }
 
 /// Why a media operation failed. Every variant maps to a stable snake_case code.

@@ -31,6 +31,7 @@ pub(crate) fn media_with_limit(max_image_pixels: u64) -> Media {
         scratch_dir: None,
         warm_processes: 0,
         shim_dir: None,
+        min_chunk_work: 100_000_000,
     })
 }
 

@@ -16,6 +16,7 @@ mod dry_run;
 mod error;
 pub mod extra_source;
 mod finished;
+mod lender;
 pub(crate) mod limits;
 mod pipeline;
 mod postgres;

@@ -15,6 +15,7 @@ use crate::commands::{Fused, Options};
 use crate::db::{SourceValidators, StoredOutput};
 use crate::edits::NewEdit;
 use crate::fetch::{Fetch, FetchError};
+use crate::media::video::chunked::with_lender;
 use crate::media::{MediaFile, MediaFormat};
 use crate::storage::OutputKey;
 
@@ -23,6 +24,7 @@ use super::clock::{Turn, WorkClock};
 use super::context::WorkerContext;
 use super::cost::{self, WorkBudget};
 use super::extra_source::fetch_option_sources;
+use super::lender::SlotLender;
 use super::limits::{ensure_free_disk, OutputBudget};
 use super::progress::{report_loop, Tracker};
 use super::slots::{Class, FairSlots, SlotPermit};
@@ -298,10 +300,19 @@ impl EditRun<'_> {
         let options = &self.options;
         let media = &self.ctx.media;
         let started = std::time::Instant::now();
-        let outputs = match command {
-            Step::One(command) => command.run(media, file, options, step_dir, &progress).await,
-            Step::Fused(fused) => fused.run(media, file, options, step_dir, &progress).await,
+        let run = async {
+            match command {
+                Step::One(command) => command.run(media, file, options, step_dir, &progress).await,
+                Step::Fused(fused) => fused.run(media, file, options, step_dir, &progress).await,
+            }
         };
+        // A command that works on several cores borrows further slots of this class.
+        let lender = Arc::new(SlotLender {
+            slots: self.ctx.cpu.clone(),
+            org: self.claim.org_id.clone(),
+            class,
+        });
+        let outputs = with_lender(lender, run).await;
         self.ctx
             .metrics
             .command_ran(command.first(), started.elapsed());

@@ -1,0 +1,266 @@
+//! Chunked encodes against the single-process encode of the same recipe, on a clip
+//! with scene cuts and audio, by what ffprobe and ffmpeg's SSIM filter say.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::plan::{self, Plan};
+use super::*;
+use crate::media::testutil::{media, tempdir};
+
+/// A 320x240 clip at 25 fps with two hard scene cuts and a tone: 4 s, 100 frames.
+fn clip_with_cuts(dir: &Path) -> MediaFile {
+    let path = dir.join("cuts.mp4");
+    let graph = "testsrc2=s=320x240:r=25:d=1.4[a];\
+                 mandelbrot=s=320x240:r=25,trim=duration=1.4,setpts=PTS-STARTPTS[b];\
+                 smptebars=s=320x240:r=25:d=1.2,noise=alls=20:allf=t[c];\
+                 [a][b][c]concat=n=3,format=yuv420p[v]";
+    let status = Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-y", "-filter_complex", graph])
+        .args(["-f", "lavfi", "-i", "sine=frequency=300:duration=4"])
+        .args(["-map", "[v]", "-map", "0:a", "-c:v", "libx264", "-g", "250"])
+        .args(["-c:a", "aac", "-shortest"])
+        .arg(&path)
+        .status()
+        .expect("run ffmpeg");
+    assert!(status.success());
+    MediaFile {
+        path,
+        format: MediaFormat::Mp4,
+    }
+}
+
+fn probe_lines(path: &Path, args: &[&str]) -> Vec<String> {
+    let out = Command::new("ffprobe")
+        .args(["-v", "error"])
+        .args(args)
+        .args(["-of", "csv=p=0"])
+        .arg(path)
+        .output()
+        .expect("run ffprobe");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim_end_matches(',').to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// Presentation times of the video packets, in seconds, in order.
+fn video_times(path: &Path) -> Vec<f64> {
+    let lines = probe_lines(
+        path,
+        &["-select_streams", "v:0", "-show_entries", "packet=pts_time"],
+    );
+    let mut times: Vec<f64> = lines.iter().map(|l| l.parse().unwrap()).collect();
+    times.sort_by(f64::total_cmp);
+    times
+}
+
+fn audio_seconds(path: &Path) -> f64 {
+    let lines = probe_lines(
+        path,
+        &[
+            "-select_streams",
+            "a:0",
+            "-show_entries",
+            "packet=pts_time,duration_time",
+        ],
+    );
+    lines
+        .iter()
+        .map(|l| {
+            let (pts, duration) = l.split_once(',').unwrap();
+            pts.parse::<f64>().unwrap() + duration.parse::<f64>().unwrap()
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Mean SSIM (all planes) of `encoded` against `source`, frame by frame.
+pub(crate) fn ssim(encoded: &Path, source: &Path) -> f64 {
+    let out = Command::new("ffmpeg")
+        .args(["-nostdin", "-hide_banner", "-i"])
+        .arg(encoded)
+        .arg("-i")
+        .arg(source)
+        .args(["-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"])
+        .output()
+        .expect("run ffmpeg");
+    let log = String::from_utf8_lossy(&out.stderr);
+    let all = log.rsplit("All:").next().expect("an SSIM line");
+    all.split_whitespace().next().unwrap().parse().unwrap()
+}
+
+fn ogg() -> SplitRecipe {
+    SplitRecipe {
+        filter: "format=yuv420p".into(),
+        video: ["-c:v", "libtheora", "-q:v", "6", "-g", "12"]
+            .map(String::from)
+            .into(),
+        audio: ["-c:a", "libvorbis", "-q:a", "4"].map(String::from).into(),
+        muxer: "ogg",
+        keyframe_interval: 12,
+    }
+}
+
+fn webm() -> SplitRecipe {
+    let video = [
+        "-c:v",
+        "libvpx-vp9",
+        "-deadline",
+        "realtime",
+        "-cpu-used",
+        "8",
+    ];
+    SplitRecipe {
+        filter: "format=yuv420p".into(),
+        video: video
+            .into_iter()
+            .chain(["-b:v", "0", "-crf", "35", "-g", "40"])
+            .map(String::from)
+            .collect(),
+        audio: ["-c:a", "libopus", "-b:a", "96k"].map(String::from).into(),
+        muxer: "webm",
+        keyframe_interval: 40,
+    }
+}
+
+/// Encodes `source` whole and in three chunks with `recipe`, and holds the chunked
+/// file to the whole one: every frame once at the whole one's times, the audio as
+/// long, SSIM within 0.003 and size within `size_slack`.
+async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_slack: f64) {
+    let dir = tempdir();
+    let source = clip_with_cuts(dir.path());
+    let media = media();
+    let info = crate::media::video::inspect::inspect(&media, &source, &[MediaFormat::Mp4])
+        .await
+        .unwrap();
+    let whole = transcode::run_to_file(
+        &media,
+        &source,
+        recipe.whole(),
+        format,
+        None,
+        dir.path(),
+        &|_| {},
+    )
+    .await
+    .unwrap();
+    // Three chunks of unequal length on the encoder's keyframes, whatever the cores of
+    // this machine.
+    let plan: Plan = plan::plan(&info, 1, 2, 1).unwrap();
+    let gop = recipe.keyframe_interval;
+    let cuts = [0, gop * (36 / gop).max(1), gop * (72 / gop).max(2), 100];
+    let chunks = cuts
+        .windows(2)
+        .enumerate()
+        .map(|(index, w)| plan::Chunk {
+            index,
+            start: w[0],
+            count: w[1] - w[0],
+            last: index == 2,
+        })
+        .collect();
+    let plan = Plan { chunks, ..plan };
+    let reported = Mutex::new(Vec::new());
+    let report = |f: f64| reported.lock().unwrap().push(f);
+    let chunked = Chunked {
+        media: &media,
+        input: &source,
+        recipe: &recipe,
+        plan: &plan,
+        format,
+    };
+    let joined = chunked
+        .run(dir.path(), &report)
+        .await
+        .unwrap()
+        .expect("the frames add up");
+
+    let (times, whole_times) = (video_times(&joined.path), video_times(&whole.path));
+    assert_eq!(times.len(), 100);
+    assert_eq!(
+        times, whole_times,
+        "every frame once, at the single-process times"
+    );
+    let step = times.windows(2).map(|w| w[1] - w[0]);
+    assert!(step.clone().all(|d| (d - 0.04).abs() < 0.002), "{times:?}");
+    let (audio, whole_audio) = (audio_seconds(&joined.path), audio_seconds(&whole.path));
+    assert!(
+        (audio - whole_audio).abs() < 0.03 && audio > 3.9,
+        "{audio} vs {whole_audio}"
+    );
+    let (q, whole_q) = (
+        ssim(&joined.path, &source.path),
+        ssim(&whole.path, &source.path),
+    );
+    assert!(
+        (q - whole_q).abs() <= 0.003,
+        "SSIM {q} chunked, {whole_q} whole"
+    );
+    let size = std::fs::metadata(&joined.path).unwrap().len() as f64;
+    let whole_size = std::fs::metadata(&whole.path).unwrap().len() as f64;
+    assert!(
+        (size / whole_size - 1.0).abs() <= size_slack,
+        "{size} vs {whole_size}"
+    );
+    let reported = reported.into_inner().unwrap();
+    assert_eq!(reported.last(), Some(&1.0));
+    assert!(reported.windows(2).all(|w| w[0] <= w[1]), "{reported:?}");
+    // Only the output is left: the chunks went with their directory.
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 3, "source, whole and joined: {left:?}");
+}
+
+#[tokio::test]
+async fn theora_in_chunks_matches_the_single_process_encode() {
+    chunked_matches_whole(ogg(), MediaFormat::Ogv, 0.05).await;
+}
+
+#[tokio::test]
+async fn vp9_in_chunks_matches_the_single_process_encode() {
+    chunked_matches_whole(webm(), MediaFormat::Webm, 0.05).await;
+}
+
+#[test]
+fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
+    let info = VideoInfo {
+        frames: Some(100),
+        frame_rate: Some(25.0),
+        base_rate: Some(25.0),
+        shown: (320, 240),
+        ..VideoInfo::default()
+    };
+    let plan = plan::plan(&info, 1, 2, 1).unwrap();
+    let media = media();
+    let input = MediaFile {
+        path: "in.mp4".into(),
+        format: MediaFormat::Mp4,
+    };
+    let recipe = ogg();
+    let chunked = Chunked {
+        media: &media,
+        input: &input,
+        recipe: &recipe,
+        plan: &plan,
+        format: MediaFormat::Ogv,
+    };
+    assert_eq!(
+        chunked.concat_list(),
+        "ffconcat version 1.0\nfile chunk-0.ogv\nduration 1.000000000\n\
+         file chunk-1.ogv\nduration 1.000000000\nfile chunk-2.ogv\nduration 1.000000000\n\
+         file chunk-3.ogv\n"
+    );
+    let (before, after) = recipe.chunk(&plan.chunks[1], 25.0);
+    assert_eq!(before, ["-ss", "0.980000"]);
+    assert!(after
+        .join(" ")
+        .contains("-vf setpts=PTS-STARTPTS,format=yuv420p -frames:v 25 -c:v libtheora"));
+    let (before, after) = recipe.chunk(&plan.chunks[3], 25.0);
+    assert_eq!(before, ["-ss", "2.980000"]);
+    assert!(
+        !after.join(" ").contains("-frames:v"),
+        "the last chunk reads to the end"
+    );
+}
