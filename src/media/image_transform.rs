@@ -24,15 +24,27 @@ impl Media {
         format: Option<ImageFormat>,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
+        self.transform_image_at(input, ops, (format, None), out_dir)
+            .await
+    }
+
+    /// [`Media::transform_image`] with a still's lossy encoder at `quality` (1–100;
+    /// `None`: the format's default). Errors as there.
+    pub async fn transform_image_at(
+        &self,
+        input: &MediaFile,
+        ops: Vec<Box<dyn image::FrameOp>>,
+        (format, quality): (Option<ImageFormat>, Option<u8>),
+        out_dir: &Path,
+    ) -> Result<MediaFile, MediaError> {
         let input_format = image_ops::image_input(input)?;
         let (limit, limits) = (self.config().max_image_pixels, self.limits());
         let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
         blocking(move || {
             image::pipeline::transform_image(
                 &path,
-                input_format,
+                (input_format, format, quality),
                 &ops,
-                format,
                 (limit, limits),
                 &out_dir,
             )

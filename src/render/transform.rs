@@ -156,14 +156,15 @@ mod tests {
 
     #[test]
     fn short_names_become_resize_image_options_typed_by_their_specs() {
-        let t = Transform::parse("w:300,h:200,fit:cover,g:smart,f:auto,we:1,bg:ff0000").unwrap();
+        let t =
+            Transform::parse("w:300,h:200,fit:cover,g:smart,f:auto,q:70,we:1,bg:ff0000").unwrap();
         assert!(t.auto_format);
         assert_eq!(t.preset, None);
         assert_eq!(
             t.body(None),
             json!({"commands": ["resize-image"], "options": {
                 "width": 300.0, "height": 200.0, "fit": "cover", "gravity": "smart",
-                "withoutEnlargement": true, "background": "#ff0000"}})
+                "quality": 70.0, "withoutEnlargement": true, "background": "#ff0000"}})
         );
         let (commands, options) = crate::edits::preset::pipeline_of(&t.body(None)).unwrap();
         assert_eq!(commands, vec![Command::ResizeImage]);

@@ -65,6 +65,8 @@ mod pipelines;
 mod placeholders;
 mod playground;
 mod presets;
+mod render;
+mod render_cache;
 mod speed;
 mod stages;
 mod stalled_sources;

@@ -12,19 +12,19 @@ use image::DynamicImage;
 
 use super::{output_size, FrameOp};
 use crate::media::decode::{self, swaps_sides};
-use crate::media::image_ops::{encode, resize, write_output, WEBP_MAX_SIDE};
+use crate::media::image_ops::{encode_at, resize, write_output, WEBP_MAX_SIDE};
 use crate::media::transcode::VideoLimits;
 use crate::media::{animation, cancel, ImageFormat, MediaError, MediaFile, MediaFormat};
 
 /// Reads `path` (an image of `input` format), applies `ops` to its upright picture or
 /// to every frame of its animation, and writes it as `output` (without one: the
 /// input's own format where it can be written, else PNG for a picture with
-/// transparency and JPEG for one without) into `out_dir`.
+/// transparency and JPEG for one without) into `out_dir`. `quality` (1–100) sets a
+/// still's lossy encoder; animations keep their encoders' defaults.
 pub(crate) fn transform_image(
     path: &Path,
-    input: MediaFormat,
+    (input, output, quality): (MediaFormat, Option<ImageFormat>, Option<u8>),
     ops: &[Box<dyn FrameOp>],
-    output: Option<ImageFormat>,
     (max_pixels, limits): (u64, VideoLimits),
     out_dir: &Path,
 ) -> Result<MediaFile, MediaError> {
@@ -49,7 +49,7 @@ pub(crate) fn transform_image(
     drop(bytes);
     let output = output.unwrap_or_else(|| default_output(input, had_alpha));
     cancel::checkpoint()?;
-    let encoded = encode(image, output)?;
+    let encoded = encode_at(image, output, quality)?;
     cancel::checkpoint()?;
     write_output(out_dir, output, &encoded)
 }
