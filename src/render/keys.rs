@@ -26,10 +26,13 @@ pub const REFRESH: Duration = Duration::from_secs(5);
 /// How soon after a read a signature no key matches may read them again.
 const MISS_REFRESH: Duration = Duration::from_millis(250);
 
+/// Each key's organization and its loaded MAC state.
+type Keys = Arc<Vec<(String, HmacSha256)>>;
+
 /// Every organization's render keys, as loaded MAC states.
 pub struct KeyRing {
     db: Db,
-    loaded: tokio::sync::Mutex<Option<(Instant, Arc<Vec<(String, HmacSha256)>>)>>,
+    loaded: tokio::sync::Mutex<Option<(Instant, Keys)>>,
 }
 
 impl KeyRing {
@@ -62,10 +65,7 @@ impl KeyRing {
     }
 
     /// The keys, read again when older than `max_age`; and whether they were read now.
-    async fn keys(
-        &self,
-        max_age: Duration,
-    ) -> Result<(Arc<Vec<(String, HmacSha256)>>, bool), DbError> {
+    async fn keys(&self, max_age: Duration) -> Result<(Keys, bool), DbError> {
         let mut loaded = self.loaded.lock().await;
         if let Some((at, keys)) = loaded.as_ref() {
             if at.elapsed() < max_age {

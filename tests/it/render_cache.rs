@@ -15,6 +15,7 @@ use crate::render::{b64, get, render_key, render_url};
 on_both_backends!(
     a_repeated_render_is_served_from_the_cache_and_its_source_fetched_once,
     eight_identical_first_requests_fetch_the_source_once,
+    past_its_bytes_the_cache_evicts_results_and_sources,
     the_render_key_cli_creates_lists_and_revokes,
     the_archive_holds_every_output_byte_for_byte,
 );
@@ -75,6 +76,36 @@ async fn eight_identical_first_requests_fetch_the_source_once(backend: Backend) 
     assert_eq!(app.fixtures.hits(), 1, "eight requests, one fetch");
     let image = image::load_from_memory(first).unwrap();
     assert_eq!((image.width(), image.height()), (40, 40));
+}
+
+async fn past_its_bytes_the_cache_evicts_results_and_sources(backend: Backend) {
+    // Room for one source and its render, not for a second render besides.
+    let photo = fixtures::jpeg(300, 200);
+    let budget = photo.len() as u64 + 100;
+    let app = spawn_app_on(backend, |c| c.render_cache_bytes = budget).await;
+    let key = render_key(&app).await;
+    let source = b64(&app.fixtures.add("photo.jpg", photo));
+    let first = render_url(&app, &key, "w:200", &source);
+    let response = get(&app, &first, None).await;
+    assert_eq!(response.status(), 200);
+    let result = response.bytes().await.unwrap().len() as u64;
+    assert!(result > 100, "the render passes the room left: {result}");
+    assert!(result <= budget, "the render alone fits: {result}");
+    // The oldest entry (the source) went to make room for the render.
+    let db = app.db().await;
+    assert!(db.render_cache_bytes().await.unwrap() as u64 <= budget);
+    let again = render_url(&app, &key, "w:210", &source);
+    assert_eq!(get(&app, &again, None).await.status(), 200);
+    assert_eq!(
+        app.fixtures.hits(),
+        2,
+        "the evicted source was fetched again"
+    );
+    assert!(db.render_cache_bytes().await.unwrap() as u64 <= budget);
+    // The first render was evicted too: asked again, it is made again, the same.
+    let remade = get(&app, &first, None).await.bytes().await.unwrap();
+    assert_eq!(remade.len() as u64, result);
+    assert_eq!(app.fixtures.hits(), 3);
 }
 
 /// Runs the binary with `args` against the app's database; its standard output.
