@@ -64,7 +64,8 @@ def cli(binary, data, *args):
 def start_server(binary, data, port):
     server = subprocess.Popen(
         [binary, "serve", "--listen", f"127.0.0.1:{port}", "--data-dir", data, "--workers", "2",
-         "--max-requests-per-org", "1000"],
+         "--max-requests-per-org", "1000", "--write-rate-limit-per-second", "0",
+         "--read-rate-limit-per-second", "0"],
         stdout=subprocess.DEVNULL, stderr=open(f"{data}/server.log", "w"))
     for _ in range(200):
         try:
