@@ -5,6 +5,7 @@
 # with which the build generates the Rust declarations of libavif, libtiff and libheif
 # from their installed headers (bindgen).
 #
+# With --bench, also vipsthumbnail (libvips-tools), the benchmarks' reference.
 # With --test, also what the test suite's scale-out tests run against: PostgreSQL
 # (Debian's `postgresql`; the tests start a throwaway cluster with initdb + pg_ctl) and
 # the S3-protocol server `s3s-fs`, built once with cargo into $CARGO_HOME/bin; Debian's
@@ -26,7 +27,15 @@ PLAYWRIGHT_VERSION=1.65.2
 TEST_VENV="${MEDIAEDIT_TEST_VENV:-$HOME/.cache/mediaedit-test-venv}"
 
 with_test_tools=false
-if [ "${1:-}" = "--test" ]; then with_test_tools=true; fi
+with_bench_tools=false
+for arg in "$@"; do
+  case "$arg" in
+    --test) with_test_tools=true ;;
+    # The benchmarks' reference tools: vipsthumbnail (libvips-tools) for
+    # bench/render.py and bench/perf.py's vips rows.
+    --bench) with_bench_tools=true ;;
+  esac
+done
 
 missing=()
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
@@ -56,6 +65,10 @@ if $with_test_tools; then
   [ -x "${MEDIAEDIT_TEST_CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
   # heif-enc makes the HEIC and AVIF test files.
   command -v heif-enc >/dev/null 2>&1 || missing+=(libheif-examples)
+fi
+
+if $with_bench_tools; then
+  command -v vipsthumbnail >/dev/null 2>&1 || missing+=(libvips-tools)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

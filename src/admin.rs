@@ -1,5 +1,5 @@
-//! The administration commands: `mediaedit token create|list|revoke` and
-//! `mediaedit webhook-secret`. They work on the database directly (a node need not
+//! The administration commands: `mediaedit token create|list|revoke`,
+//! `mediaedit render-key create|list|revoke` and `mediaedit webhook-secret`. They work on the database directly (a node need not
 //! run); what they print on standard output is meant for scripts, what they say on
 //! standard error for people.
 
@@ -8,7 +8,9 @@ use std::time::SystemTime;
 use anyhow::Context;
 use rand::RngCore;
 
-use crate::config::{DatabaseUrl, DbArgs, OrgArgs, TokenCommand, WebhookSecretArgs};
+use crate::config::{
+    DatabaseUrl, DbArgs, OrgArgs, RenderKeyCommand, TokenCommand, WebhookSecretArgs,
+};
 use crate::db::{unix_ms, valid_org_id, Db, Revoked};
 use crate::edits::timestamp;
 
@@ -62,6 +64,45 @@ async fn list_tokens(args: OrgArgs) -> anyhow::Result<()> {
         println!("{name}\t{}", timestamp(token.created_at));
     }
     Ok(())
+}
+
+/// `mediaedit render-key …`: the keys render URLs are signed with. A key is `rk_` and
+/// 64 hex digits; the HMAC key is that whole string's bytes (docs/API.md, "Render").
+pub async fn render_key(command: RenderKeyCommand) -> anyhow::Result<()> {
+    match command {
+        RenderKeyCommand::Create(args) => {
+            let db = open_org(&args).await?;
+            let mut bytes = [0u8; 32];
+            rand::thread_rng().fill_bytes(&mut bytes);
+            let key = format!("rk_{}", hex::encode(bytes));
+            let now = unix_ms(SystemTime::now());
+            db.create_render_key(&args.org, &key, now).await?;
+            eprintln!("Created a render key for organization {}.", args.org);
+            println!("{key}");
+            Ok(())
+        }
+        RenderKeyCommand::List(args) => {
+            let db = open_org(&args).await?;
+            for key in db.list_render_keys(&args.org).await? {
+                println!("{}\t{}", key.prefix, timestamp(key.created_at));
+            }
+            Ok(())
+        }
+        RenderKeyCommand::Revoke(args) => {
+            let db = open_org(&args.org).await?;
+            match db.revoke_render_key(&args.org.org, &args.key).await? {
+                true => {
+                    eprintln!("Revoked; every node refuses URLs signed with it within 5 seconds.");
+                    Ok(())
+                }
+                false => anyhow::bail!(
+                    "organization {} has no render key {}",
+                    args.org.org,
+                    args.key
+                ),
+            }
+        }
+    }
 }
 
 /// Prints the organization's webhook signing secret (made if it has none), after

@@ -137,6 +137,20 @@ impl App {
             config.fetch_concurrency,
             (config.fetch_concurrency / 2).max(1),
         );
+        // One CPU stage per node: the workers' commands and the renders take turns in it.
+        let cpu = FairSlots::work_conserving(config.workers, config.max_running_per_org() as usize);
+        let renderer = crate::render::Renderer::new(crate::render::RendererParts {
+            db: db.clone(),
+            storage: storage.clone(),
+            fetcher: fetcher.clone(),
+            media: media.clone(),
+            cpu: cpu.clone(),
+            network: network.clone(),
+            metrics: metrics.clone(),
+            tmp_root: tmp_root.clone(),
+            min_free_disk_bytes: config.min_free_disk_bytes,
+            cache_bytes: config.render_cache_bytes,
+        });
         let state = AppState {
             db: db.clone(),
             storage: storage.clone(),
@@ -195,6 +209,7 @@ impl App {
                 network: network.clone(),
                 min_free_disk_bytes: config.min_free_disk_bytes,
             },
+            renderer,
         };
         let sweeper = queue::run_sweeper(
             db.clone(),
@@ -232,7 +247,7 @@ impl App {
             max_work: config.max_work_per_edit,
             claim_capacity: config.claim_capacity(),
             claims_per_org: (config.claim_capacity() / 2).max(1) as u32,
-            cpu: FairSlots::work_conserving(config.workers, config.max_running_per_org() as usize),
+            cpu,
             network,
             parallel_steps: config.workers,
             node_id: uuid::Uuid::new_v4().simple().to_string(),

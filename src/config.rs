@@ -15,7 +15,10 @@ mod front_door;
 mod logging;
 mod rate_limits;
 mod retention;
-pub use admin::{DbArgs, OrgArgs, RevokeArgs, TokenCommand, WebhookSecretArgs};
+pub use admin::{
+    DbArgs, OrgArgs, RenderKeyCommand, RenderKeyRevokeArgs, RevokeArgs, TokenCommand,
+    WebhookSecretArgs,
+};
 pub use client::{ClientArgs, CreateArgs, EditCommand};
 pub use front_door::FrontDoorConfig;
 pub use logging::LogFormat;
@@ -43,6 +46,11 @@ pub enum Command {
     Token {
         #[command(subcommand)]
         command: TokenCommand,
+    },
+    /// Manage the keys an organization signs render URLs (`/v1/render/…`) with.
+    RenderKey {
+        #[command(subcommand)]
+        command: RenderKeyCommand,
     },
     /// Print an organization's webhook signing secret (`whsec_…`), made on first use;
     /// `--rotate` replaces it, and the old one keeps signing for 24 hours.
@@ -121,6 +129,12 @@ pub struct ServeConfig {
     /// it again (`cached: true` on the Edit). `--result-cache false` turns it off.
     #[arg(long, env = "MEDIAEDIT_RESULT_CACHE", default_value_t = true, action = clap::ArgAction::Set)]
     pub result_cache: bool,
+
+    /// Bytes the render cache (`GET /v1/render/…`: rendered images and the sources
+    /// fetched for them, in the storage every node shares) holds at most; past it, the
+    /// least recently used entries are deleted.
+    #[arg(long, env = "MEDIAEDIT_RENDER_CACHE_BYTES", default_value_t = 1 << 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub render_cache_bytes: u64,
 
     #[command(flatten)]
     pub rate_limits: RateLimitConfig,

@@ -101,6 +101,8 @@ codes! {
     TooManyAuthFailures = "too_many_auth_failures", "Too many failed authentications", Some(429), false;
     TooManyRequests = "too_many_requests", "Too many requests in flight", Some(429), false;
     RequestTooSlow = "request_too_slow", "Request too slow", Some(408), false;
+    InvalidTransform = "invalid_transform", "Invalid transform", Some(422), false;
+    EditNotDone = "edit_not_done", "Edit not done", Some(409), false;
     InternalError = "internal_error", "Internal error", Some(500), false;
     // Edit failures (`attributes.error.code`).
     SourceHttpError = "source_http_error", "Source answered an error", None, false;

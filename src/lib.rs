@@ -6,6 +6,8 @@
 //!   handlers for edits, downloads and health.
 //! - [`edits`]: the domain — the request parsed into commands and options, the
 //!   type-checked pipeline, the Edit document.
+//! - [`render`]: images by URL — signed render URLs answered at once, cached and
+//!   coalesced, on the same fair slots as the queue's edits.
 //! - [`queue`]: the durable job queue (the edit row is the job) and the engine that
 //!   executes pipelines in stages (fetch, process, store) on fair slots.
 //! - [`commands`]: one file per command: its name, formats, options, prediction, cost
@@ -33,6 +35,7 @@ pub mod format;
 pub mod media;
 pub mod metrics;
 pub mod queue;
+pub mod render;
 pub mod storage;
 pub mod telemetry;
 pub mod uploads;

@@ -20,6 +20,7 @@ fn main() -> anyhow::Result<()> {
                 serve(*config).await
             }
             Command::Token { command } => admin::token(command).await,
+            Command::RenderKey { command } => admin::render_key(command).await,
             Command::WebhookSecret(args) => admin::webhook_secret(args).await,
             Command::Edit { command } => std::process::exit(mediaedit::client::run(command).await),
         }

@@ -106,6 +106,8 @@ pub struct Metrics {
     cache_hits: Counter,
     webhook_deliveries: Family<OutcomeLabels, Counter>,
     token_lookups: Family<OutcomeLabels, Counter>,
+    renders: Family<OutcomeLabels, Counter>,
+    render_seconds: Histogram,
     edits: Family<StatusLabels, Gauge>,
     queue_depth: Gauge,
     oldest_queued: Gauge<f64, AtomicU64>,
@@ -127,6 +129,8 @@ impl Metrics {
             cache_hits: Counter::default(),
             webhook_deliveries: Family::default(),
             token_lookups: Family::default(),
+            renders: Family::default(),
+            render_seconds: seconds_histogram(),
             edits: Family::default(),
             queue_depth: Gauge::default(),
             oldest_queued: Gauge::default(),
@@ -173,6 +177,16 @@ impl Metrics {
             "token_lookups",
             "Bearer tokens looked up in the database (not answered by the token cache), by outcome (found, unknown)",
             metrics.token_lookups.clone(),
+        );
+        registry.register(
+            "renders",
+            "Render requests (GET /v1/render/…), by outcome (hit, not_modified, rendered, joined: answered by an identical render in flight, failed)",
+            metrics.renders.clone(),
+        );
+        registry.register(
+            "render_duration_seconds",
+            "Time to answer a render that was not cached, fetch and wait for a slot included",
+            metrics.render_seconds.clone(),
         );
         registry.register(
             "edits",
@@ -251,6 +265,18 @@ impl Metrics {
             outcome: outcome.into(),
         };
         self.token_lookups.get_or_create(&labels).inc();
+    }
+
+    /// A render request answered: `hit` and `not_modified` from the cache, `rendered`,
+    /// `joined` or `failed` after `took`.
+    pub fn render_answered(&self, outcome: &'static str, took: Duration) {
+        let labels = OutcomeLabels {
+            outcome: outcome.into(),
+        };
+        self.renders.get_or_create(&labels).inc();
+        if !matches!(outcome, "hit" | "not_modified") {
+            self.render_seconds.observe(took.as_secs_f64());
+        }
     }
 
     /// The database's figures, read again only when the last read is older than

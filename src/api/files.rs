@@ -186,7 +186,7 @@ fn etag_of(meta: &object_store::ObjectMeta) -> String {
 }
 
 /// Whether an `If-None-Match` (or `If-Range`) header names `etag` (or `*`).
-fn matches_etag(header: Option<&HeaderValue>, etag: &str) -> bool {
+pub(super) fn matches_etag(header: Option<&HeaderValue>, etag: &str) -> bool {
     let Some(value) = header.and_then(|v| v.to_str().ok()) else {
         return false;
     };
@@ -300,7 +300,7 @@ pub async fn preflight() -> Response {
 
 /// The saved file's name: `<edit id>-<asset>-<n>.<ext>` for an output key
 /// (`edits/<edit id>/<attempt>/<asset>-<n>.<ext>`), else the key's last segment.
-fn file_name(key: &str) -> String {
+pub(super) fn file_name(key: &str) -> String {
     let parts: Vec<&str> = key.split('/').collect();
     match parts.as_slice() {
         ["edits", id, _, name] => format!("{id}-{name}"),

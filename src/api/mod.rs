@@ -1,5 +1,6 @@
 //! The HTTP layer: router, extractors, error rendering, handlers.
 
+mod archive;
 mod auth;
 mod body_rate;
 pub(crate) mod catalog;
@@ -17,6 +18,7 @@ pub mod openapi;
 mod playground;
 mod presets;
 mod rate_limit;
+mod render;
 pub mod schemas;
 pub mod server;
 mod token_cache;
@@ -81,6 +83,8 @@ pub struct AppState {
     pub readiness: Readiness,
     /// What a dry run fetches and probes with.
     pub probing: crate::queue::Probing,
+    /// Renders images by URL (`/v1/render/…`).
+    pub renderer: Arc<crate::render::Renderer>,
 }
 
 /// The limits of uploads (`--max-upload-bytes`, `--upload-retention-secs`, the
@@ -116,6 +120,11 @@ pub fn router(state: AppState, with_metrics: bool) -> Router {
         .route("/v1/edits/{id}/cancel", post(lifecycle::cancel))
         .route("/v1/edits/{id}/retry", post(lifecycle::retry))
         .route("/v1/edits/{id}/deliveries", get(deliveries::list))
+        .route("/v1/edits/{id}/archive", get(archive::archive))
+        .route(
+            "/v1/render/{signature}/{transform}/{source}",
+            get(render::render),
+        )
         .route("/v1/organizations/{id}", get(edits::organization))
         .route("/v1/commands", get(catalog::list))
         .route("/v1/presets", get(presets::list))

@@ -75,6 +75,9 @@ pub async fn serve(
             },
             _ = shutdown.cancelled() => break,
         };
+        // Answers go out as they are written: with Nagle's algorithm, a response sent
+        // as headers then body waits for the client's delayed ACK (tens of ms each).
+        let _ = stream.set_nodelay(true);
         // Accepted first, so a place is made only when someone waits for one; the
         // connections behind it wait in the listen backlog.
         let permit = match permits.clone().try_acquire_owned() {

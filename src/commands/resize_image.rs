@@ -90,6 +90,14 @@ pub const WITHOUT_ENLARGEMENT: OptionSpec = OptionSpec {
     kind: OptionKind::Flag { default: false },
 };
 
+pub const QUALITY: OptionSpec = OptionSpec::integer(
+    "quality",
+    "The lossy encoder's quality, 1–100, for a still written as JPEG (default 85), WebP (80) or AVIF; PNG and GIF are lossless and animations keep their defaults.",
+    1.0,
+    100.0,
+    None,
+);
+
 pub struct ResizeImage;
 
 impl CommandDef for ResizeImage {
@@ -108,6 +116,7 @@ impl CommandDef for ResizeImage {
             &BACKGROUND,
             &WITHOUT_ENLARGEMENT,
             &FORMAT,
+            &QUALITY,
         ],
         output: None,
         in_process: true,
@@ -175,12 +184,13 @@ impl CommandDef for ResizeImage {
         _progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
         let format = options.image_format(&FORMAT);
-        if !is_box(options) {
+        let quality = options.optional_number(&QUALITY).map(|q| q as u8);
+        if !is_box(options) && quality.is_none() {
             let scale = options.number(&SCALE);
             return Ok(vec![media.resize_image(input, scale, format, out_dir).await?]);
         }
         let resized = media
-            .transform_image(input, ops(options), format, out_dir)
+            .transform_image_at(input, ops(options), (format, quality), out_dir)
             .await?;
         Ok(vec![resized])
     }

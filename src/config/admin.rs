@@ -1,4 +1,5 @@
-//! The arguments of the administration commands (`token`, `webhook-secret`): which
+//! The arguments of the administration commands (`token`, `render-key`,
+//! `webhook-secret`): which
 //! database, which organization.
 
 use std::path::PathBuf;
@@ -26,6 +27,26 @@ pub enum TokenCommand {
     /// Revoke a token, named by the prefix `token list` shows or whole; it is refused
     /// (401) on every node within `--auth-cache-ttl-secs`.
     Revoke(RevokeArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RenderKeyCommand {
+    /// Create a new render key for an organization (made if needed); prints the key
+    /// last. Render URLs are signed with it (docs/API.md, "Render").
+    Create(OrgArgs),
+    /// List an organization's render keys: the prefix of each and when it was made.
+    List(OrgArgs),
+    /// Revoke a render key, named by its prefix (`rk_` and 8 characters) or whole; URLs
+    /// signed with it are refused (403) on every node within 5 seconds.
+    Revoke(RenderKeyRevokeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RenderKeyRevokeArgs {
+    #[command(flatten)]
+    pub org: OrgArgs,
+    /// The key's prefix as `render-key list` shows it, or the whole key.
+    pub key: String,
 }
 
 #[derive(Debug, Args)]

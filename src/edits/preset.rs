@@ -73,6 +73,17 @@ pub fn parse_body(body: Value) -> Result<Value, ValidationError> {
     Ok(Value::Object(stored))
 }
 
+/// The commands and options of `body` (`{"commands": […], "options": {…}}`: a stored
+/// preset, or one a render URL's transform makes), validated as an edit's are.
+pub fn pipeline_of(
+    body: &Value,
+) -> Result<(Vec<crate::commands::Command>, Options), ValidationError> {
+    let commands = parse_commands(body.get("commands"))?;
+    let options = Options::parse(body.get("options"), &commands)?;
+    check_pipeline(&commands, &options)?;
+    Ok((commands, options))
+}
+
 /// `body`, an edit naming `preset` (the stored body of the preset it names), with the
 /// preset's commands and its options under the edit's own. The edit may not send
 /// `commands` too. The result is validated as any edit is, afterwards.

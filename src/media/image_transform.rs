@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::media::image::ops::{self, encode, write_output};
+use crate::media::image::ops::{self, encode_at, write_output};
 use crate::media::image::pipeline::{check_format_size, default_output, load_transformed};
 use crate::media::image::FrameOp;
 use crate::media::limits::VideoLimits;
@@ -29,11 +29,30 @@ impl Media {
         format: Option<ImageFormat>,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
+        self.transform_image_at(input, ops, (format, None), out_dir)
+            .await
+    }
+
+    /// [`Media::transform_image`] with a still's lossy encoder at `quality` (1–100;
+    /// `None`: the format's default). Errors as there.
+    pub async fn transform_image_at(
+        &self,
+        input: &MediaFile,
+        ops: Vec<Box<dyn image::FrameOp>>,
+        (format, quality): (Option<ImageFormat>, Option<u8>),
+        out_dir: &Path,
+    ) -> Result<MediaFile, MediaError> {
         let input_format = ops::image_input(input)?;
         let (limit, limits) = (self.config().max_image_pixels, self.limits());
         let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
         blocking(move || {
-            transform_image(&path, input_format, &ops, format, (limit, limits), &out_dir)
+            transform_image(
+                &path,
+                (input_format, format, quality),
+                &ops,
+                (limit, limits),
+                &out_dir,
+            )
         })
         .await
     }
@@ -75,12 +94,12 @@ impl Media {
 /// Reads `path` (an image of `input` format), applies `ops` to its upright picture or
 /// to every frame of its animation, and writes it as `output` (without one: the
 /// input's own format where it can be written, else PNG for a picture with
-/// transparency and JPEG for one without) into `out_dir`.
+/// transparency and JPEG for one without) into `out_dir`. `quality` (1–100) sets a
+/// still's lossy encoder; animations keep their encoders' defaults.
 fn transform_image(
     path: &Path,
-    input: MediaFormat,
+    (input, output, quality): (MediaFormat, Option<ImageFormat>, Option<u8>),
     ops: &[Box<dyn FrameOp>],
-    output: Option<ImageFormat>,
     (max_pixels, limits): (u64, VideoLimits),
     out_dir: &Path,
 ) -> Result<MediaFile, MediaError> {
@@ -105,7 +124,7 @@ fn transform_image(
     drop(bytes);
     let output = output.unwrap_or_else(|| default_output(input, had_alpha));
     cancel::checkpoint()?;
-    let encoded = encode(image, output)?;
+    let encoded = encode_at(image, output, quality)?;
     cancel::checkpoint()?;
     write_output(out_dir, output, &encoded)
 }

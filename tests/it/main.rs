@@ -68,6 +68,8 @@ mod pipelines;
 mod placeholders;
 mod playground;
 mod presets;
+mod render;
+mod render_cache;
 mod speed;
 mod stages;
 mod stalled_sources;

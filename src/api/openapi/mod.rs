@@ -37,6 +37,8 @@ use utoipa::{Modify, OpenApi};
         super::uploads::content,
         super::files::download,
         head_file,
+        super::render::render,
+        super::archive::archive,
         super::health::healthz,
         super::health::readyz,
         crate::metrics::serve,

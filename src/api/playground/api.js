@@ -48,6 +48,19 @@ const Api = {
   },
 
   commands() { return this.call("GET", "/v1/commands"); },
+  /// Saves every output of edit `id` as one ZIP (`GET /v1/edits/{id}/archive`, which
+  /// needs the token, so fetched here and handed to the browser as a file).
+  async downloadArchive(id) {
+    const response = await fetch(`/v1/edits/${encodeURIComponent(id)}/archive`, { headers: this.headers() });
+    if (!response.ok) throw apiErrorFrom(response.status, await response.text());
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(await response.blob());
+    link.download = `${id}.zip`;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 60000);
+  },
   listEdits(limit) { return this.call("GET", "/v1/edits", { query: { limit } }); },
   getEdit(id, wait, signal) {
     return this.call("GET", "/v1/edits/" + encodeURIComponent(id), { query: wait ? { wait } : undefined, signal });

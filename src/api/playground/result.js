@@ -74,7 +74,7 @@ function showEdit(edit) {
     parts.push(el("div", { class: "error-box" }, el("p", { class: "error-title", text: "The edit failed:" }),
       el("code", { text: a.error.code }), el("div", { text: a.error.detail })));
   }
-  if (status === "done") parts.push(outputGallery(a));
+  if (status === "done") parts.push(outputGallery(a, edit.id));
   $("result").replaceChildren(...parts);
 }
 
@@ -90,12 +90,17 @@ async function act(call, followAfter = false) {
 }
 
 /// Up to 24 outputs shown; the rest one press away.
-function outputGallery(a, limit = 24) {
+/// With several outputs, a button that downloads them all as one ZIP (the archive).
+function outputGallery(a, id, limit = 24) {
   const outputs = a.outputs || (a.downloadUrls || []).map((url) => ({ url, format: url.split("?")[0].split(".").pop() }));
   const gallery = el("div", { class: outputs.length > 2 ? "gallery" : "gallery large", attrs: { id: "outputs" } });
   const show = (list) => gallery.append(...list.map((o, i) => outputFigure(o, gallery.children.length + i)));
   show(outputs.slice(0, limit));
-  const wrap = el("div", {}, el("p", { class: "muted", text: `${outputs.length} output${outputs.length === 1 ? "" : "s"}` + (a.cached ? " · from the result cache" : "") }), gallery);
+  const archive = outputs.length > 1
+    ? el("button", { class: "secondary", text: `Download all (ZIP)`, attrs: { type: "button", id: "download-archive" },
+      on: { click: () => Api.downloadArchive(id).catch((e) => $("result").prepend(errorList(e, "The archive failed:"))) } })
+    : null;
+  const wrap = el("div", {}, el("p", { class: "muted", text: `${outputs.length} output${outputs.length === 1 ? "" : "s"}` + (a.cached ? " · from the result cache" : "") }, archive ? " " : null, archive), gallery);
   if (outputs.length > limit) {
     const more = el("button", { class: "secondary", text: `Show all ${outputs.length}`, attrs: { type: "button" },
       on: { click: () => { show(outputs.slice(limit)); more.remove(); } } });

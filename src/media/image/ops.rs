@@ -155,11 +155,24 @@ pub(crate) fn flatten_onto_white(image: DynamicImage) -> RgbImage {
 
 /// Encodes an `Rgb8` / `Rgba8` picture.
 pub(crate) fn encode(image: DynamicImage, format: ImageFormat) -> Result<Vec<u8>, MediaError> {
+    encode_at(image, format, None)
+}
+
+/// [`encode`] at `quality` (1–100) for the lossy formats (JPEG, WebP, AVIF), or at
+/// each format's default without one; PNG and GIF have none.
+pub(crate) fn encode_at(
+    image: DynamicImage,
+    format: ImageFormat,
+    quality: Option<u8>,
+) -> Result<Vec<u8>, MediaError> {
     match format {
-        ImageFormat::Jpeg => encode_jpeg(&flatten_onto_white(image)),
+        ImageFormat::Jpeg => encode_jpeg(
+            &flatten_onto_white(image),
+            quality.map_or(JPEG_QUALITY, i32::from),
+        ),
         ImageFormat::Png => encode_png(&image),
-        ImageFormat::Webp => encode_webp(&image),
-        ImageFormat::Avif => crate::media::image::codec::avif::encode(&image),
+        ImageFormat::Webp => encode_webp(&image, quality.map_or(WEBP_QUALITY, f32::from)),
+        ImageFormat::Avif => crate::media::image::codec::avif::encode_at(&image, quality),
         ImageFormat::Gif => encode_gif(image),
     }
 }
@@ -174,11 +187,11 @@ fn encode_gif(image: DynamicImage) -> Result<Vec<u8>, MediaError> {
     Ok(out)
 }
 
-/// libjpeg-turbo at quality 85 with 4:2:0 chroma, the common web setting.
-fn encode_jpeg(image: &RgbImage) -> Result<Vec<u8>, MediaError> {
+/// libjpeg-turbo at `quality` (85 by default) with 4:2:0 chroma, the common web setting.
+fn encode_jpeg(image: &RgbImage, quality: i32) -> Result<Vec<u8>, MediaError> {
     let mut compressor = Compressor::new().map_err(std::io::Error::other)?;
     compressor
-        .set_quality(JPEG_QUALITY)
+        .set_quality(quality)
         .and_then(|()| compressor.set_subsamp(Subsamp::Sub2x2))
         .map_err(std::io::Error::other)?;
     let (width, height) = (image.width() as usize, image.height() as usize);
@@ -219,13 +232,13 @@ fn encode_png(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
 /// Lossy libwebp at quality 80; an alpha channel is kept (compressed losslessly, on
 /// a thread of its own). Pictures are converted to YCbCr on every core
 /// ([`Yuv420::from_rgb_as_libwebp`], [`Yuv420::from_rgba_as_libwebp`]).
-fn encode_webp(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
+fn encode_webp(image: &DynamicImage, quality: f32) -> Result<Vec<u8>, MediaError> {
     let (width, height) = (image.width(), image.height());
     let rgb_copy;
     let rgb = match image {
         DynamicImage::ImageRgba8(rgba) => {
             return Yuv420::from_rgba_as_libwebp(rgba.as_raw(), width, height)?
-                .encode_webp_alone(WEBP_QUALITY);
+                .encode_webp_alone(quality);
         }
         DynamicImage::ImageRgb8(rgb) => rgb,
         other => {
@@ -233,7 +246,7 @@ fn encode_webp(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
             &rgb_copy
         }
     };
-    Yuv420::from_rgb_as_libwebp(rgb.as_raw(), width, height)?.encode_webp_alone(WEBP_QUALITY)
+    Yuv420::from_rgb_as_libwebp(rgb.as_raw(), width, height)?.encode_webp_alone(quality)
 }
 
 /// Writes `bytes` to a new file in `out_dir`; on failure nothing is left behind.

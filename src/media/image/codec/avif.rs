@@ -170,15 +170,32 @@ unsafe fn convert_band(
     Ok(())
 }
 
-/// `image` (`Rgb8` or `Rgba8`) as an AVIF file.
-pub(crate) fn encode(image: &DynamicImage) -> Result<Vec<u8>, MediaError> {
-    encode_in_bands(image, crate::media::band_count(image.height(), 128) as u32)
+/// `image` (`Rgb8` or `Rgba8`) as an AVIF file at `quality` (1–100, libavif's scale: the colour quantizer is
+/// `(100 − quality) × 63 / 100`), or at [`AVIF_QUANTIZER`] without one.
+pub(crate) fn encode_at(image: &DynamicImage, quality: Option<u8>) -> Result<Vec<u8>, MediaError> {
+    encode_in_bands(
+        image,
+        crate::media::band_count(image.height(), 128) as u32,
+        quality,
+    )
 }
 
-/// [`encode`], converting to YUV in `bands` bands of rows at once.
-fn encode_in_bands(image: &DynamicImage, bands: u32) -> Result<Vec<u8>, MediaError> {
+/// [`encode_at`], converting to YUV in `bands` bands of rows at once.
+fn encode_in_bands(
+    image: &DynamicImage,
+    bands: u32,
+    quality: Option<u8>,
+) -> Result<Vec<u8>, MediaError> {
     let picture = to_yuv(image, bands)?;
     let mut encoder = AvifEncoder::new()?;
+    if let Some(quality) = quality {
+        let quantizer = ((100 - c_int::from(quality.clamp(1, 100))) * 63 + 50) / 100;
+        // SAFETY: a live encoder made above; plain fields of libavif's settings.
+        unsafe {
+            (*encoder.encoder).minQuantizer = quantizer;
+            (*encoder.encoder).maxQuantizer = quantizer;
+        }
+    }
     // SAFETY: both objects are live libavif objects, released by their owners.
     let written = unsafe { avifEncoderWrite(encoder.encoder, picture.0, &mut encoder.output) };
     if written != AVIF_RESULT_OK {
@@ -250,11 +267,11 @@ mod tests {
     fn converting_in_bands_writes_the_planes_one_conversion_writes() {
         // An odd height, so the last band ends on a row without a partner.
         let rgba = DynamicImage::ImageRgba8(noisy(97, 203));
-        let whole = encode_in_bands(&rgba, 1).unwrap();
-        assert_eq!(encode_in_bands(&rgba, 3).unwrap(), whole);
+        let whole = encode_in_bands(&rgba, 1, None).unwrap();
+        assert_eq!(encode_in_bands(&rgba, 3, None).unwrap(), whole);
 
         let rgb = DynamicImage::ImageRgb8(DynamicImage::ImageRgba8(noisy(64, 131)).to_rgb8());
-        let whole = encode_in_bands(&rgb, 1).unwrap();
-        assert_eq!(encode_in_bands(&rgb, 2).unwrap(), whole);
+        let whole = encode_in_bands(&rgb, 1, None).unwrap();
+        assert_eq!(encode_in_bands(&rgb, 2, None).unwrap(), whole);
     }
 }

@@ -1,0 +1,111 @@
+//! `GET /v1/render/{signature}/{transform}/{source}` (docs/API.md, "Render"): the
+//! transformed image, synchronously. The signature is the authorization (no bearer
+//! token); the answer names its content, so it may be cached for a year by anyone
+//! (`public, immutable`), varies by `Accept` (for `f:auto`), and carries a strong ETag
+//! that `If-None-Match` is answered `304` against. A cached result is streamed from
+//! storage as it is, never decoded.
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::Response;
+use futures::TryStreamExt;
+
+use super::error::ApiError;
+use super::files::matches_etag;
+use super::AppState;
+use crate::media::MediaFormat;
+use crate::render::cache::Entry;
+use crate::render::Failure;
+use crate::storage::{Storage, StorageError};
+
+/// `Cache-Control` of every image answered: the URL names its content.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+#[utoipa::path(get, path = "/v1/render/{signature}/{transform}/{source}", operation_id = "render", tag = "render", security(()),
+    params(("signature" = String, Path, description = "base64url of HMAC-SHA256 of `{transform}/{source}` under a render key"),
+           ("transform" = String, Path, description = "`preset:NAME` and/or `w:300,h:200,fit:cover,g:smart,f:auto,q:80`"),
+           ("source" = String, Path, description = "base64url of the source URL, or `upload:{id}`"),
+           ("Accept" = Option<String>, Header, description = "Picks the format of `f:auto`"),
+           ("If-None-Match" = Option<String>, Header)),
+    responses(
+        (status = 200, description = "The image"),
+        (status = 304, description = "Not modified (If-None-Match)"),
+        (status = 403, description = "A bad signature", body = crate::api::schemas::ErrorDocument),
+        (status = 422, description = "A bad transform or source, or a source that cannot be fetched or read (the codes of an edit)", body = crate::api::schemas::ErrorDocument),
+    ))]
+pub async fn render(
+    State(state): State<AppState>,
+    Path((signature, transform, source)): Path<(String, String, String)>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let renderer = &state.renderer;
+    let accept = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
+    let job = renderer
+        .prepare(&signature, &transform, &source, accept)
+        .await
+        .map_err(api_error)?;
+    let if_none_match = headers.get(header::IF_NONE_MATCH);
+    let started = std::time::Instant::now();
+    if let Some(entry) = renderer.cached(&job).await.map_err(api_error)? {
+        if matches_etag(if_none_match, &entry.etag) {
+            renderer
+                .metrics
+                .render_answered("not_modified", started.elapsed());
+            return not_modified(&entry);
+        }
+        match renderer.cache.storage().get(&entry.object_key, None).await {
+            Ok(object) => {
+                renderer.metrics.render_answered("hit", started.elapsed());
+                let body =
+                    Body::from_stream(Storage::bytes_of(object).map_err(std::io::Error::other));
+                return image(&entry, body);
+            }
+            // Evicted by another node since: rendered again.
+            Err(StorageError::NotFound) => renderer.cache.forget(&entry.object_key).await,
+            Err(e) => return Err(ApiError::internal(&e)),
+        }
+    }
+    let rendered = renderer.render(job).await.map_err(api_error)?;
+    let entry = &rendered.entry;
+    if matches_etag(if_none_match, &entry.etag) {
+        return not_modified(entry);
+    }
+    match rendered.bytes {
+        Some(bytes) => image(entry, Body::from(bytes)),
+        None => Err(ApiError::internal(&"a render made no bytes")),
+    }
+}
+
+/// The headers every answer carries.
+fn headers_of(entry: &Entry) -> axum::http::response::Builder {
+    Response::builder()
+        .header(header::ETAG, &entry.etag)
+        .header(header::VARY, "Accept")
+        .header(header::CACHE_CONTROL, IMMUTABLE)
+        .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
+        // A signed URL is its own credential: pages of any origin may draw it on a canvas.
+        .header(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")
+}
+
+fn image(entry: &Entry, body: Body) -> Result<Response, ApiError> {
+    let mime = MediaFormat::from_extension(&entry.format)
+        .map(MediaFormat::mime)
+        .unwrap_or("application/octet-stream");
+    headers_of(entry)
+        .header(header::CONTENT_TYPE, mime)
+        .header(header::CONTENT_LENGTH, entry.bytes)
+        .body(body)
+        .map_err(|e| ApiError::internal(&e))
+}
+
+fn not_modified(entry: &Entry) -> Result<Response, ApiError> {
+    headers_of(entry)
+        .status(StatusCode::NOT_MODIFIED)
+        .body(Body::empty())
+        .map_err(|e| ApiError::internal(&e))
+}
+
+fn api_error(failure: Failure) -> ApiError {
+    ApiError::new(failure.status, failure.code, failure.detail)
+}
