@@ -280,6 +280,9 @@ pub async fn allow_any_origin(mut response: Response) -> Response {
 
 /// A CORS preflight for a download (a player sending `Range` or `If-None-Match`):
 /// `204`, `GET` and `HEAD` from any origin with those headers.
+#[utoipa::path(options, path = "/v1/files/{key}", operation_id = "downloadPreflight", tag = "downloads", security(()),
+    params(("key" = String, Path, description = "The stored file's key, as in its download URL")),
+    responses((status = 204, description = "CORS preflight: Access-Control-Allow-Origin *, methods GET and HEAD, headers Range and If-None-Match")))]
 pub async fn preflight() -> Response {
     let mut response = StatusCode::NO_CONTENT.into_response();
     let headers = response.headers_mut();

@@ -36,6 +36,7 @@ use utoipa::{Modify, OpenApi};
         super::uploads::delete,
         super::uploads::content,
         super::files::download,
+        super::files::preflight,
         head_file,
         super::render::render,
         super::archive::archive,
