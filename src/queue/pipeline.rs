@@ -16,8 +16,7 @@ use crate::db::{SourceValidators, StoredOutput};
 use crate::edits::NewEdit;
 use crate::fetch::{Fetch, FetchError};
 use crate::media::video::chunked::with_lender;
-use crate::media::{MediaFile, MediaFormat};
-use crate::storage::OutputKey;
+use crate::media::MediaFile;
 
 use super::cache::{CacheEntry, ResultCache};
 use super::clock::{Turn, WorkClock};
@@ -33,8 +32,7 @@ use super::upload_source::read_upload;
 use super::{Claim, JobError};
 use crate::uploads::upload_id_in;
 
-/// Outputs of one asset uploaded at once at most.
-const PUTS_AT_ONCE: usize = 8;
+mod store;
 
 /// Runs the whole edit; returns the storage keys of its outputs in `downloadUrls`
 /// order (by asset, then output index), and what the result cache should learn.
@@ -317,80 +315,6 @@ impl EditRun<'_> {
             .metrics
             .command_ran(command.first(), started.elapsed());
         Ok(outputs?)
-    }
-
-    /// The network stage again: asset `i`'s outputs into storage, under keys of this
-    /// attempt, each described for `attributes.outputs`. A stopping node finishes its
-    /// stores: the work is done.
-    async fn store(&self, i: usize, files: &[MediaFile]) -> Result<Vec<StoredOutput>, JobError> {
-        let step = json!({ "asset": i, "name": "store" });
-        self.tracker.report(i, 0.0, &step);
-        let _slot = self.slot(&self.ctx.network, Class::Light, false).await?;
-        let job = &self.claim.job;
-        let puts: Vec<_> = files
-            .iter()
-            .enumerate()
-            .map(|(n, file)| {
-                let key = OutputKey {
-                    edit_id: &job.id,
-                    attempt: job.attempt,
-                    asset: i,
-                    index: n,
-                    format: file.format,
-                }
-                .to_string();
-                self.put(i, key, file)
-            })
-            .collect();
-        // A fan-out's files go up several at once: each put is mostly waiting (on the
-        // disk, or on an object store's round trip).
-        let stored: Vec<StoredOutput> = futures::stream::iter(puts)
-            .buffered(PUTS_AT_ONCE)
-            .try_collect()
-            .await?;
-        self.outputs.stored(i, files.len());
-        self.tracker.finish_unit(i, &step);
-        Ok(stored)
-    }
-
-    /// Stores `file` (an output of asset `i`) under `key` while reading what it is.
-    async fn put(&self, i: usize, key: String, file: &MediaFile) -> Result<StoredOutput, JobError> {
-        if let (MediaFormat::Hls, Some(dir)) = (file.format, file.path.parent()) {
-            // The files the playlist names go first: it never names a missing one.
-            let companions = crate::storage::companions_of(&key);
-            self.ctx
-                .storage
-                .put_dir(&companions, dir, &file.path)
-                .await?;
-        }
-        let put = self.ctx.storage.put_file(&key, &file.path);
-        // The placeholders decode a small copy of an image output (a few ms) while
-        // its bytes go up, so they add no time to a store that waits on the network.
-        let media = &self.ctx.media;
-        let (put, described, placeholders) =
-            tokio::join!(put, media.describe(file), media.placeholders(file));
-        put?;
-        let described = described?;
-        // A picture that we wrote and cannot read back is a fault of ours, but not one
-        // worth the edit: its outputs are stored without placeholders.
-        let placeholders = placeholders.unwrap_or_else(|e| {
-            tracing::warn!(error = %e, format = file.format.name(), "no placeholders for an output");
-            None
-        });
-        self.ctx.metrics.stored(described.bytes);
-        Ok(StoredOutput {
-            key,
-            asset: i,
-            format: file.format.extension().to_string(),
-            bytes: described.bytes,
-            width: described.width,
-            height: described.height,
-            duration: described.duration,
-            frames: described.frames,
-            blurhash: placeholders.as_ref().map(|p| p.blurhash.clone()),
-            thumbhash: placeholders.as_ref().map(|p| p.thumbhash.clone()),
-            dominant_color: placeholders.map(|p| p.dominant_color),
-        })
     }
 
     /// A slot of `slots` for this edit's organization, and the edit's turn on its work

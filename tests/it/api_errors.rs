@@ -291,8 +291,16 @@ async fn invalid_requests_get_422_naming_the_field() {
     .await;
     expect_422(
         &app,
-        edit(&src, &["image-to-webp"], Some(json!({ "quality": 30 }))),
+        edit(&src, &["image-to-webp"], Some(json!({ "sharpness": 30 }))),
         "unknown_option",
+        "/options/sharpness",
+    )
+    .await;
+    // `quality` is resize-image's: named for another command, it is unused.
+    expect_422(
+        &app,
+        edit(&src, &["image-to-webp"], Some(json!({ "quality": 30 }))),
+        "unused_option",
         "/options/quality",
     )
     .await;
