@@ -34,7 +34,7 @@ const PIPE_BYTES: usize = 256 * 1024;
 #[utoipa::path(get, path = "/v1/edits/{id}/archive", operation_id = "getEditArchive", tag = "edits",
     params(("id" = String, Path, description = "Edit id")),
     responses(
-        (status = 200, description = "A ZIP of every output (stored entries)", content_type = "application/zip"),
+        (status = 200, description = "`application/zip`: every output, stored entries named as their downloads"),
         (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
         (status = 404, description = "No such edit", body = crate::api::schemas::ErrorDocument),
         (status = 409, description = "The edit is not done", body = crate::api::schemas::ErrorDocument),
