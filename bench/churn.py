@@ -11,45 +11,21 @@ release binary is built first.
 """
 
 import argparse
-import concurrent.futures
-import http.client
 import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf import ROOT, Service, serve_directory  # noqa: E402
+from perf import ROOT, Service, post_rate, serve_directory  # noqa: E402
 
 
 def churn(service, src, seconds, connections):
-    token = service.tokens[0]
     body = json.dumps({"assets": [{"type": "image", "src": f"{src}/missing.jpg"}], "commands": ["resize-image"],
                        "options": {"scale": 0.5}})
-    deadline = time.monotonic() + seconds
-
-    def client():
-        conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=30)
-        headers = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
-        latencies = []
-        while time.monotonic() < deadline:
-            start = time.monotonic()
-            conn.request("POST", "/v1/edits", body=body, headers=headers)
-            response = conn.getresponse()
-            response.read()
-            if response.status not in (200, 201, 202):
-                raise RuntimeError(f"POST answered {response.status}")
-            latencies.append(time.monotonic() - start)
-        conn.close()
-        return latencies
-
-    with concurrent.futures.ThreadPoolExecutor(connections) as pool:
-        latencies = sorted(x for part in pool.map(lambda _: client(), range(connections)) for x in part)
-    p = lambda q: latencies[min(len(latencies) - 1, int(q * len(latencies)))] * 1000
-    return len(latencies) / seconds, p(0.5), p(0.99)
+    return post_rate(service, service.tokens[0], body, seconds, connections)
 
 
 def main():

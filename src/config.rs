@@ -11,6 +11,7 @@ use url::Url;
 
 mod admin;
 mod client;
+mod database_url;
 mod front_door;
 mod logging;
 mod rate_limits;
@@ -20,6 +21,7 @@ pub use admin::{
     WebhookSecretArgs,
 };
 pub use client::{ClientArgs, CreateArgs, EditCommand};
+pub use database_url::DatabaseUrl;
 pub use front_door::FrontDoorConfig;
 pub use logging::LogFormat;
 pub use rate_limits::RateLimitConfig;
@@ -348,47 +350,6 @@ pub enum Role {
     Api,
     /// Workers only; HTTP answers `/healthz` and nothing else.
     Worker,
-}
-
-/// A database URL; `Debug` hides its password.
-#[derive(Clone)]
-pub struct DatabaseUrl(pub String);
-
-impl std::str::FromStr for DatabaseUrl {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        if ["sqlite://", "postgres://", "postgresql://"]
-            .iter()
-            .any(|p| s.starts_with(p))
-        {
-            Ok(DatabaseUrl(s.to_string()))
-        } else {
-            Err("expected sqlite://PATH or postgres://…".into())
-        }
-    }
-}
-
-impl std::fmt::Debug for DatabaseUrl {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match Url::parse(&self.0) {
-            Ok(mut url) if url.password().is_some() => {
-                let _ = url.set_password(Some("***"));
-                write!(f, "{:?}", url.as_str())
-            }
-            _ => write!(f, "{:?}", self.0),
-        }
-    }
-}
-
-impl DatabaseUrl {
-    /// `url` if given, else the SQLite file in `data_dir`.
-    pub fn or_default(url: &Option<DatabaseUrl>, data_dir: &std::path::Path) -> String {
-        match url {
-            Some(url) => url.0.clone(),
-            None => format!("sqlite://{}", data_dir.join("mediaedit.db").display()),
-        }
-    }
 }
 
 impl ServeConfig {
