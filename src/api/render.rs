@@ -14,7 +14,7 @@ use futures::TryStreamExt;
 use super::error::ApiError;
 use super::files::matches_etag;
 use super::AppState;
-use crate::media::MediaFormat;
+use crate::format::MediaFormat;
 use crate::render::cache::Entry;
 use crate::render::Failure;
 use crate::storage::{Storage, StorageError};

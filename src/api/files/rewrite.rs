@@ -15,7 +15,7 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
-use crate::media::MediaFormat;
+use crate::format::MediaFormat;
 use crate::storage::{companions_of, Storage};
 
 /// Whether a stored file of this format is rewritten when served.
