@@ -17,12 +17,11 @@ median of each and its ratio to the defaults (both on).
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf import ROOT, Service, ffmpeg, make_fixtures, serve_directory  # noqa: E402
+from perf import Service, ffmpeg, make_fixtures, release_binary, serve_directory  # noqa: E402
 
 VARIANTS = [
     ("both (defaults)", []),
@@ -68,10 +67,7 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", default="")
     args = parser.parse_args()
-    binary = args.bin
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet"], check=True, cwd=ROOT)
-        binary = os.path.join(ROOT, "target/release/mediaedit")
+    binary = release_binary(args.bin)
     with tempfile.TemporaryDirectory() as work:
         sources = os.path.join(work, "sources")
         os.makedirs(sources)
