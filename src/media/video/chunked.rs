@@ -30,9 +30,10 @@ use crate::media::{cores, output_path, Media, MediaError, MediaFile, MediaFormat
 
 mod lend;
 pub(crate) mod plan;
+mod sizes;
 
 pub use lend::{with_lender, Borrowed, CoreLender};
-use plan::{Chunk, Plan};
+use plan::{Chunk, FrameCosts, Plan};
 
 /// An encode that may be split: the video filter and encoder options, the audio
 /// encoder options (empty without audio) and the muxer, each run the same way in
@@ -108,8 +109,21 @@ pub(crate) async fn convert(
     let info = crate::media::video::inspect::inspect(media, input, accepted).await?;
     let recipe = recipe(&info);
     let min_work = media.config().min_chunk_work;
-    let (interval, weight) = (recipe.keyframe_interval, recipe.decode_weight);
-    if let Some(plan) = plan::plan(&info, min_work, cores(), interval, weight) {
+    let interval = recipe.keyframe_interval;
+    let plan = |costs: &FrameCosts| plan::plan(&info, min_work, cores(), interval, costs);
+    // Where it splits at all, the frames are weighed by their bytes in the source.
+    let mut split = plan(&FrameCosts::uniform(recipe.decode_weight));
+    if let (Some(_), Some(frames)) = (&split, info.frames) {
+        if let Some(bytes) = sizes::frame_bytes(media, input, frames).await {
+            let pixels = u64::from(info.shown.0) * u64::from(info.shown.1);
+            split = plan(&FrameCosts::from_bytes(
+                recipe.decode_weight,
+                &bytes,
+                pixels,
+            ));
+        }
+    }
+    if let Some(plan) = split {
         let chunked = Chunked {
             media,
             input,

@@ -54,14 +54,13 @@ impl Chunk {
 /// does not pay or cannot be exact: one core, `min_work` 0 (splitting off), too little
 /// work for two chunks, or a source whose frame count or constant rate is unknown (a
 /// variable-rate source could not be cut on exact frame times). The cuts are placed
-/// so that the chunks cost the same (see [`balanced_starts`]) where decoding a source
-/// frame costs `decode_weight` of encoding one.
+/// so that the chunks cost the same by `costs` (see [`balanced_starts`]).
 pub(crate) fn plan(
     info: &VideoInfo,
     min_work: u64,
     cores: usize,
     keyframe_interval: u64,
-    decode_weight: f64,
+    costs: &FrameCosts,
 ) -> Option<Plan> {
     if cores < 2 || min_work == 0 {
         return None;
@@ -77,7 +76,7 @@ pub(crate) fn plan(
     let count = (cores * CHUNKS_PER_CORE)
         .min(usize::try_from(work / min_work).unwrap_or(usize::MAX))
         .min(usize::try_from(frames / MIN_FRAMES).unwrap_or(usize::MAX)) as u64;
-    let mut starts = balanced_starts(frames, count, keyframe_interval.max(1), decode_weight);
+    let mut starts = balanced_starts(frames, count, keyframe_interval.max(1), costs);
     starts.dedup();
     if starts.len() < 2 {
         return None;
@@ -101,16 +100,70 @@ pub(crate) fn plan(
     })
 }
 
+/// What each frame of a source costs a chunk, relative to the others.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct FrameCosts {
+    /// What decoding a frame costs against encoding it.
+    pub decode_weight: f64,
+    /// Each frame's cost to encode, in presentation order; a frame not listed costs 1.
+    pub frames: Vec<f64>,
+}
+
+/// Bytes a pixel at which a source frame costs twice what a frame of nothing costs to
+/// encode: fitted on 1080p Theora of three scenes of a clip (a test pattern at 0.016
+/// bytes a pixel, 68 ms a frame; a fractal zoom at 0.022, 80 ms; noise at 0.143,
+/// 129 ms). A frame's bytes in the source say how busy it is before it is decoded.
+const BYTES_PER_PIXEL_DOUBLING: f64 = 0.127;
+
+impl FrameCosts {
+    /// Every frame alike.
+    pub fn uniform(decode_weight: f64) -> FrameCosts {
+        FrameCosts {
+            decode_weight,
+            frames: Vec::new(),
+        }
+    }
+
+    /// Frames costing by their size in the source (`bytes`, in presentation order) in a
+    /// picture of `pixels`.
+    pub fn from_bytes(decode_weight: f64, bytes: &[u64], pixels: u64) -> FrameCosts {
+        let doubling = BYTES_PER_PIXEL_DOUBLING * pixels.max(1) as f64;
+        FrameCosts {
+            decode_weight,
+            frames: bytes.iter().map(|b| 1.0 + *b as f64 / doubling).collect(),
+        }
+    }
+}
+
 /// Where `count` chunks of `frames` start, each cut on a multiple of `gop`, so that
 /// they cost about the same: a chunk encodes its frames and decodes the source from
 /// the keyframe before its cut (assumed [`SOURCE_KEYFRAME_INTERVAL`] frames back at
-/// most) to its end, each decoded frame costing `decode_weight` of an encoded one. A
-/// later chunk decodes more, so it is given fewer frames. The common cost is found by
-/// bisection: the largest whose cuts leave the last chunk no dearer than it.
-fn balanced_starts(frames: u64, count: u64, gop: u64, decode_weight: f64) -> Vec<u64> {
-    let lead = |start: u64| start.min(SOURCE_KEYFRAME_INTERVAL) as f64;
+/// most) to its end, each frame weighing its cost in `costs`, a decoded one
+/// `decode_weight` of that. A later chunk decodes more, so it is given less. The
+/// common cost is found by bisection: the least that `count` chunks reach.
+fn balanced_starts(frames: u64, count: u64, gop: u64, costs: &FrameCosts) -> Vec<u64> {
+    let weight = costs.decode_weight;
+    // prefix[i]: the cost of frames 0..i.
+    let mut prefix = vec![0.0; frames as usize + 1];
+    for i in 0..frames as usize {
+        prefix[i + 1] = prefix[i] + costs.frames.get(i).copied().unwrap_or(1.0);
+    }
+    let sum = |from: u64, to: u64| prefix[to as usize] - prefix[from as usize];
     let cost = |start: u64, end: u64| {
-        (end - start) as f64 * (1.0 + decode_weight) + decode_weight * lead(start)
+        sum(start, end) + weight * sum(start.saturating_sub(SOURCE_KEYFRAME_INTERVAL), end)
+    };
+    // The first frame at which a chunk from `start` costs `target`, on the grid.
+    let end_for = |start: u64, target: f64| {
+        let (mut low, mut high) = (start, frames);
+        while low < high {
+            let mid = (low + high) / 2;
+            if cost(start, mid) < target {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        ((low as f64) / gop as f64).round() as u64 * gop
     };
     // The starts of chunks that each cost `target` at most but the last, which holds
     // the rest; `None` where a chunk could not reach the next keyframe of the grid.
@@ -118,8 +171,7 @@ fn balanced_starts(frames: u64, count: u64, gop: u64, decode_weight: f64) -> Vec
         let mut starts = vec![0];
         let mut start = 0;
         loop {
-            let length = (target - decode_weight * lead(start)) / (1.0 + decode_weight);
-            let end = ((start as f64 + length.max(0.0)) / gop as f64).round() as u64 * gop;
+            let end = end_for(start, target);
             if end >= frames || cost(start, frames) <= target {
                 return Some(starts);
             }
@@ -161,7 +213,14 @@ mod tests {
 
     #[test]
     fn a_long_clip_is_cut_into_a_chunk_a_core_that_cover_every_frame_once() {
-        let plan = plan(&clip(250, 25.0, (1920, 1080)), 100_000_000, 4, 1, 0.08).unwrap();
+        let plan = plan(
+            &clip(250, 25.0, (1920, 1080)),
+            100_000_000,
+            4,
+            1,
+            &FrameCosts::uniform(0.08),
+        )
+        .unwrap();
         assert_eq!(plan.chunks.len(), 4);
         let mut next = 0;
         for chunk in &plan.chunks {
@@ -179,7 +238,14 @@ mod tests {
     #[test]
     fn a_later_chunk_gets_fewer_frames_for_the_source_it_decodes_before_its_cut() {
         let counts = |weight: f64| -> Vec<u64> {
-            let plan = plan(&clip(250, 25.0, (1920, 1080)), 1, 4, 1, weight).unwrap();
+            let plan = plan(
+                &clip(250, 25.0, (1920, 1080)),
+                1,
+                4,
+                1,
+                &FrameCosts::uniform(weight),
+            )
+            .unwrap();
             plan.chunks.iter().map(|c| c.count).collect()
         };
         // Decoding free: even chunks.
@@ -204,50 +270,125 @@ mod tests {
     }
 
     #[test]
+    fn busier_frames_weigh_more_so_the_cut_moves_toward_them() {
+        // A quiet first half (0.016 bytes a pixel) and a noisy second (0.143).
+        let pixels = 1920 * 1080;
+        let bytes: Vec<u64> = (0..250)
+            .map(|i| {
+                if i < 125 {
+                    pixels * 16 / 1000
+                } else {
+                    pixels * 143 / 1000
+                }
+            })
+            .collect();
+        let costs = FrameCosts::from_bytes(0.0, &bytes, pixels);
+        let busy = plan(&clip(250, 25.0, (1920, 1080)), 1, 2, 1, &costs).unwrap();
+        let even = plan(
+            &clip(250, 25.0, (1920, 1080)),
+            1,
+            2,
+            1,
+            &FrameCosts::uniform(0.0),
+        );
+        assert_eq!(even.unwrap().chunks[1].start, 125);
+        // Quiet frames cost 1.13, noisy 2.13: half of the whole (203) is reached 29
+        // noisy frames past the middle.
+        let cut = busy.chunks[1].start;
+        assert!((150..=158).contains(&cut), "{cut}");
+    }
+
+    #[test]
     fn short_small_variable_rate_or_one_core_sources_stay_whole() {
         let small = clip(120, 30.0, (176, 144));
-        assert_eq!(plan(&small, 100_000_000, 16, 1, 0.08), None);
+        assert_eq!(
+            plan(&small, 100_000_000, 16, 1, &FrameCosts::uniform(0.08)),
+            None
+        );
         let big = clip(250, 25.0, (1920, 1080));
-        assert_eq!(plan(&big, 100_000_000, 1, 1, 0.08), None);
-        assert_eq!(plan(&big, 0, 16, 1, 0.08), None);
+        assert_eq!(
+            plan(&big, 100_000_000, 1, 1, &FrameCosts::uniform(0.08)),
+            None
+        );
+        assert_eq!(plan(&big, 0, 16, 1, &FrameCosts::uniform(0.08)), None);
         let variable = VideoInfo {
             base_rate: Some(30.0),
             ..big.clone()
         };
-        assert_eq!(plan(&variable, 100_000_000, 16, 1, 0.08), None);
+        assert_eq!(
+            plan(&variable, 100_000_000, 16, 1, &FrameCosts::uniform(0.08)),
+            None
+        );
         let unknown = VideoInfo {
             frames: None,
             ..big
         };
-        assert_eq!(plan(&unknown, 100_000_000, 16, 1, 0.08), None);
+        assert_eq!(
+            plan(&unknown, 100_000_000, 16, 1, &FrameCosts::uniform(0.08)),
+            None
+        );
     }
 
     #[test]
     fn chunks_keep_a_least_size_in_work_and_frames() {
         // 0.5 G of work in chunks of at least 0.2 G: two, even on many cores.
-        let plan = plan(&clip(250, 25.0, (1920, 1080)), 200_000_000, 16, 1, 0.08).unwrap();
+        let plan = plan(
+            &clip(250, 25.0, (1920, 1080)),
+            200_000_000,
+            16,
+            1,
+            &FrameCosts::uniform(0.08),
+        )
+        .unwrap();
         assert_eq!(plan.chunks.len(), 2);
         // A tiny threshold still leaves 8 frames a chunk.
-        let plan = super::plan(&clip(20, 25.0, (64, 64)), 1, 16, 1, 0.08).unwrap();
+        let plan = super::plan(
+            &clip(20, 25.0, (64, 64)),
+            1,
+            16,
+            1,
+            &FrameCosts::uniform(0.08),
+        )
+        .unwrap();
         assert_eq!(plan.chunks.len(), 2);
     }
 
     #[test]
     fn cuts_fall_on_the_encoders_own_keyframes() {
         // VP9 puts a keyframe every 128 frames: 10 s at 25 fps is cut once, at 128.
-        let plan = plan(&clip(250, 25.0, (1920, 1080)), 100_000_000, 2, 128, 0.08).unwrap();
+        let plan = plan(
+            &clip(250, 25.0, (1920, 1080)),
+            100_000_000,
+            2,
+            128,
+            &FrameCosts::uniform(0.08),
+        )
+        .unwrap();
         let starts: Vec<u64> = plan.chunks.iter().map(|c| c.start).collect();
         assert_eq!(starts, [0, 128]);
         assert_eq!(plan.chunks[1].count, 122);
         assert!(plan.chunks[1].last && !plan.chunks[0].last);
         // Every 12 frames (Theora) on two cores: cut at 132 rather than 120, as the
         // second chunk also decodes the 132 frames before it.
-        let plan = super::plan(&clip(250, 25.0, (1920, 1080)), 100_000_000, 2, 12, 0.08).unwrap();
+        let plan = super::plan(
+            &clip(250, 25.0, (1920, 1080)),
+            100_000_000,
+            2,
+            12,
+            &FrameCosts::uniform(0.08),
+        )
+        .unwrap();
         let starts: Vec<u64> = plan.chunks.iter().map(|c| c.start).collect();
         assert_eq!(starts, [0, 132]);
         // Shorter than one interval: nothing to cut.
         assert_eq!(
-            super::plan(&clip(120, 25.0, (1920, 1080)), 1, 16, 128, 0.08),
+            super::plan(
+                &clip(120, 25.0, (1920, 1080)),
+                1,
+                16,
+                128,
+                &FrameCosts::uniform(0.08)
+            ),
             None
         );
     }
