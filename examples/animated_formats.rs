@@ -40,6 +40,7 @@ async fn main() {
         process_memory_limit: 0,
         scratch_dir: None,
         warm_processes: 0,
+        header_readers: true,
         shim_dir: None,
         min_chunk_work: 100_000_000,
     });
