@@ -1,0 +1,227 @@
+//! The edit's side of chunks across nodes: a step's chunked encode hands its chunks
+//! to a [`StepFarm`], which puts the source in shared storage once (under the edit's
+//! scratch folder, `edits/<id>/scratch/`), adds one claimable row per chunk, works
+//! them on the step's own slot as long as any is left to claim (other nodes' chunk
+//! workers take the rest, see `chunk_claims`), encodes the audio, then waits until
+//! every chunk is done and fetches them for the join, which runs here.
+//!
+//! Why the join runs on the edit's node rather than on the node that finishes last:
+//! that node holds the edit's lease and renews it all along, so the edit has one
+//! owner, whose loss the edit lease already covers; and the join is a stream copy,
+//! under 1 % of the work. If the edit's node dies, the edit is claimed again by the
+//! normal lease expiry, its rows are found as they were left (same ids: the edit, the
+//! step, and a digest of the source and the recipes), and the chunks already done
+//! are reused, not encoded again.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use sha2::{Digest, Sha256};
+use tracing::Instrument;
+
+use super::chunk_claims::{ChunkSpec, Chunks};
+use super::context::WorkerContext;
+use super::Claim;
+use crate::db::{ChunkSet, ChunkState};
+use crate::media::video::chunked::{with_farm, BoxFuture, ChunkFarm, FarmJob};
+use crate::media::{Media, MediaError};
+use crate::storage::StorageError;
+
+/// The farm of one step of one edit.
+pub struct StepFarm {
+    pub chunks: Arc<Chunks>,
+    pub edit_id: String,
+    pub org_id: String,
+    /// Which encode of the edit: asset, command and file.
+    pub step: String,
+}
+
+/// The scratch folder of edit `edit_id`: chunked encodes' sources and chunks, deleted
+/// when the edit ends (and with the edit's other objects by the retention sweep).
+pub fn scratch_prefix(edit_id: &str) -> String {
+    format!("edits/{edit_id}/scratch/")
+}
+
+/// Deletes edit `edit_id`'s scratch objects and gives up its pending chunks: the edit
+/// ended. Best effort: what is left goes with the edit's objects at its retention.
+pub async fn forget_scratch(ctx: &WorkerContext, edit_id: &str) {
+    let Some(chunks) = &ctx.chunks else {
+        return;
+    };
+    if let Err(e) = chunks.db.drop_chunks(edit_id, None).await {
+        tracing::warn!(error = %e, "giving up an edit's chunks failed");
+    }
+    if let Err(e) = chunks.storage.delete_prefix(&scratch_prefix(edit_id)).await {
+        tracing::warn!(error = %e, "deleting an edit's scratch objects failed");
+    }
+}
+
+/// Runs `run`, the step `step` (asset, command and file) of `claim`, with its chunked
+/// encodes' chunks through the queue when `ctx` runs chunks across nodes.
+pub(super) async fn farmed<F: Future>(
+    ctx: &WorkerContext,
+    claim: &Claim,
+    step: String,
+    run: F,
+) -> F::Output {
+    let Some(chunks) = &ctx.chunks else {
+        return run.await;
+    };
+    let farm = Arc::new(StepFarm {
+        chunks: chunks.clone(),
+        edit_id: claim.job.id.clone(),
+        org_id: claim.org_id.clone(),
+        step,
+    });
+    with_farm(farm, run).await
+}
+
+impl ChunkFarm for StepFarm {
+    fn encode<'a>(
+        &'a self,
+        _media: &'a Media,
+        job: FarmJob<'a>,
+        own: BoxFuture<'a, Result<(), MediaError>>,
+    ) -> BoxFuture<'a, Result<bool, MediaError>> {
+        Box::pin(self.run(job, own))
+    }
+}
+
+fn io(e: impl std::fmt::Display) -> MediaError {
+    MediaError::Io(std::io::Error::other(e.to_string()))
+}
+
+impl StepFarm {
+    async fn run(
+        &self,
+        job: FarmJob<'_>,
+        own: BoxFuture<'_, Result<(), MediaError>>,
+    ) -> Result<bool, MediaError> {
+        let chunks = &self.chunks;
+        let plan = plan_digest(&job).await?;
+        let set = ChunkSet {
+            edit_id: &self.edit_id,
+            org_id: &self.org_id,
+            step: &self.step,
+            plan: &plan,
+        };
+        let scratch = format!("{}{}-{plan}/", scratch_prefix(&self.edit_id), self.step);
+        let source_key = format!("{scratch}source");
+        // Once: an earlier attempt at the edit may have put it there already.
+        match chunks.storage.head(&source_key).await {
+            Ok(_) => {}
+            Err(StorageError::NotFound) => {
+                chunks
+                    .storage
+                    .put_file(&source_key, &job.source.path)
+                    .await
+                    .map_err(io)?;
+            }
+            Err(e) => return Err(io(e)),
+        }
+        let specs = job
+            .chunks
+            .iter()
+            .map(|chunk| {
+                serde_json::to_string(&ChunkSpec {
+                    chunk: chunk.clone(),
+                    source_key: source_key.clone(),
+                    source_format: job.source.format,
+                    format: job.format,
+                    scratch: scratch.clone(),
+                })
+                .map_err(io)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        chunks.db.add_chunks(set, &specs).await.map_err(io)?;
+        let Some(states) = self.work(set, &job, own).await? else {
+            chunks
+                .db
+                .drop_chunks(&self.edit_id, Some(set))
+                .await
+                .map_err(io)?;
+            return Ok(false);
+        };
+        for state in states {
+            let key = state.output_key.unwrap_or_default();
+            let dest = &job.outputs[state.idx as usize];
+            chunks
+                .storage
+                .concatenate_into(vec![key], dest)
+                .await
+                .map_err(io)?;
+        }
+        Ok(true)
+    }
+
+    /// Works the chunks of `set` on the step's own slot while any is left to claim
+    /// (one a lost node held included, once its lease runs out: so an encode never
+    /// waits for a slot of another node while holding its own), `own` (the audio)
+    /// once none is, and waits for the others' chunks. The chunks' states once every
+    /// one is done; `None` when one failed.
+    async fn work(
+        &self,
+        set: ChunkSet<'_>,
+        job: &FarmJob<'_>,
+        own: BoxFuture<'_, Result<(), MediaError>>,
+    ) -> Result<Option<Vec<ChunkState>>, MediaError> {
+        let chunks = &self.chunks;
+        let mut own = Some(own);
+        loop {
+            let notified = chunks.wake.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let lease = chunks.lease.as_millis() as i64;
+            let claim = chunks
+                .db
+                .claim_chunk(lease, &chunks.node_id, None, Some(set));
+            if let Some(claim) = claim.await.map_err(io)? {
+                let span =
+                    tracing::info_span!("chunk", chunk = %claim.id, attempt = claim.attempts);
+                chunks.run(&claim, Some(job.source)).instrument(span).await;
+                continue;
+            }
+            if let Some(own) = own.take() {
+                own.await?;
+                continue;
+            }
+            let states = chunks.db.chunk_states(set).await.map_err(io)?;
+            if states.len() != job.chunks.len()
+                || states
+                    .iter()
+                    .any(|s| s.state != "pending" && s.state != "done")
+            {
+                tracing::warn!(?states, "a chunk failed; encoding in one process");
+                return Ok(None);
+            }
+            for state in states.iter().filter(|s| s.state == "done") {
+                (job.report)(state.idx as usize, 1.0);
+            }
+            if states.iter().all(|s| s.state == "done") {
+                return Ok(Some(states));
+            }
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = tokio::time::sleep(chunks.poll) => {}
+            }
+        }
+    }
+}
+
+/// A digest of the source's bytes and every chunk's recipe: the same encode of the
+/// same source gets the same rows on every attempt at the edit, any other a new set.
+async fn plan_digest(job: &FarmJob<'_>) -> Result<String, MediaError> {
+    let path = job.source.path.clone();
+    let source = tokio::task::spawn_blocking(move || -> std::io::Result<Vec<u8>> {
+        let mut hash = Sha256::new();
+        std::io::copy(&mut std::fs::File::open(path)?, &mut hash)?;
+        Ok(hash.finalize().to_vec())
+    })
+    .await
+    .map_err(io)??;
+    let mut hash = Sha256::new();
+    hash.update(&source);
+    hash.update(serde_json::to_vec(&job.chunks).map_err(io)?);
+    hash.update(job.format.extension());
+    Ok(hex::encode(&hash.finalize()[..8]))
+}
