@@ -275,7 +275,14 @@ pub struct ServeConfig {
     /// Run the chunks of chunked encodes as claims in the queue, so every node's CPU
     /// slots encode them (a cluster on PostgreSQL and shared storage; on one node it
     /// works the same, through the database). See docs/ARCHITECTURE.md.
-    #[arg(long, env = "MEDIAEDIT_CHUNK_ACROSS_NODES")]
+    #[arg(
+        long,
+        env = "MEDIAEDIT_CHUNK_ACROSS_NODES",
+        value_parser = BoolishValueParser::new(),
+        num_args = 0..=1,
+        default_value = "false",
+        default_missing_value = "true"
+    )]
     pub chunk_across_nodes: bool,
 
     /// Most pixels an animated image (GIF, APNG, animated WebP) may have summed over

@@ -32,6 +32,7 @@ mod binary;
 mod budgets;
 mod cache;
 mod child_env;
+mod chunk_claims;
 mod chunk_nodes;
 mod chunked;
 mod cli;
