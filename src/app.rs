@@ -240,6 +240,7 @@ impl App {
                 tmp_root: tmp_root.clone(),
                 wake: chunk_wake.clone(),
                 stop_now: stop_now.clone(),
+                sources: Default::default(),
             })
         });
         let workers = Arc::new(WorkerContext {

@@ -10,7 +10,8 @@
 //! dies loses only the chunks it held; their leases run out and another node claims
 //! them again.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -23,7 +24,7 @@ use super::context::WorkerContext;
 use super::slots::{Class, FairSlots};
 use crate::db::{ChunkClaim, Db};
 use crate::media::video::chunked::{encode_chunk, FarmedChunk};
-use crate::media::{Media, MediaFile, MediaFormat};
+use crate::media::{Media, MediaFile, MediaFormat, ProgressFn};
 use crate::storage::Storage;
 
 /// What a chunk row's `spec` holds: the recipe, and where its source and its output
@@ -62,6 +63,25 @@ pub struct Chunks {
     pub wake: Arc<Notify>,
     /// Cancelled when running work must stop now: held chunks are handed back.
     pub stop_now: CancellationToken,
+    /// Sources this node has on disk, by their storage key (see [`Chunks::local_source`]).
+    pub sources: Mutex<HashMap<String, MediaFile>>,
+}
+
+/// A source read from this node's disk while it lives.
+pub(super) struct LocalSource<'a> {
+    chunks: &'a Chunks,
+    key: String,
+}
+
+impl Drop for LocalSource<'_> {
+    fn drop(&mut self) {
+        let mut sources = self
+            .chunks
+            .sources
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        sources.remove(&self.key);
+    }
 }
 
 /// How a chunk claim ended.
@@ -78,12 +98,27 @@ impl Chunks {
         self.lease.as_millis() as i64
     }
 
+    /// Makes the source stored under `key` read from `file` on this node, rather than
+    /// downloaded, until the guard is dropped: the edit's node has it on disk.
+    pub(super) fn local_source(&self, key: &str, file: &MediaFile) -> LocalSource<'_> {
+        let mut sources = self.sources.lock().unwrap_or_else(|e| e.into_inner());
+        sources.insert(key.to_string(), file.clone());
+        LocalSource {
+            chunks: self,
+            key: key.to_string(),
+        }
+    }
+
     /// Runs the claimed chunk `claim` to its end (the caller holds a CPU slot for
-    /// it), reading the source from `local` when this node has it on disk.
-    pub(super) async fn run(&self, claim: &ChunkClaim, local: Option<&MediaFile>) -> Ran {
+    /// it), reporting its progress to `progress`.
+    pub(super) async fn run(&self, claim: &ChunkClaim, progress: ProgressFn<'_>) -> Ran {
         let spec: ChunkSpec = match serde_json::from_str(&claim.spec) {
             Ok(spec) => spec,
             Err(e) => return self.fail(claim, &format!("unreadable chunk: {e}")).await,
+        };
+        let local = {
+            let sources = self.sources.lock().unwrap_or_else(|e| e.into_inner());
+            sources.get(&spec.source_key).cloned()
         };
         if claim.attempts as u32 > self.max_attempts {
             let detail = format!("the chunk was interrupted {} times", self.max_attempts);
@@ -103,7 +138,7 @@ impl Chunks {
                 return Ran::NotMine;
             }
         };
-        let work = self.encode_and_store(claim, &spec, local, tmp.path());
+        let work = self.encode_and_store(claim, &spec, local, tmp.path(), progress);
         let stored = tokio::select! {
             stored = work => stored,
             lost = self.hold(claim) => {
@@ -163,11 +198,12 @@ impl Chunks {
         &self,
         claim: &ChunkClaim,
         spec: &ChunkSpec,
-        local: Option<&MediaFile>,
+        local: Option<MediaFile>,
         tmp: &std::path::Path,
+        progress: ProgressFn<'_>,
     ) -> Result<String, Failure> {
         let source = match local {
-            Some(file) => file.clone(),
+            Some(file) => file,
             None => {
                 let path = tmp.join("source");
                 let key = spec.source_key.clone();
@@ -184,7 +220,7 @@ impl Chunks {
         let output = tmp.join(format!("chunk.{}", spec.format.extension()));
         let recipe = (spec.chunk.options.as_slice(), spec.chunk.tail.clone());
         let seconds = spec.chunk.seconds;
-        encode_chunk(&self.media, &source, recipe, seconds, &output, &|_| {})
+        encode_chunk(&self.media, &source, recipe, seconds, &output, progress)
             .await
             .map_err(|e| match e.is_retryable() {
                 true => Failure::transient(e),
@@ -253,7 +289,7 @@ pub fn run_chunk_workers(ctx: Arc<WorkerContext>, set: &mut JoinSet<()>) {
                         let chunks = chunks.clone();
                         running.spawn(
                             async move {
-                                let ran = chunks.run(&claim, None).await;
+                                let ran = chunks.run(&claim, &|_| {}).await;
                                 drop(slot);
                                 tracing::info!(?ran, "chunk claim ended");
                             }

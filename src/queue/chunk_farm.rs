@@ -24,16 +24,16 @@ use super::context::WorkerContext;
 use super::Claim;
 use crate::db::{ChunkSet, ChunkState};
 use crate::media::video::chunked::{with_farm, BoxFuture, ChunkFarm, FarmJob};
-use crate::media::{Media, MediaError};
+use crate::media::MediaError;
 use crate::storage::StorageError;
 
 /// The farm of one step of one edit.
-pub struct StepFarm {
-    pub chunks: Arc<Chunks>,
-    pub edit_id: String,
-    pub org_id: String,
+struct StepFarm {
+    chunks: Arc<Chunks>,
+    edit_id: String,
+    org_id: String,
     /// Which encode of the edit: asset, command and file.
-    pub step: String,
+    step: String,
 }
 
 /// The scratch folder of edit `edit_id`: chunked encodes' sources and chunks, deleted
@@ -79,7 +79,6 @@ pub(super) async fn farmed<F: Future>(
 impl ChunkFarm for StepFarm {
     fn encode<'a>(
         &'a self,
-        _media: &'a Media,
         job: FarmJob<'a>,
         own: BoxFuture<'a, Result<(), MediaError>>,
     ) -> BoxFuture<'a, Result<bool, MediaError>> {
@@ -119,6 +118,8 @@ impl StepFarm {
             }
             Err(e) => return Err(io(e)),
         }
+        // This node's chunk worker reads it from here, as the step's own slot does.
+        let _local = chunks.local_source(&source_key, job.source);
         let specs = job
             .chunks
             .iter()
@@ -178,7 +179,8 @@ impl StepFarm {
             if let Some(claim) = claim.await.map_err(io)? {
                 let span =
                     tracing::info_span!("chunk", chunk = %claim.id, attempt = claim.attempts);
-                chunks.run(&claim, Some(job.source)).instrument(span).await;
+                let progress = |fraction: f64| (job.report)(claim.idx as usize, fraction);
+                chunks.run(&claim, &progress).instrument(span).await;
                 continue;
             }
             if let Some(own) = own.take() {

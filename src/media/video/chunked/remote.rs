@@ -54,7 +54,6 @@ pub trait ChunkFarm: Send + Sync {
     /// if the source is at fault).
     fn encode<'a>(
         &'a self,
-        media: &'a Media,
         job: FarmJob<'a>,
         own: BoxFuture<'a, Result<(), MediaError>>,
     ) -> BoxFuture<'a, Result<bool, MediaError>>;
@@ -128,6 +127,6 @@ impl Chunked<'_> {
         } else {
             Box::pin(self.piece(Piece::Audio, dir, report))
         };
-        farm.encode(self.media, job, own).await
+        farm.encode(job, own).await
     }
 }
