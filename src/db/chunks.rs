@@ -103,12 +103,18 @@ impl Db {
         self.announce_chunks().await
     }
 
-    /// The organization of the chunk claimed next, if any is claimable: a node waits
-    /// for a CPU slot in that organization's turn before it claims.
+    /// The organization whose chunk is claimed next, if any is claimable: of those
+    /// with claimable chunks, the one running fewest chunks in the cluster, then the
+    /// one whose chunk waits longest (as edits are claimed, organization holding
+    /// fewest first). A node waits for a CPU slot in that organization's turn before
+    /// it claims.
     pub async fn next_chunk_org(&self) -> Result<Option<String>, DbError> {
         let (now, _) = self.now_and_lock();
         let text = format!(
-            "SELECT c.org_id FROM edit_chunks c WHERE {} ORDER BY c.created_at, c.idx LIMIT 1",
+            "SELECT c.org_id FROM edit_chunks c WHERE {} \
+             ORDER BY (SELECT COUNT(*) FROM edit_chunks r WHERE r.org_id = c.org_id \
+                       AND r.state = 'pending' AND r.lease_until >= {now}), \
+                      c.created_at, c.idx LIMIT 1",
             lease::EDIT_CHUNKS.claimable("c", now)
         );
         Ok(with_pool!(self, |pool, _sql| {

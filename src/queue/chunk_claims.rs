@@ -250,7 +250,7 @@ impl Failure {
 }
 
 /// Starts this node's chunk worker in `set`: until the node starts stopping, it takes
-/// the next claimable chunk's organization, waits for a CPU slot in that
+/// the organization whose chunk goes next (`Db::next_chunk_org`), waits for a CPU slot in that
 /// organization's turn, then claims one of its chunks and runs it on that slot. It
 /// claims only with a slot in hand, so no chunk waits on a busy node while another
 /// node idles.

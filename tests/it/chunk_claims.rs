@@ -66,6 +66,34 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
         .unwrap()
         .unwrap();
     assert_eq!((first.idx, first.attempts), (0, 1));
+    // Another organization's chunk, added later, goes first while this one runs one;
+    // once both run one, the chunk waiting longest.
+    let token = create_token_in(&app.database_url(), "other-org").await;
+    let body = edit("http://127.0.0.1:9/b.mp4", &["video-to-ogg"], None);
+    let doc: serde_json::Value = app.post_edit_as(&token, body).await.json().await.unwrap();
+    let theirs_id = doc["id"].as_str().unwrap();
+    execute(
+        &db,
+        "UPDATE edits SET status = 'processing' WHERE id = $1",
+        theirs_id,
+    )
+    .await;
+    let theirs = ChunkSet {
+        edit_id: theirs_id,
+        org_id: "other-org",
+        ..set
+    };
+    db.add_chunks(theirs, &["{}".into()]).await.unwrap();
+    assert_eq!(
+        db.next_chunk_org().await.unwrap().as_deref(),
+        Some("other-org")
+    );
+    let theirs = db
+        .claim_chunk(lease, "b", Some("other-org"), None)
+        .await
+        .unwrap();
+    assert_eq!(theirs.unwrap().edit_id, theirs_id);
+    assert_eq!(db.next_chunk_org().await.unwrap().as_deref(), Some(ORG));
     let second = db
         .claim_chunk(lease, "b", None, Some(set))
         .await

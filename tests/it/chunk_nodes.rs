@@ -255,7 +255,8 @@ async fn three_nodes_share_chunks_and_a_killed_node_loses_only_the_chunks_it_hel
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
-    // Only the chunks the killed node held ran twice; the chunks ran on several nodes.
+    // Only the chunks the killed node held ran twice (so an edit it held, run again
+    // elsewhere, reused its chunks already done); the chunks ran on several nodes.
     let rows = chunk_rows(&db).await;
     let twice: BTreeSet<String> = rows
         .iter()
