@@ -27,3 +27,6 @@ CREATE TABLE edit_chunks (
 );
 CREATE INDEX edit_chunks_pending ON edit_chunks (state, created_at);
 CREATE INDEX edit_chunks_edit ON edit_chunks (edit_id, step, plan);
+-- Ended edits whose scratch objects are not deleted yet, for the sweep.
+CREATE INDEX edit_chunks_unforgotten ON edit_chunks (edit_id)
+    WHERE state = 'pending' OR output_key IS NOT NULL;

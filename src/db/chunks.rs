@@ -30,8 +30,10 @@ pub struct ChunkClaim {
     pub id: String,
     pub edit_id: String,
     pub org_id: String,
+    pub step: String,
+    pub plan: String,
     pub idx: i32,
-    /// The chunk's recipe and its source's key (JSON, see `queue::chunk_claims`).
+    /// The chunk's recipe (JSON, see `queue::chunk_claims`).
     pub spec: String,
     /// This claim's number, from 1.
     pub attempts: i32,
@@ -54,7 +56,7 @@ enum Value<'a> {
     Text(&'a str),
 }
 
-const CLAIM_RETURNING: &str = "id, edit_id, org_id, idx, spec, attempts";
+const CLAIM_RETURNING: &str = "id, edit_id, org_id, step, plan, idx, spec, attempts";
 
 impl Db {
     fn now_and_lock(&self) -> (&'static str, &'static str) {
@@ -241,29 +243,54 @@ impl Db {
         }))
     }
 
-    /// Gives up the pending chunks of `edit_id` (of one `set` when given): nobody
-    /// claims them any more. Their rows stay, as the record of what ran.
-    pub async fn drop_chunks(
-        &self,
-        edit_id: &str,
-        set: Option<ChunkSet<'_>>,
-    ) -> Result<(), DbError> {
-        let (filter, step, plan) = match set {
-            Some(s) => (" AND step = $2 AND plan = $3", s.step, s.plan),
-            None => ("", "", ""),
-        };
+    /// Gives up the pending chunks of `set` (its encode runs in one process instead):
+    /// nobody claims them any more.
+    pub async fn drop_chunks(&self, set: ChunkSet<'_>) -> Result<(), DbError> {
         with_pool!(self, |pool, sql| {
-            let text = sql(&format!(
+            sqlx::query(&sql(
                 "UPDATE edit_chunks SET state = 'dropped', lease_until = NULL \
-                 WHERE edit_id = $1 AND state = 'pending'{filter}"
-            ));
-            let mut query = sqlx::query(&text).bind(edit_id);
-            if set.is_some() {
-                query = query.bind(step).bind(plan);
-            }
-            query.execute(pool).await?;
+                 WHERE edit_id = $1 AND step = $2 AND plan = $3 AND state = 'pending'",
+            ))
+            .bind(set.edit_id)
+            .bind(set.step)
+            .bind(set.plan)
+            .execute(pool)
+            .await?;
         });
         Ok(())
+    }
+
+    /// Marks the chunks of `edit_id` as forgotten once its scratch objects are deleted:
+    /// pending ones dropped, no output key left. The rows stay, as the record of which
+    /// node ran what how many times, until the edit is deleted.
+    pub async fn forget_chunks(&self, edit_id: &str) -> Result<(), DbError> {
+        with_pool!(self, |pool, sql| {
+            sqlx::query(&sql(
+                "UPDATE edit_chunks SET lease_until = NULL, output_key = NULL, \
+                 state = CASE WHEN state = 'pending' THEN 'dropped' ELSE state END \
+                 WHERE edit_id = $1",
+            ))
+            .bind(edit_id)
+            .execute(pool)
+            .await?;
+        });
+        Ok(())
+    }
+
+    /// Up to `limit` ended edits (done, failed or canceled) whose chunks were not
+    /// forgotten: their node stopped between the end and the clean-up, or the edit was
+    /// canceled while queued between two attempts.
+    pub async fn ended_edits_with_chunks(&self, limit: u32) -> Result<Vec<String>, DbError> {
+        Ok(with_pool!(self, |pool, sql| {
+            sqlx::query_scalar(&sql(
+                "SELECT DISTINCT c.edit_id FROM edit_chunks c JOIN edits e ON e.id = c.edit_id \
+                 WHERE e.status IN ('done', 'failed', 'canceled') \
+                 AND (c.state = 'pending' OR c.output_key IS NOT NULL) LIMIT $1",
+            ))
+            .bind(i64::from(limit))
+            .fetch_all(pool)
+            .await?
+        }))
     }
 
     /// Wakes every node's chunk workers and waiting joins (PostgreSQL; on SQLite the

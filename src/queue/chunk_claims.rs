@@ -25,25 +25,24 @@ use super::slots::{Class, FairSlots};
 use crate::db::{ChunkClaim, Db};
 use crate::media::video::chunked::{encode_chunk, FarmedChunk};
 use crate::media::{Media, MediaFile, MediaFormat, ProgressFn};
-use crate::storage::Storage;
+use crate::storage::{ScratchKey, Storage};
 
-/// What a chunk row's `spec` holds: the recipe, and where its source and its output
-/// live in storage.
+/// What a chunk row's `spec` holds: the recipe, and the formats of the source and
+/// of the chunk (where both are stored follows from the row, see [`scratch_of`]).
 #[derive(Debug, Serialize, Deserialize)]
 pub(super) struct ChunkSpec {
     pub chunk: FarmedChunk,
-    pub source_key: String,
     pub source_format: MediaFormat,
     pub format: MediaFormat,
-    /// The encode's scratch folder (`/` at the end): see [`chunk_key`].
-    pub scratch: String,
 }
 
-/// Where attempt `attempt` at chunk `idx` is stored: each attempt under its own key,
-/// so a late write of a stale attempt never replaces the chunk that was recorded.
-pub(super) fn chunk_key(spec: &ChunkSpec, idx: i32, attempt: i32) -> String {
-    let extension = spec.format.extension();
-    format!("{}chunk-{idx}-{attempt}.{extension}", spec.scratch)
+/// The scratch folder of `claim`'s encode.
+fn scratch_of(claim: &ChunkClaim) -> ScratchKey<'_> {
+    ScratchKey {
+        edit_id: &claim.edit_id,
+        step: &claim.step,
+        plan: &claim.plan,
+    }
 }
 
 /// What the chunk workers of a node share; `Some` in the worker context with
@@ -118,7 +117,7 @@ impl Chunks {
         };
         let local = {
             let sources = self.sources.lock().unwrap_or_else(|e| e.into_inner());
-            sources.get(&spec.source_key).cloned()
+            sources.get(&scratch_of(claim).source()).cloned()
         };
         if claim.attempts as u32 > self.max_attempts {
             let detail = format!("the chunk was interrupted {} times", self.max_attempts);
@@ -206,7 +205,7 @@ impl Chunks {
             Some(file) => file,
             None => {
                 let path = tmp.join("source");
-                let key = spec.source_key.clone();
+                let key = scratch_of(claim).source();
                 self.storage
                     .concatenate_into(vec![key], &path)
                     .await
@@ -226,7 +225,7 @@ impl Chunks {
                 true => Failure::transient(e),
                 false => Failure::Media(e.to_string()),
             })?;
-        let key = chunk_key(spec, claim.idx, claim.attempts);
+        let key = scratch_of(claim).chunk(claim.idx, claim.attempts, spec.format);
         self.storage
             .put_file(&key, &output)
             .await

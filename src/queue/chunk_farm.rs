@@ -22,10 +22,11 @@ use tracing::Instrument;
 use super::chunk_claims::{ChunkSpec, Chunks};
 use super::context::WorkerContext;
 use super::Claim;
+use crate::db::Db;
 use crate::db::{ChunkSet, ChunkState};
 use crate::media::video::chunked::{with_farm, BoxFuture, ChunkFarm, FarmJob};
 use crate::media::MediaError;
-use crate::storage::StorageError;
+use crate::storage::{ScratchKey, Storage, StorageError};
 
 /// The farm of one step of one edit.
 struct StepFarm {
@@ -36,24 +37,33 @@ struct StepFarm {
     step: String,
 }
 
-/// The scratch folder of edit `edit_id`: chunked encodes' sources and chunks, deleted
-/// when the edit ends (and with the edit's other objects by the retention sweep).
-pub fn scratch_prefix(edit_id: &str) -> String {
-    format!("edits/{edit_id}/scratch/")
-}
-
-/// Deletes edit `edit_id`'s scratch objects and gives up its pending chunks: the edit
-/// ended. Best effort: what is left goes with the edit's objects at its retention.
+/// Deletes edit `edit_id`'s scratch objects, then forgets its chunks (pending ones are
+/// given up): the edit ended. Best effort, and in that order, so that the sweep
+/// ([`sweep_scratch`]) finds whatever a failure or a crash in between leaves.
 pub async fn forget_scratch(ctx: &WorkerContext, edit_id: &str) {
     let Some(chunks) = &ctx.chunks else {
         return;
     };
-    if let Err(e) = chunks.db.drop_chunks(edit_id, None).await {
-        tracing::warn!(error = %e, "giving up an edit's chunks failed");
+    if let Err(e) = forget(&chunks.db, &chunks.storage, edit_id).await {
+        tracing::warn!(error = %e, "deleting an edit's scratch objects failed; the sweep will");
     }
-    if let Err(e) = chunks.storage.delete_prefix(&scratch_prefix(edit_id)).await {
-        tracing::warn!(error = %e, "deleting an edit's scratch objects failed");
+}
+
+async fn forget(db: &Db, storage: &Storage, edit_id: &str) -> anyhow::Result<()> {
+    storage.delete_prefix(&ScratchKey::of_edit(edit_id)).await?;
+    db.forget_chunks(edit_id).await?;
+    Ok(())
+}
+
+/// Deletes the scratch objects of ended edits whose node did not (it stopped between
+/// the end and the clean-up, or the edit was canceled between two attempts); run by
+/// the sweep on every node, whatever its flags. How many edits it cleaned.
+pub async fn sweep_scratch(db: &Db, storage: &Storage) -> anyhow::Result<usize> {
+    let ended = db.ended_edits_with_chunks(100).await?;
+    for edit_id in &ended {
+        forget(db, storage, edit_id).await?;
     }
+    Ok(ended.len())
 }
 
 /// Runs `run`, the step `step` (asset, command and file) of `claim`, with its chunked
@@ -104,8 +114,12 @@ impl StepFarm {
             step: &self.step,
             plan: &plan,
         };
-        let scratch = format!("{}{}-{plan}/", scratch_prefix(&self.edit_id), self.step);
-        let source_key = format!("{scratch}source");
+        let source_key = ScratchKey {
+            edit_id: &self.edit_id,
+            step: &self.step,
+            plan: &plan,
+        }
+        .source();
         // Once: an earlier attempt at the edit may have put it there already.
         match chunks.storage.head(&source_key).await {
             Ok(_) => {}
@@ -126,21 +140,15 @@ impl StepFarm {
             .map(|chunk| {
                 serde_json::to_string(&ChunkSpec {
                     chunk: chunk.clone(),
-                    source_key: source_key.clone(),
                     source_format: job.source.format,
                     format: job.format,
-                    scratch: scratch.clone(),
                 })
                 .map_err(io)
             })
             .collect::<Result<Vec<_>, _>>()?;
         chunks.db.add_chunks(set, &specs).await.map_err(io)?;
         let Some(states) = self.work(set, &job, own).await? else {
-            chunks
-                .db
-                .drop_chunks(&self.edit_id, Some(set))
-                .await
-                .map_err(io)?;
+            chunks.db.drop_chunks(set).await.map_err(io)?;
             return Ok(false);
         };
         for state in states {

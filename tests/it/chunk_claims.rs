@@ -152,11 +152,26 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
     let other = ChunkSet { plan: "p2", ..set };
     db.add_chunks(other, &["{}".into()]).await.unwrap();
     assert!(db.chunk_states(set).await.unwrap().is_empty());
-    db.drop_chunks(&id, None).await.unwrap();
+    db.drop_chunks(other).await.unwrap();
     assert!(db
         .claim_chunk(lease, "a", None, None)
         .await
         .unwrap()
         .is_none());
     assert_eq!(db.chunk_states(other).await.unwrap()[0].state, "dropped");
+
+    // Once the edit ends, the sweep finds its chunks until they are forgotten (their
+    // scratch objects deleted); the rows stay as the record.
+    assert!(db.ended_edits_with_chunks(10).await.unwrap().is_empty());
+    execute(&db, "UPDATE edits SET status = 'done' WHERE id = $1", &id).await;
+    execute(
+        &db,
+        "UPDATE edit_chunks SET output_key = 'k' WHERE edit_id = $1",
+        &id,
+    )
+    .await;
+    assert_eq!(db.ended_edits_with_chunks(10).await.unwrap(), vec![id.clone()]);
+    db.forget_chunks(&id).await.unwrap();
+    assert!(db.ended_edits_with_chunks(10).await.unwrap().is_empty());
+    assert_eq!(db.chunk_states(other).await.unwrap()[0].output_key, None);
 }

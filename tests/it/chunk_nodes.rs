@@ -102,6 +102,7 @@ async fn one_node_runs_its_chunks_through_the_queue_and_keeps_no_scratch(backend
     let app = spawn_app_on(backend, |c| {
         c.min_chunk_work = 1;
         c.chunk_across_nodes = true;
+        c.retention.sweep_interval_secs = 1;
     })
     .await;
     let source = clips::mp4("320x240", 25, 4.0, true);
@@ -125,6 +126,36 @@ async fn one_node_runs_its_chunks_through_the_queue_and_keeps_no_scratch(backend
     let scratch = object_store::path::Path::from(format!("edits/{id}/scratch"));
     let left: Vec<_> = store.list(Some(&scratch)).try_collect().await.unwrap();
     assert!(left.is_empty(), "scratch left behind: {left:?}");
+
+    // A node killed between the edit's end and its clean-up leaves scratch objects and
+    // chunks not forgotten: the sweep deletes them.
+    let leftover = object_store::path::Path::from(format!("edits/{id}/scratch/0-0-0-x/source"));
+    store.put(&leftover, b"left".to_vec().into()).await.unwrap();
+    let db = app.db().await;
+    let mark = "UPDATE edit_chunks SET output_key = 'left' WHERE edit_id = $1";
+    match &db {
+        Db::Sqlite(pool) => {
+            let mark = mark.replace('$', "?");
+            sqlx::query(&mark).bind(id).execute(pool).await.unwrap();
+        }
+        Db::Postgres(pool) => {
+            sqlx::query(mark).bind(id).execute(pool).await.unwrap();
+        }
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left: Vec<_> = store.list(Some(&scratch)).try_collect().await.unwrap();
+        let unforgotten = db.ended_edits_with_chunks(10).await.unwrap();
+        if left.is_empty() && unforgotten.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the sweep left {left:?}, {unforgotten:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(chunk_rows(&db).await.len(), rows.len(), "the rows stay");
 }
 
 /// The chunk rows the node stopped with `-STOP` holds, and its node id, read from its
