@@ -108,4 +108,15 @@ mod tests {
             "UPDATE edits SET progress = $1, updated_at = NOW WHERE id = $2 AND attempt = $3 AND status = 'processing'"
         );
     }
+
+    #[test]
+    fn a_chunk_is_claimable_only_while_its_edit_runs() {
+        let sql = EDIT_CHUNKS.claim_sql("NOW", "$3", "claimed_by = $2", "id");
+        assert!(sql.starts_with("UPDATE edit_chunks SET attempts = attempts + 1, lease_until = NOW + $1, claimed_by = $2 WHERE id = $3 AND (edit_chunks.state = 'pending'"), "{sql}");
+        assert!(
+            sql.contains("x.id = edit_chunks.edit_id AND x.status = 'processing'"),
+            "{sql}"
+        );
+        assert!(!sql.contains("{now}") && !sql.contains("{t}"), "{sql}");
+    }
 }

@@ -170,7 +170,10 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
         &id,
     )
     .await;
-    assert_eq!(db.ended_edits_with_chunks(10).await.unwrap(), vec![id.clone()]);
+    assert_eq!(
+        db.ended_edits_with_chunks(10).await.unwrap(),
+        vec![id.clone()]
+    );
     db.forget_chunks(&id).await.unwrap();
     assert!(db.ended_edits_with_chunks(10).await.unwrap().is_empty());
     assert_eq!(db.chunk_states(other).await.unwrap()[0].output_key, None);
