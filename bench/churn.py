@@ -14,12 +14,11 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf import ROOT, Service, post_rate, serve_directory  # noqa: E402
+from perf import Service, post_rate, release_binary, serve_directory  # noqa: E402
 
 
 def churn(service, src, seconds, connections):
@@ -35,10 +34,7 @@ def main():
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    binary = args.bin
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet"], check=True, cwd=ROOT)
-        binary = os.path.join(ROOT, "target/release/mediaedit")
+    binary = release_binary(args.bin)
     with tempfile.TemporaryDirectory() as work:
         empty = os.path.join(work, "empty")
         os.makedirs(empty)

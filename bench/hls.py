@@ -54,10 +54,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--markdown", action="store_true")
     args = parser.parse_args()
-    binary = args.bin
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet"], check=True, cwd=perf.ROOT)
-        binary = os.path.join(perf.ROOT, "target/release/mediaedit")
+    binary = perf.release_binary(args.bin)
 
     with tempfile.TemporaryDirectory() as work:
         sources = os.path.join(work, "sources")

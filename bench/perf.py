@@ -90,6 +90,15 @@ def free_port():
         return s.getsockname()[1]
 
 
+def release_binary(given):
+    """The binary named by --bin, else a release build of this tree, built now."""
+    if given:
+        return given
+    subprocess.run(["cargo", "build", "--release", "--quiet"], check=True, cwd=ROOT)
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target, "release", "mediaedit")
+
+
 class Service:
     """The binary on its defaults (SQLite + files), private sources allowed, no rate limit."""
 
@@ -269,10 +278,7 @@ def main():
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
     args = parser.parse_args()
-    binary = args.bin
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet"], check=True, cwd=ROOT)
-        binary = os.path.join(ROOT, "target/release/mediaedit")
+    binary = release_binary(args.bin)
 
     with tempfile.TemporaryDirectory() as work:
         sources = os.path.join(work, "sources")

@@ -35,7 +35,8 @@ import tempfile
 import time
 import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perf  # noqa: E402  (release_binary)
 TRANSFORM = "w:512,h:512,fit:cover"
 
 
@@ -137,11 +138,7 @@ def main():
     args = parser.parse_args()
     if not shutil.which("vipsthumbnail"):
         sys.exit("vipsthumbnail is missing: apt-get install libvips-tools (scripts/install-deps.sh --bench)")
-    binary = args.bin
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-        target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-        binary = os.path.join(target, "release", "mediaedit")
+    binary = perf.release_binary(args.bin)
     work = tempfile.mkdtemp(prefix="render-bench-")
     try:
         photos = make_photos(f"{work}", args.files)

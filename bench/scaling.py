@@ -15,13 +15,12 @@ binary is built first.
 import argparse
 import concurrent.futures
 import os
-import subprocess
 import sys
 import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf import ROOT, Service, make_fixtures, serve_directory  # noqa: E402
+from perf import Service, make_fixtures, release_binary, serve_directory  # noqa: E402
 
 
 def run_batch(binary, work, src, workers, kind, count):
@@ -47,10 +46,7 @@ def main():
     parser.add_argument("--images", type=int, default=48)
     parser.add_argument("--videos", type=int, default=2)
     args = parser.parse_args()
-    binary = args.bin
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet"], check=True, cwd=ROOT)
-        binary = os.path.join(ROOT, "target/release/mediaedit")
+    binary = release_binary(args.bin)
     counts = [int(w) for w in args.workers.split(",")]
     print(f"machine: {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as work:

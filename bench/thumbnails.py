@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf import ROOT, Service, ffmpeg, serve_directory  # noqa: E402
+from perf import Service, ffmpeg, release_binary, serve_directory  # noqa: E402
 
 
 def photos(directory, count):
@@ -62,10 +62,7 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--count", type=int, default=60)
     args = parser.parse_args()
-    binary = args.bin
-    if not binary:
-        subprocess.run(["cargo", "build", "--release", "--quiet"], check=True, cwd=ROOT)
-        binary = os.path.join(ROOT, "target/release/mediaedit")
+    binary = release_binary(args.bin)
     with tempfile.TemporaryDirectory() as work:
         sources = os.path.join(work, "sources")
         os.makedirs(sources)

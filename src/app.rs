@@ -111,6 +111,7 @@ impl App {
             // beside the jobs' and removed after the run.
             scratch_dir: Some(tmp_root.clone()),
             warm_processes: config.warm_processes,
+            header_readers: config.header_readers,
             // Not in tmp/: a job's scratch space holds nothing else.
             shim_dir: Some(data_dir.join("lib")),
             min_chunk_work: config.min_chunk_work,

@@ -253,6 +253,12 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_WARM_PROCESSES", default_value_t = 2)]
     pub warm_processes: usize,
 
+    /// Read MP4/MOV and Matroska/WebM headers (size, duration, frame count) in this
+    /// process rather than asking ffprobe, which takes a process start per file.
+    /// `false` asks ffprobe for every file (see docs/PERFORMANCE.md for what each saves).
+    #[arg(long, env = "MEDIAEDIT_HEADER_READERS", default_value_t = true, action = clap::ArgAction::Set)]
+    pub header_readers: bool,
+
     /// CPU slots one organization holds at once on this node while another
     /// organization's work waits, for light and for heavy work each; default half of
     /// `--workers`, at least 1. Alone on a node an organization uses every slot; one

@@ -58,7 +58,7 @@ impl Media {
             }
             // Videos: a plain MP4/MOV or WebM from its headers in this process; anything
             // else by ffprobe (through the probe cache for MP4/MOV).
-            format => match read_extent(file).await? {
+            format => match read_extent(file, self.config().header_readers).await? {
                 Some(e) => (e.width, e.height, e.duration, Some(e.frames)),
                 None if format.is_iso_bmff_video() => {
                     let info = crate::media::video::inspect::read_info(self, file).await?;
@@ -78,9 +78,10 @@ impl Media {
 }
 
 /// [`Extent`] of an MP4/MOV (`mp4`) or Matroska (`mkv`) file from its headers, if
-/// they are plain; `None` for other formats.
-async fn read_extent(file: &MediaFile) -> Result<Option<Extent>, MediaError> {
+/// they are plain; `None` for other formats, or with the header readers off.
+async fn read_extent(file: &MediaFile, enabled: bool) -> Result<Option<Extent>, MediaError> {
     let read: fn(&std::path::Path) -> Option<Extent> = match file.format {
+        _ if !enabled => return Ok(None),
         MediaFormat::Webm | MediaFormat::Mkv => crate::media::video::mkv::read_extent,
         format if format.is_iso_bmff_video() => crate::media::video::mp4::read_extent,
         _ => return Ok(None),

@@ -102,6 +102,9 @@ pub struct MediaConfig {
     /// ffmpeg (and ffprobe) processes kept started and waiting for their arguments,
     /// per program (`warm`); 0 starts every process when it is needed.
     pub warm_processes: usize,
+    /// MP4/MOV and Matroska headers read in this process (`video::mp4`, `video::mkv`);
+    /// `false` leaves every file to ffprobe.
+    pub header_readers: bool,
     /// Where the library warm processes load is written; `None` turns them off.
     pub shim_dir: Option<PathBuf>,
     /// Least work (pixels × frames) of one chunk of a chunked encode; 0 never splits.

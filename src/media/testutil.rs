@@ -30,6 +30,7 @@ pub(crate) fn media_with_limit(max_image_pixels: u64) -> Media {
         process_memory_limit: 0,
         scratch_dir: None,
         warm_processes: 0,
+        header_readers: true,
         shim_dir: None,
         min_chunk_work: 100_000_000,
     })

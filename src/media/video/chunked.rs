@@ -48,6 +48,9 @@ pub(crate) struct SplitRecipe {
     /// Frames between the encoder's own keyframes (its `-g`, stated in `video`):
     /// chunks are cut only there.
     pub keyframe_interval: u64,
+    /// What decoding a source frame costs against encoding one (see
+    /// `plan::plan_weighted`): a chunk decodes the source from the keyframe before its cut.
+    pub decode_weight: f64,
 }
 
 impl SplitRecipe {
@@ -107,7 +110,8 @@ pub(crate) async fn convert(
     let info = crate::media::video::inspect::inspect(media, input, accepted).await?;
     let recipe = recipe(&info);
     let min_work = media.config().min_chunk_work;
-    if let Some(plan) = plan::plan(&info, min_work, cores(), recipe.keyframe_interval) {
+    let (interval, weight) = (recipe.keyframe_interval, recipe.decode_weight);
+    if let Some(plan) = plan::plan(&info, min_work, cores(), interval, weight) {
         let chunked = Chunked {
             media,
             input,
@@ -149,8 +153,14 @@ impl Chunked<'_> {
     ) -> Result<Option<MediaFile>, MediaError> {
         let dir = ScratchDir(out_dir.join(format!("chunks-{}", uuid::Uuid::new_v4().simple())));
         tokio::fs::create_dir(&dir.0).await?;
-        // The audio goes last: short beside a chunk, it evens out the end.
-        let mut pieces: Vec<Piece> = (0..self.plan.chunks.len()).map(Piece::Video).collect();
+        // Longest first, as a list schedule should be: a chunk decodes the source from
+        // the keyframe before its cut, so the later it starts the more it costs (all
+        // of it before the cut, for the common source with one keyframe in 10 s). The
+        // audio goes last: short beside a chunk, it evens out the end.
+        let mut pieces: Vec<Piece> = (0..self.plan.chunks.len())
+            .rev()
+            .map(Piece::Video)
+            .collect();
         if !self.recipe.audio.is_empty() {
             pieces.push(Piece::Audio);
         }

@@ -39,7 +39,7 @@ pub(crate) async fn read_info(media: &Media, input: &MediaFile) -> Result<VideoI
     let info = match cached {
         Some(info) => info,
         None => {
-            let info = if input.format.is_iso_bmff_video() {
+            let info = if input.format.is_iso_bmff_video() && media.config().header_readers {
                 let path = input.path.clone();
                 crate::media::blocking(move || Ok(crate::media::video::mp4::read_info(&path)))
                     .await?

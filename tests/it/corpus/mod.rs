@@ -99,6 +99,7 @@ pub fn media() -> Media {
         // As the service runs them: warm, the shim in the system's temp directory.
         warm_processes: 2,
         shim_dir: Some(std::env::temp_dir()),
+        header_readers: true,
         min_chunk_work: 100_000_000,
     })
 }

@@ -2,10 +2,14 @@
 
 use crate::media::video::info::VideoInfo;
 
-/// Chunks per core at most: more than one evens out chunks that encode at different
-/// speeds (a scene of noise beside a still one) at the cost of one more process and
-/// one more keyframe each.
-const CHUNKS_PER_CORE: usize = 2;
+/// Chunks per core: one. A chunk costs its process and, worse, the decode of the
+/// source from the keyframe before its cut, which for the common source (one keyframe
+/// in 10 s) is every frame before it: two chunks a core cost a 1080p Theora encode
+/// 1.5 s more CPU than one, more than evening out scenes of different cost gained.
+const CHUNKS_PER_CORE: usize = 1;
+/// Frames between a source's keyframes assumed when a cut's decode cost is estimated:
+/// x264's default (10 s at 25 fps), the longest interval common sources have.
+const SOURCE_KEYFRAME_INTERVAL: u64 = 250;
 /// Fewest frames in a chunk: below this the process costs more than it saves whatever
 /// the frame size.
 const MIN_FRAMES: u64 = 8;
@@ -49,12 +53,15 @@ impl Chunk {
 /// none: a VP9 keyframe costs as much as a dozen other frames. `None` where splitting
 /// does not pay or cannot be exact: one core, `min_work` 0 (splitting off), too little
 /// work for two chunks, or a source whose frame count or constant rate is unknown (a
-/// variable-rate source could not be cut on exact frame times).
+/// variable-rate source could not be cut on exact frame times). The cuts are placed
+/// so that the chunks cost the same (see [`balanced_starts`]) where decoding a source
+/// frame costs `decode_weight` of encoding one.
 pub(crate) fn plan(
     info: &VideoInfo,
     min_work: u64,
     cores: usize,
     keyframe_interval: u64,
+    decode_weight: f64,
 ) -> Option<Plan> {
     if cores < 2 || min_work == 0 {
         return None;
@@ -70,12 +77,7 @@ pub(crate) fn plan(
     let count = (cores * CHUNKS_PER_CORE)
         .min(usize::try_from(work / min_work).unwrap_or(usize::MAX))
         .min(usize::try_from(frames / MIN_FRAMES).unwrap_or(usize::MAX)) as u64;
-    // Even cuts, each moved to the nearest keyframe of the encoder's own.
-    let gop = keyframe_interval.max(1);
-    let mut starts: Vec<u64> = (0..count)
-        .map(|i| (i * frames / count.max(1) + gop / 2) / gop * gop)
-        .filter(|start| *start < frames)
-        .collect();
+    let mut starts = balanced_starts(frames, count, keyframe_interval.max(1), decode_weight);
     starts.dedup();
     if starts.len() < 2 {
         return None;
@@ -99,6 +101,49 @@ pub(crate) fn plan(
     })
 }
 
+/// Where `count` chunks of `frames` start, each cut on a multiple of `gop`, so that
+/// they cost about the same: a chunk encodes its frames and decodes the source from
+/// the keyframe before its cut (assumed [`SOURCE_KEYFRAME_INTERVAL`] frames back at
+/// most) to its end, each decoded frame costing `decode_weight` of an encoded one. A
+/// later chunk decodes more, so it is given fewer frames. The common cost is found by
+/// bisection: the largest whose cuts leave the last chunk no dearer than it.
+fn balanced_starts(frames: u64, count: u64, gop: u64, decode_weight: f64) -> Vec<u64> {
+    let lead = |start: u64| start.min(SOURCE_KEYFRAME_INTERVAL) as f64;
+    let cost = |start: u64, end: u64| {
+        (end - start) as f64 * (1.0 + decode_weight) + decode_weight * lead(start)
+    };
+    // The starts of chunks that each cost `target` at most but the last, which holds
+    // the rest; `None` where a chunk could not reach the next keyframe of the grid.
+    let starts_for = |target: f64| {
+        let mut starts = vec![0];
+        let mut start = 0;
+        loop {
+            let length = (target - decode_weight * lead(start)) / (1.0 + decode_weight);
+            let end = ((start as f64 + length.max(0.0)) / gop as f64).round() as u64 * gop;
+            if end >= frames || cost(start, frames) <= target {
+                return Some(starts);
+            }
+            if end <= start {
+                return None;
+            }
+            starts.push(end);
+            start = end;
+        }
+    };
+    let fits = |target: f64| starts_for(target).is_some_and(|s| s.len() as u64 <= count);
+    // The least common cost that `count` chunks reach.
+    let (mut low, mut high) = (0.0, cost(0, frames));
+    for _ in 0..50 {
+        let target = (low + high) / 2.0;
+        if fits(target) {
+            high = target;
+        } else {
+            low = target;
+        }
+    }
+    starts_for(high).unwrap_or_else(|| vec![0])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,8 +160,8 @@ mod tests {
     }
 
     #[test]
-    fn a_long_clip_is_cut_into_even_chunks_that_cover_every_frame_once() {
-        let plan = plan(&clip(250, 25.0, (1920, 1080)), 100_000_000, 2, 1).unwrap();
+    fn a_long_clip_is_cut_into_a_chunk_a_core_that_cover_every_frame_once() {
+        let plan = plan(&clip(250, 25.0, (1920, 1080)), 100_000_000, 4, 1, 0.08).unwrap();
         assert_eq!(plan.chunks.len(), 4);
         let mut next = 0;
         for chunk in &plan.chunks {
@@ -127,54 +172,82 @@ mod tests {
         assert!(plan.chunks.last().unwrap().last);
         assert_eq!(plan.chunks[0].seek(25.0), None);
         let seek = plan.chunks[1].seek(25.0).unwrap();
-        assert_eq!(plan.chunks[1].start, 62);
-        assert!((seek - 61.5 / 25.0).abs() < 1e-9, "{seek}");
+        let start = plan.chunks[1].start as f64;
+        assert!((seek - (start - 0.5) / 25.0).abs() < 1e-9, "{seek}");
+    }
+
+    #[test]
+    fn a_later_chunk_gets_fewer_frames_for_the_source_it_decodes_before_its_cut() {
+        let counts = |weight: f64| -> Vec<u64> {
+            let plan = plan(&clip(250, 25.0, (1920, 1080)), 1, 4, 1, weight).unwrap();
+            plan.chunks.iter().map(|c| c.count).collect()
+        };
+        // Decoding free: even chunks.
+        let even = counts(0.0);
+        assert!(even.iter().all(|c| (60..=64).contains(c)), "{even:?}");
+        // Decoding half the cost of encoding: each chunk shorter than the one before.
+        let weighted = counts(0.5);
+        assert!(weighted.windows(2).all(|w| w[0] > w[1]), "{weighted:?}");
+        // The estimated costs come out within a frame's of each other.
+        let mut start = 0;
+        let costs: Vec<f64> = weighted
+            .iter()
+            .map(|count| {
+                let cost = *count as f64 * 1.5 + 0.5 * start.min(250) as f64;
+                start += count;
+                cost
+            })
+            .collect();
+        let spread = costs.iter().cloned().fold(f64::MIN, f64::max)
+            - costs.iter().cloned().fold(f64::MAX, f64::min);
+        assert!(spread <= 2.0 * 1.5, "{costs:?}");
     }
 
     #[test]
     fn short_small_variable_rate_or_one_core_sources_stay_whole() {
         let small = clip(120, 30.0, (176, 144));
-        assert_eq!(plan(&small, 100_000_000, 16, 1), None);
+        assert_eq!(plan(&small, 100_000_000, 16, 1, 0.08), None);
         let big = clip(250, 25.0, (1920, 1080));
-        assert_eq!(plan(&big, 100_000_000, 1, 1), None);
-        assert_eq!(plan(&big, 0, 16, 1), None);
+        assert_eq!(plan(&big, 100_000_000, 1, 1, 0.08), None);
+        assert_eq!(plan(&big, 0, 16, 1, 0.08), None);
         let variable = VideoInfo {
             base_rate: Some(30.0),
             ..big.clone()
         };
-        assert_eq!(plan(&variable, 100_000_000, 16, 1), None);
+        assert_eq!(plan(&variable, 100_000_000, 16, 1, 0.08), None);
         let unknown = VideoInfo {
             frames: None,
             ..big
         };
-        assert_eq!(plan(&unknown, 100_000_000, 16, 1), None);
+        assert_eq!(plan(&unknown, 100_000_000, 16, 1, 0.08), None);
     }
 
     #[test]
     fn chunks_keep_a_least_size_in_work_and_frames() {
         // 0.5 G of work in chunks of at least 0.2 G: two, even on many cores.
-        let plan = plan(&clip(250, 25.0, (1920, 1080)), 200_000_000, 16, 1).unwrap();
+        let plan = plan(&clip(250, 25.0, (1920, 1080)), 200_000_000, 16, 1, 0.08).unwrap();
         assert_eq!(plan.chunks.len(), 2);
         // A tiny threshold still leaves 8 frames a chunk.
-        let plan = super::plan(&clip(20, 25.0, (64, 64)), 1, 16, 1).unwrap();
+        let plan = super::plan(&clip(20, 25.0, (64, 64)), 1, 16, 1, 0.08).unwrap();
         assert_eq!(plan.chunks.len(), 2);
     }
 
     #[test]
     fn cuts_fall_on_the_encoders_own_keyframes() {
         // VP9 puts a keyframe every 128 frames: 10 s at 25 fps is cut once, at 128.
-        let plan = plan(&clip(250, 25.0, (1920, 1080)), 100_000_000, 2, 128).unwrap();
+        let plan = plan(&clip(250, 25.0, (1920, 1080)), 100_000_000, 2, 128, 0.08).unwrap();
         let starts: Vec<u64> = plan.chunks.iter().map(|c| c.start).collect();
         assert_eq!(starts, [0, 128]);
         assert_eq!(plan.chunks[1].count, 122);
         assert!(plan.chunks[1].last && !plan.chunks[0].last);
-        // Every 12 frames (Theora): 250 frames in four cut at 60, 120 and 192.
-        let plan = super::plan(&clip(250, 25.0, (1920, 1080)), 100_000_000, 2, 12).unwrap();
+        // Every 12 frames (Theora) on two cores: cut at 132 rather than 120, as the
+        // second chunk also decodes the 132 frames before it.
+        let plan = super::plan(&clip(250, 25.0, (1920, 1080)), 100_000_000, 2, 12, 0.08).unwrap();
         let starts: Vec<u64> = plan.chunks.iter().map(|c| c.start).collect();
-        assert_eq!(starts, [0, 60, 120, 192]);
+        assert_eq!(starts, [0, 132]);
         // Shorter than one interval: nothing to cut.
         assert_eq!(
-            super::plan(&clip(120, 25.0, (1920, 1080)), 1, 16, 128),
+            super::plan(&clip(120, 25.0, (1920, 1080)), 1, 16, 128, 0.08),
             None
         );
     }

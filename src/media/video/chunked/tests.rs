@@ -101,6 +101,7 @@ fn ogg() -> SplitRecipe {
         audio: ["-c:a", "libvorbis", "-q:a", "4"].map(String::from).into(),
         muxer: "ogg",
         keyframe_interval: 12,
+        decode_weight: 0.1,
     }
 }
 
@@ -123,6 +124,7 @@ fn webm() -> SplitRecipe {
         audio: ["-c:a", "libopus", "-b:a", "96k"].map(String::from).into(),
         muxer: "webm",
         keyframe_interval: 40,
+        decode_weight: 0.1,
     }
 }
 
@@ -149,7 +151,7 @@ async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_sl
     .unwrap();
     // Three chunks of unequal length on the encoder's keyframes, whatever the cores of
     // this machine.
-    let plan: Plan = plan::plan(&info, 1, 2, 1).unwrap();
+    let plan: Plan = plan::plan(&info, 1, 2, 1, 0.08).unwrap();
     let gop = recipe.keyframe_interval;
     let cuts = [0, gop * (36 / gop).max(1), gop * (72 / gop).max(2), 100];
     let chunks = cuts
@@ -232,7 +234,8 @@ fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
         shown: (320, 240),
         ..VideoInfo::default()
     };
-    let plan = plan::plan(&info, 1, 2, 1).unwrap();
+    // Four even chunks: decoding counted free.
+    let plan = plan::plan(&info, 1, 4, 1, 0.0).unwrap();
     let media = media();
     let input = MediaFile {
         path: "in.mp4".into(),

@@ -79,6 +79,22 @@ async fn a_plain_mp4_is_read_in_process_and_any_other_file_probed_once() {
     let wide = inspect_twice("wide.mp4", &["-pix_fmt", "yuv420p", "-vf", "setsar=2"]).await;
     assert!(!wide.shown_as_stored);
     assert_eq!(runs(), 1, "probed once");
+    // With the header readers off, ffprobe reads the plain MP4 too, and says the same.
+    let media = Media::new(crate::media::MediaConfig {
+        header_readers: false,
+        ..media.config().clone()
+    });
+    let clip = made_mp4(dir.path(), "plain-again.mp4", &["-pix_fmt", "yuv420p"]);
+    let probed = inspect(&media, &clip, &[MediaFormat::Mp4]).await.unwrap();
+    assert_eq!(runs(), 2, "probed with the readers off");
+    assert_eq!(
+        (probed.width, probed.height, probed.frames),
+        (plain.width, plain.height, plain.frames)
+    );
+    assert_eq!(
+        (probed.frame_rate, probed.shown),
+        (plain.frame_rate, plain.shown)
+    );
 }
 
 #[tokio::test]
