@@ -116,7 +116,7 @@ impl Db {
             "SELECT c.org_id FROM edit_chunks c WHERE {} \
              ORDER BY (SELECT COUNT(*) FROM edit_chunks r WHERE r.org_id = c.org_id \
                        AND r.state = 'pending' AND r.lease_until >= {now}), \
-                      c.created_at, c.idx LIMIT 1",
+                      c.created_at, c.idx DESC LIMIT 1",
             lease::EDIT_CHUNKS.claimable("c", now)
         );
         Ok(with_pool!(self, |pool, _sql| {
@@ -126,6 +126,9 @@ impl Db {
 
     /// Claims the oldest claimable chunk of `org` (any organization's when `None`),
     /// or of `only` set, for `lease_ms` on behalf of `node`; `None` when there is none.
+    /// Within an encode the last chunk goes first, as on one node: a chunk decodes the
+    /// source from the keyframe before its cut, so the later it starts the longer it
+    /// takes.
     pub async fn claim_chunk(
         &self,
         lease_ms: i64,
@@ -146,7 +149,7 @@ impl Db {
         };
         let oldest = format!(
             "(SELECT c.id FROM edit_chunks c WHERE {}{filter} \
-              ORDER BY c.created_at, c.idx LIMIT 1 {lock})",
+              ORDER BY c.created_at, c.idx DESC LIMIT 1 {lock})",
             chunks.claimable("c", now)
         );
         let claim = chunks.claim_sql(now, &oldest, "claimed_by = $2", CLAIM_RETURNING);

@@ -65,7 +65,8 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
         .await
         .unwrap()
         .unwrap();
-    assert_eq!((first.idx, first.attempts), (0, 1));
+    // The last chunk first: it decodes the most before its cut.
+    assert_eq!((first.idx, first.attempts), (1, 1));
     // Another organization's chunk, added later, goes first while this one runs one;
     // once both run one, the chunk waiting longest.
     let token = create_token_in(&app.database_url(), "other-org").await;
@@ -99,7 +100,7 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
         .await
         .unwrap()
         .unwrap();
-    assert_eq!((second.idx, second.attempts), (1, 1));
+    assert_eq!((second.idx, second.attempts), (0, 1));
     assert!(
         db.claim_chunk(lease, "c", None, None)
             .await
@@ -112,7 +113,7 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
     // Node a's lease runs out; node c takes the chunk, and a's late result is refused.
     execute(
         &db,
-        "UPDATE edit_chunks SET lease_until = 0 WHERE idx = 0 AND edit_id = $1",
+        "UPDATE edit_chunks SET lease_until = 0 WHERE idx = 1 AND edit_id = $1",
         &id,
     )
     .await;
@@ -121,11 +122,11 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
         .await
         .unwrap()
         .unwrap();
-    assert_eq!((again.idx, again.attempts), (0, 2));
+    assert_eq!((again.idx, again.attempts), (1, 2));
     assert!(!db.finish_chunk(&first, "stale-key").await.unwrap());
     assert!(!db.renew_chunk(&first, lease).await.unwrap());
-    assert!(db.finish_chunk(&again, "key-0-2").await.unwrap());
-    assert!(db.finish_chunk(&second, "key-1-1").await.unwrap());
+    assert!(db.finish_chunk(&again, "key-1-2").await.unwrap());
+    assert!(db.finish_chunk(&second, "key-0-1").await.unwrap());
     assert!(
         !db.fail_chunk(&second, "late").await.unwrap(),
         "done stays done"
@@ -139,8 +140,8 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
     assert_eq!(
         seen,
         [
-            (0, "done", Some("key-0-2"), 2),
-            (1, "done", Some("key-1-1"), 1)
+            (0, "done", Some("key-0-1"), 1),
+            (1, "done", Some("key-1-2"), 2)
         ]
     );
     // Added again (the edit's node died and the edit runs again): done chunks stay done.
