@@ -226,6 +226,24 @@ impl App {
             config.webhook_concurrency_per_org,
         )?
         .run(finished.clone(), shutdown.clone());
+        let node_id = uuid::Uuid::new_v4().simple().to_string();
+        let chunk_wake = Arc::new(Notify::new());
+        let chunks = config.chunk_across_nodes.then(|| {
+            Arc::new(queue::Chunks {
+                db: db.clone(),
+                storage: storage.clone(),
+                media: media.clone(),
+                node_id: node_id.clone(),
+                lease: config.lease(),
+                poll: Duration::from_millis(config.poll_ms),
+                max_attempts: config.max_attempts,
+                cpu: cpu.clone(),
+                tmp_root: tmp_root.clone(),
+                wake: chunk_wake.clone(),
+                stop_now: stop_now.clone(),
+                sources: Default::default(),
+            })
+        });
         let workers = Arc::new(WorkerContext {
             queue: queue::for_db(&db),
             media,
@@ -251,7 +269,8 @@ impl App {
             cpu,
             network,
             parallel_steps: config.workers,
-            node_id: uuid::Uuid::new_v4().simple().to_string(),
+            node_id,
+            chunks,
             min_free_disk_bytes: config.min_free_disk_bytes,
             stopping: shutdown.clone(),
             stop_now: stop_now.clone(),
@@ -259,7 +278,8 @@ impl App {
 
         if let Db::Postgres(pool) = &db {
             let wake = workers.wake.clone();
-            queue::listen(pool.clone(), wake, running, finished, shutdown.clone());
+            let shutdown = shutdown.clone();
+            queue::listen(pool.clone(), wake, running, finished, chunk_wake, shutdown);
         }
         let mut worker_set = JoinSet::new();
         if runs_workers {

@@ -278,6 +278,19 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MIN_CHUNK_WORK", default_value_t = 100_000_000)]
     pub min_chunk_work: u64,
 
+    /// Run the chunks of chunked encodes as claims in the queue, so every node's CPU
+    /// slots encode them (a cluster on PostgreSQL and shared storage; on one node it
+    /// works the same, through the database). See docs/ARCHITECTURE.md.
+    #[arg(
+        long,
+        env = "MEDIAEDIT_CHUNK_ACROSS_NODES",
+        value_parser = BoolishValueParser::new(),
+        num_args = 0..=1,
+        default_value = "false",
+        default_missing_value = "true"
+    )]
+    pub chunk_across_nodes: bool,
+
     /// Most pixels an animated image (GIF, APNG, animated WebP) may have summed over
     /// its frames (canvas × frames, read from its headers before any frame is
     /// decoded): a 30 s 1080p animation at 50 fps is 3.1·10⁹. Past it, every command

@@ -12,3 +12,7 @@ pub const CANCELS_CHANNEL: &str = "mediaedit_cancels";
 /// An edit that reached a final status is announced here (by a trigger on the edits
 /// table, migration 0007), so long polls on every node wake.
 pub const FINISHED_CHANNEL: &str = "mediaedit_finished";
+
+/// Chunks of an encode run across nodes were added, or one finished (`db::chunks`):
+/// idle nodes claim the new ones, and the edit's node joins once all are done.
+pub const CHUNKS_CHANNEL: &str = "mediaedit_chunks";

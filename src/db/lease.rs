@@ -1,10 +1,11 @@
-//! Rows claimed like jobs: edits (by the workers) and webhook events (by the
-//! dispatcher) share one claim, lease and fence. A claim takes a claimable row, counts
-//! its attempt up and leases it until `now + $1`; every later write of the claim is
-//! fenced on that attempt and on the row still being held, so a claim whose lease ran
-//! out (and was taken by another node) changes nothing. Only the columns differ, and
-//! a [`Leased`] names them; both databases run the same statements (`{now}` is the
-//! database's clock, `crate::db::PG_NOW_MS` or `SQLITE_NOW_MS`).
+//! Rows claimed like jobs: edits (by the workers), webhook events (by the
+//! dispatcher) and the chunks of encodes run across nodes share one claim, lease and
+//! fence. A claim takes a claimable row, counts its attempt up and leases it until
+//! `now + $1`; every later write of the claim is fenced on that attempt and on the
+//! row still being held, so a claim whose lease ran out (and was taken by another
+//! node) changes nothing. Only the columns differ, and a [`Leased`] names them; both
+//! databases run the same statements (`{now}` is the database's clock,
+//! `crate::db::PG_NOW_MS` or `SQLITE_NOW_MS`).
 
 /// A table whose rows are claimed under a lease, fenced by an attempt counter.
 #[derive(Debug, Clone, Copy)]
@@ -34,6 +35,18 @@ pub const WEBHOOK_EVENTS: Leased = Leased {
     attempt: "attempts",
     claimable: "({t}.state = 'pending' AND {t}.next_at <= {now} \
                 AND ({t}.lease_until IS NULL OR {t}.lease_until < {now}))",
+    held: "state = 'pending'",
+};
+
+/// Chunks of a chunked encode run across nodes: pending, unleased or under an expired
+/// lease, of an edit still processing (an edit that ended leaves nothing to claim).
+pub const EDIT_CHUNKS: Leased = Leased {
+    table: "edit_chunks",
+    attempt: "attempts",
+    claimable: "({t}.state = 'pending' \
+                AND ({t}.lease_until IS NULL OR {t}.lease_until < {now}) \
+                AND EXISTS (SELECT 1 FROM edits x WHERE x.id = {t}.edit_id \
+                            AND x.status = 'processing'))",
     held: "state = 'pending'",
 };
 
@@ -94,5 +107,16 @@ mod tests {
             sql,
             "UPDATE edits SET progress = $1, updated_at = NOW WHERE id = $2 AND attempt = $3 AND status = 'processing'"
         );
+    }
+
+    #[test]
+    fn a_chunk_is_claimable_only_while_its_edit_runs() {
+        let sql = EDIT_CHUNKS.claim_sql("NOW", "$3", "claimed_by = $2", "id");
+        assert!(sql.starts_with("UPDATE edit_chunks SET attempts = attempts + 1, lease_until = NOW + $1, claimed_by = $2 WHERE id = $3 AND (edit_chunks.state = 'pending'"), "{sql}");
+        assert!(
+            sql.contains("x.id = edit_chunks.edit_id AND x.status = 'processing'"),
+            "{sql}"
+        );
+        assert!(!sql.contains("{now}") && !sql.contains("{t}"), "{sql}");
     }
 }

@@ -229,6 +229,7 @@ impl Db {
             ("result_cache", "edit_id"),
             ("webhook_events", "edit_id"),
             ("webhook_deliveries", "edit_id"),
+            ("edit_chunks", "edit_id"),
         ];
         self.delete_expired_in("edits", &dependents, id, now_ms)
             .await

@@ -9,6 +9,7 @@ mod busy;
 mod cache;
 mod census;
 mod channels;
+mod chunks;
 mod edits;
 mod idempotency;
 pub mod lease;
@@ -24,7 +25,8 @@ mod webhooks;
 
 pub use cache::SourceValidators;
 pub use census::Census;
-pub use channels::{CANCELS_CHANNEL, FINISHED_CHANNEL, NEW_EDITS_CHANNEL};
+pub use channels::{CANCELS_CHANNEL, CHUNKS_CHANNEL, FINISHED_CHANNEL, NEW_EDITS_CHANNEL};
+pub use chunks::{ChunkClaim, ChunkSet, ChunkState};
 pub use edits::{EditRow, EditStatus, Lane};
 pub use idempotency::KeyClaim;
 pub use lifecycle::{Cancel, EditPage, PageCursor, Retry};

@@ -66,6 +66,9 @@ pub struct WorkerContext {
     pub node_id: String,
     /// A fetch does not start with less free disk than this (`--min-free-disk-bytes`).
     pub min_free_disk_bytes: u64,
+    /// The chunk workers' share with `--chunk-across-nodes`: chunked encodes run their
+    /// chunks as claims in the queue (see `chunk_claims`); `None` runs them here.
+    pub chunks: Option<Arc<super::Chunks>>,
     /// Cancelled when the node starts stopping: no more claims, and edits that have
     /// not reached a CPU slot yet are handed back at once.
     pub stopping: CancellationToken,

@@ -9,6 +9,8 @@
 
 mod cache;
 mod cancels;
+mod chunk_claims;
+mod chunk_farm;
 mod clock;
 mod context;
 mod cost;
@@ -29,6 +31,7 @@ pub mod upload_source;
 mod worker;
 
 pub use cancels::RunningEdits;
+pub use chunk_claims::Chunks;
 pub use context::WorkerContext;
 pub use dry_run::Probing;
 pub use error::JobError;

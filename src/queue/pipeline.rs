@@ -19,6 +19,7 @@ use crate::media::video::chunked::with_lender;
 use crate::media::MediaFile;
 
 use super::cache::{CacheEntry, ResultCache};
+use super::chunk_farm::farmed;
 use super::clock::{Turn, WorkClock};
 use super::context::WorkerContext;
 use super::cost::{self, WorkBudget};
@@ -310,7 +311,9 @@ impl EditRun<'_> {
             org: self.claim.org_id.clone(),
             class,
         });
-        let outputs = with_lender(lender, run).await;
+        // With chunks across nodes, its chunks go through the queue instead.
+        let tag = format!("{}-{}-{k}", step["asset"], step["command"]);
+        let outputs = with_lender(lender, farmed(self.ctx, self.claim, tag, run)).await;
         self.ctx
             .metrics
             .command_ran(command.first(), started.elapsed());

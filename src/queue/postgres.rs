@@ -18,7 +18,9 @@ use super::finished::FinishedEdits;
 use super::{
     fenced_sql, run_claim, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim,
 };
-use crate::db::{DbError, CANCELS_CHANNEL, FINISHED_CHANNEL, NEW_EDITS_CHANNEL, PG_NOW_MS};
+use crate::db::{
+    DbError, CANCELS_CHANNEL, CHUNKS_CHANNEL, FINISHED_CHANNEL, NEW_EDITS_CHANNEL, PG_NOW_MS,
+};
 
 /// The advisory lock claims take turns on (any constant; this one spells "mediaedt").
 const CLAIM_LOCK: i64 = 0x6d65_6469_6165_6474;
@@ -65,7 +67,9 @@ impl JobQueue for PgQueue {
 /// any node wakes idle workers on this one at once, and `running` from `LISTEN
 /// mediaedit_cancels`, so a cancel on any node stops the edit here at once (see
 /// `cancels`), and `finished` from `LISTEN mediaedit_finished`, so a long poll on any
-/// node wakes when its edit ends anywhere. The listener holds one connection
+/// node wakes when its edit ends anywhere, and `chunks` from `LISTEN
+/// mediaedit_chunks`, so chunk workers claim new chunks and an edit waiting for its
+/// chunks joins at once (see `chunk_claims`). The listener holds one connection
 /// of `pool` and reconnects by itself; notifications sent while it was disconnected are
 /// lost, which is why workers also poll. Every idle worker is woken on purpose: a
 /// fast-lane-only worker cannot take a slow edit, so waking just one could pick it.
@@ -74,6 +78,7 @@ pub fn listen(
     wake: Arc<Notify>,
     running: Arc<RunningEdits>,
     finished: Arc<FinishedEdits>,
+    chunks: Arc<Notify>,
     shutdown: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -84,8 +89,13 @@ pub fn listen(
                 None => {
                     let connected = async {
                         let mut l = PgListener::connect_with(&pool).await?;
-                        l.listen_all([NEW_EDITS_CHANNEL, CANCELS_CHANNEL, FINISHED_CHANNEL])
-                            .await?;
+                        let channels = [
+                            NEW_EDITS_CHANNEL,
+                            CANCELS_CHANNEL,
+                            FINISHED_CHANNEL,
+                            CHUNKS_CHANNEL,
+                        ];
+                        l.listen_all(channels).await?;
                         Ok::<_, sqlx::Error>(l)
                     };
                     match connected.await {
@@ -94,6 +104,7 @@ pub fn listen(
                             // and edits waited on may have ended meanwhile.
                             wake.notify_waiters();
                             finished.look_again();
+                            chunks.notify_waiters();
                             listener.insert(l)
                         }
                         Err(e) => {
@@ -115,6 +126,10 @@ pub fn listen(
                     }
                     Ok(notification) if notification.channel() == FINISHED_CHANNEL => {
                         finished.finished(notification.payload());
+                        false
+                    }
+                    Ok(notification) if notification.channel() == CHUNKS_CHANNEL => {
+                        chunks.notify_waiters();
                         false
                     }
                     Ok(_) => {

@@ -45,6 +45,11 @@ pub fn run_sweeper(
                     }
                 }
             }
+            match super::chunk_farm::sweep_scratch(&db, &storage).await {
+                Ok(0) => {}
+                Ok(swept) => tracing::info!(swept, "scratch of ended edits deleted"),
+                Err(e) => tracing::warn!(error = %e, "sweeping scratch failed; trying again later"),
+            }
             match sweep_expired(&db, &storage).await {
                 Ok(0) => {}
                 Ok(swept) => tracing::info!(swept, "expired edits deleted"),

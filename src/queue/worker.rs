@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::cache::ResultCache;
+use super::chunk_farm::forget_scratch;
 use super::clock::WorkClock;
 use super::context::WorkerContext;
 use super::pipeline::EditOutputs;
@@ -32,6 +33,7 @@ const CLAIM_DEBOUNCE: Duration = Duration::from_millis(20);
 /// then waits for the claims it holds: each finishes, or is handed back.
 pub fn run_workers(ctx: Arc<WorkerContext>) -> JoinSet<()> {
     let mut set = JoinSet::new();
+    super::chunk_claims::run_chunk_workers(ctx.clone(), &mut set);
     set.spawn(dispatch(ctx).instrument(tracing::info_span!("dispatcher")));
     set
 }
@@ -168,6 +170,7 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphore
         Held::Canceled => {
             tracing::info!("edit canceled while running");
             discard_outputs(ctx, &job).await;
+            forget_scratch(ctx, &job.id).await;
             return;
         }
         Held::Stopped => {
@@ -293,6 +296,7 @@ async fn record(
     };
     match written {
         Ok(true) if ends => {
+            forget_scratch(ctx, &job.id).await;
             ctx.finished.finished(&job.id);
             let commands: Vec<Command> = claim.request["commands"]
                 .as_array()

@@ -51,6 +51,43 @@ pub fn companions_of(key: &str) -> String {
     format!("{stem}/")
 }
 
+/// Where one chunked encode run across nodes keeps its source and its chunks
+/// (`--chunk-across-nodes`): `edits/<edit id>/scratch/<step>-<plan>/`. The edit's whole
+/// scratch folder ([`ScratchKey::of_edit`]) is deleted when the edit ends, and with
+/// the edit's other objects at its retention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScratchKey<'a> {
+    pub edit_id: &'a str,
+    /// Which encode of the edit (asset, command, file).
+    pub step: &'a str,
+    /// The digest of the source and the chunks' recipes.
+    pub plan: &'a str,
+}
+
+impl ScratchKey<'_> {
+    /// The scratch folder of edit `edit_id`, `/` at the end.
+    pub fn of_edit(edit_id: &str) -> String {
+        format!("edits/{edit_id}/scratch/")
+    }
+
+    /// The encode's source, stored once for every node.
+    pub fn source(&self) -> String {
+        let folder = Self::of_edit(self.edit_id);
+        format!("{folder}{}-{}/source", self.step, self.plan)
+    }
+
+    /// Chunk `index` as claim `attempt` stored it: a key per claim, so a stale claim's
+    /// late write never replaces the chunk that was recorded.
+    pub fn chunk(&self, index: i32, attempt: i32, format: MediaFormat) -> String {
+        let folder = Self::of_edit(self.edit_id);
+        let extension = format.extension();
+        format!(
+            "{folder}{}-{}/chunk-{index}-{attempt}.{extension}",
+            self.step, self.plan
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +103,18 @@ mod tests {
         };
         assert_eq!(key.to_string(), "edits/ed_1/3/0-12.webp");
         assert_eq!(key.companions(), "edits/ed_1/3/0-12/");
+    }
+
+    #[test]
+    fn scratch_keys_live_in_the_edits_scratch_folder_and_name_the_claim() {
+        let key = ScratchKey {
+            edit_id: "ed_1",
+            step: "0-1-0",
+            plan: "ab12",
+        };
+        assert_eq!(key.source(), "edits/ed_1/scratch/0-1-0-ab12/source");
+        let chunk = key.chunk(2, 3, MediaFormat::Ogv);
+        assert_eq!(chunk, "edits/ed_1/scratch/0-1-0-ab12/chunk-2-3.ogv");
+        assert!(chunk.starts_with(&ScratchKey::of_edit("ed_1")));
     }
 }

@@ -17,7 +17,7 @@ mod listing;
 mod local;
 mod signing_key;
 mod stream;
-pub use keys::{companions_of, OutputKey};
+pub use keys::{companions_of, OutputKey, ScratchKey};
 pub use local::{free_disk_bytes, local};
 pub use signing_key::shared_signing_key;
 pub use stream::{PutStreamError, Streamed};

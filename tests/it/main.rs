@@ -32,6 +32,8 @@ mod binary;
 mod budgets;
 mod cache;
 mod child_env;
+mod chunk_claims;
+mod chunk_nodes;
 mod chunked;
 mod cli;
 mod cli_client;

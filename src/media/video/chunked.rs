@@ -23,17 +23,19 @@ use std::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use crate::media::ffmpeg::input::file_url;
-use crate::media::ffmpeg::transcode::{self, input_args_with, map_args, run_ffmpeg};
+use crate::media::ffmpeg::transcode::{self, map_args};
 use crate::media::video::info::VideoInfo;
 use crate::media::video::probe;
 use crate::media::{cores, output_path, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 mod lend;
 pub(crate) mod plan;
+mod remote;
 mod sizes;
 
 pub use lend::{with_lender, Borrowed, CoreLender};
 use plan::{Chunk, FrameCosts, Plan};
+pub use remote::{encode_chunk, with_farm, BoxFuture, ChunkFarm, FarmJob, FarmedChunk};
 
 /// An encode that may be split: the video filter and encoder options, the audio
 /// encoder options (empty without audio) and the muxer, each run the same way in
@@ -48,7 +50,7 @@ pub(crate) struct SplitRecipe {
     /// chunks are cut only there.
     pub keyframe_interval: u64,
     /// What decoding a source frame costs against encoding one (see
-    /// `plan::plan_weighted`): a chunk decodes the source from the keyframe before its cut.
+    /// `plan::plan`): a chunk decodes the source from the keyframe before its cut.
     pub decode_weight: f64,
 }
 
@@ -184,18 +186,25 @@ impl Chunked<'_> {
             // The join is left for the last hundredth.
             progress((frames / self.plan.frames as f64 * 0.99).min(0.99));
         };
-        let queue = Queue::new(pieces.len());
-        let run_piece = |i: usize| self.piece(pieces[i], &dir.0, &report);
-        let own = queue.work(None, &run_piece);
-        let lender = lend::lender();
-        // Without a lender, one helper per further core; with one, a helper per further
-        // piece, each working only while it holds a borrowed slot.
-        let helpers = match &lender {
-            Some(_) => pieces.len() - 1,
-            None => (cores() - 1).min(pieces.len() - 1),
-        };
-        let helpers = (0..helpers).map(|_| queue.work(lender.as_deref(), &run_piece));
-        futures::try_join!(own, futures::future::try_join_all(helpers))?;
+        // The seam: through the queue across nodes, or on this node's slots.
+        if let Some(farm) = remote::farm() {
+            if !self.farm_pieces(&*farm, &dir.0, &report).await? {
+                return Ok(None);
+            }
+        } else {
+            let queue = Queue::new(pieces.len());
+            let run_piece = |i: usize| self.piece(pieces[i], &dir.0, &report);
+            let own = queue.work(None, &run_piece);
+            let lender = lend::lender();
+            // Without a lender, one helper per further core; with one, a helper per further
+            // piece, each working only while it holds a borrowed slot.
+            let helpers = match &lender {
+                Some(_) => pieces.len() - 1,
+                None => (cores() - 1).min(pieces.len() - 1),
+            };
+            let helpers = (0..helpers).map(|_| queue.work(lender.as_deref(), &run_piece));
+            futures::try_join!(own, futures::future::try_join_all(helpers))?;
+        }
         let joined = self.join(&dir.0, out_dir).await?;
         let counted = probe::run(self.media, &joined.path, self.format, true).await?;
         let frames = counted.video().and_then(|v| v.nb_read_packets);
@@ -227,19 +236,22 @@ impl Chunked<'_> {
             }
             Piece::Audio => (Vec::new(), self.recipe.audio_only(), None),
         };
-        let max_seconds = self.media.config().max_video_seconds;
-        let source = (
-            self.input.path.as_path(),
-            crate::media::ffmpeg::input::demuxer(self.input.format),
-        );
-        let head = input_args_with(source, max_seconds, &options);
-        let output = file_url(&self.piece_path(dir, piece));
+        let output = self.piece_path(dir, piece);
         let on_progress = |fraction: f64| {
             if let Piece::Video(i) = piece {
                 report(i, fraction);
             }
         };
-        run_ffmpeg(self.media, head, tail, output, seconds, &on_progress).await
+        let recipe = (options.as_slice(), tail);
+        encode_chunk(
+            self.media,
+            self.input,
+            recipe,
+            seconds,
+            &output,
+            &on_progress,
+        )
+        .await
     }
 
     fn piece_path(&self, dir: &Path, piece: Piece) -> PathBuf {

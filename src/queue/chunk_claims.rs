@@ -1,0 +1,312 @@
+//! Chunks across nodes (`--chunk-across-nodes`): every node's chunk worker claims the
+//! chunks of chunked encodes from the queue (`db::chunks`) and encodes them on its
+//! CPU slots, in the chunk's organization's turn like any other work.
+//!
+//! A chunk claim works like an edit's: leased, renewed while it runs, fenced on its
+//! attempt. The source is read from shared storage (where the edit's node put it,
+//! see `chunk_farm`), and the chunk is stored under a key naming its attempt, then
+//! recorded with a fenced write: a node that lost its lease (and whose chunk another
+//! node took) records nothing, and its file is deleted and never joined. A node that
+//! dies loses only the chunks it held; their leases run out and another node claims
+//! them again.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::Notify;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::context::WorkerContext;
+use super::slots::{Class, FairSlots};
+use crate::db::{ChunkClaim, Db};
+use crate::media::video::chunked::{encode_chunk, FarmedChunk};
+use crate::media::{Media, MediaFile, MediaFormat, ProgressFn};
+use crate::storage::{ScratchKey, Storage};
+
+/// What a chunk row's `spec` holds: the recipe, and the formats of the source and
+/// of the chunk (where both are stored follows from the row, see [`scratch_of`]).
+#[derive(Debug, Serialize, Deserialize)]
+pub(super) struct ChunkSpec {
+    pub chunk: FarmedChunk,
+    pub source_format: MediaFormat,
+    pub format: MediaFormat,
+}
+
+/// The scratch folder of `claim`'s encode.
+fn scratch_of(claim: &ChunkClaim) -> ScratchKey<'_> {
+    ScratchKey {
+        edit_id: &claim.edit_id,
+        step: &claim.step,
+        plan: &claim.plan,
+    }
+}
+
+/// What the chunk workers of a node share; `Some` in the worker context with
+/// `--chunk-across-nodes`.
+pub struct Chunks {
+    pub db: Db,
+    pub storage: Storage,
+    pub media: Media,
+    pub node_id: String,
+    pub lease: Duration,
+    pub poll: Duration,
+    /// Claims of one chunk before it is given up (`--max-attempts`).
+    pub max_attempts: u32,
+    pub cpu: Arc<FairSlots>,
+    pub tmp_root: std::path::PathBuf,
+    /// Woken when chunks are added or finish (`CHUNKS_CHANNEL` on PostgreSQL).
+    pub wake: Arc<Notify>,
+    /// Cancelled when running work must stop now: held chunks are handed back.
+    pub stop_now: CancellationToken,
+    /// Sources this node has on disk, by their storage key (see [`Chunks::local_source`]).
+    pub sources: Mutex<HashMap<String, MediaFile>>,
+}
+
+/// A source read from this node's disk while it lives.
+pub(super) struct LocalSource<'a> {
+    chunks: &'a Chunks,
+    key: String,
+}
+
+impl Drop for LocalSource<'_> {
+    fn drop(&mut self) {
+        let mut sources = self
+            .chunks
+            .sources
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        sources.remove(&self.key);
+    }
+}
+
+/// How a chunk claim ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ran {
+    Done,
+    Failed,
+    /// Handed back, or its lease was lost: someone else finishes it.
+    NotMine,
+}
+
+impl Chunks {
+    fn lease_ms(&self) -> i64 {
+        self.lease.as_millis() as i64
+    }
+
+    /// Makes the source stored under `key` read from `file` on this node, rather than
+    /// downloaded, until the guard is dropped: the edit's node has it on disk.
+    pub(super) fn local_source(&self, key: &str, file: &MediaFile) -> LocalSource<'_> {
+        let mut sources = self.sources.lock().unwrap_or_else(|e| e.into_inner());
+        sources.insert(key.to_string(), file.clone());
+        LocalSource {
+            chunks: self,
+            key: key.to_string(),
+        }
+    }
+
+    /// Runs the claimed chunk `claim` to its end (the caller holds a CPU slot for
+    /// it), reporting its progress to `progress`.
+    pub(super) async fn run(&self, claim: &ChunkClaim, progress: ProgressFn<'_>) -> Ran {
+        let spec: ChunkSpec = match serde_json::from_str(&claim.spec) {
+            Ok(spec) => spec,
+            Err(e) => return self.fail(claim, &format!("unreadable chunk: {e}")).await,
+        };
+        let local = {
+            let sources = self.sources.lock().unwrap_or_else(|e| e.into_inner());
+            sources.get(&scratch_of(claim).source()).cloned()
+        };
+        if claim.attempts as u32 > self.max_attempts {
+            let detail = format!("the chunk was interrupted {} times", self.max_attempts);
+            return self.fail(claim, &detail).await;
+        }
+        // Named after the claim, and kept until the claim ends: a look at a node's
+        // temp dir tells which chunks it holds (the cluster test's kill relies on it).
+        let name = format!("chunk-{}-{}-", claim.id.replace('/', "_"), claim.attempts);
+        let tmp = match tempfile::Builder::new()
+            .prefix(&name)
+            .tempdir_in(&self.tmp_root)
+        {
+            Ok(tmp) => tmp,
+            Err(e) => {
+                tracing::warn!(error = %e, "a chunk's temp dir could not be made");
+                let _ = self.db.release_chunk(claim).await;
+                return Ran::NotMine;
+            }
+        };
+        let work = self.encode_and_store(claim, &spec, local, tmp.path(), progress);
+        let stored = tokio::select! {
+            stored = work => stored,
+            lost = self.hold(claim) => {
+                tracing::warn!(lost, "chunk abandoned: its lease was lost or the node stops");
+                if !lost {
+                    let _ = self.db.release_chunk(claim).await;
+                }
+                return Ran::NotMine;
+            }
+        };
+        match stored {
+            Ok(key) => match self.db.finish_chunk(claim, &key).await {
+                Ok(true) => Ran::Done,
+                Ok(false) | Err(_) => {
+                    // Not recorded: nothing will ever read this attempt's file.
+                    let _ = self.storage.delete(&key).await;
+                    tracing::warn!("chunk not recorded: its claim is no longer current");
+                    Ran::NotMine
+                }
+            },
+            Err(Failure::Media(detail)) => self.fail(claim, &detail).await,
+            Err(Failure::Transient(detail)) => {
+                tracing::warn!(%detail, "a chunk could not be run; handing it back");
+                let _ = self.db.release_chunk(claim).await;
+                Ran::NotMine
+            }
+        }
+    }
+
+    async fn fail(&self, claim: &ChunkClaim, detail: &str) -> Ran {
+        tracing::warn!(%detail, chunk = %claim.id, "chunk failed");
+        match self.db.fail_chunk(claim, detail).await {
+            Ok(true) => Ran::Failed,
+            _ => Ran::NotMine,
+        }
+    }
+
+    /// Renews `claim`'s lease until it is lost (`true`) or the node must stop now
+    /// (`false`); never ends otherwise.
+    async fn hold(&self, claim: &ChunkClaim) -> bool {
+        let mut beat = tokio::time::interval(self.lease / 3);
+        beat.tick().await;
+        loop {
+            tokio::select! {
+                _ = beat.tick() => match self.db.renew_chunk(claim, self.lease_ms()).await {
+                    Ok(true) => {}
+                    Ok(false) => return true,
+                    Err(e) => tracing::warn!(error = %e, "renewing a chunk's lease failed"),
+                },
+                _ = self.stop_now.cancelled() => return false,
+            }
+        }
+    }
+
+    /// Encodes the chunk and stores it; its key.
+    async fn encode_and_store(
+        &self,
+        claim: &ChunkClaim,
+        spec: &ChunkSpec,
+        local: Option<MediaFile>,
+        tmp: &std::path::Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<String, Failure> {
+        let source = match local {
+            Some(file) => file,
+            None => {
+                let path = tmp.join("source");
+                let key = scratch_of(claim).source();
+                self.storage
+                    .concatenate_into(vec![key], &path)
+                    .await
+                    .map_err(Failure::transient)?;
+                MediaFile {
+                    path,
+                    format: spec.source_format,
+                }
+            }
+        };
+        let output = tmp.join(format!("chunk.{}", spec.format.extension()));
+        let recipe = (spec.chunk.options.as_slice(), spec.chunk.tail.clone());
+        let seconds = spec.chunk.seconds;
+        encode_chunk(&self.media, &source, recipe, seconds, &output, progress)
+            .await
+            .map_err(|e| match e.is_retryable() {
+                true => Failure::transient(e),
+                false => Failure::Media(e.to_string()),
+            })?;
+        let key = scratch_of(claim).chunk(claim.idx, claim.attempts, spec.format);
+        self.storage
+            .put_file(&key, &output)
+            .await
+            .map_err(Failure::transient)?;
+        Ok(key)
+    }
+}
+
+/// Why a chunk was not stored.
+enum Failure {
+    /// ffmpeg refused it: the edit's node encodes in one process instead.
+    Media(String),
+    /// Storage, disk or database trouble: another claim may fare better.
+    Transient(String),
+}
+
+impl Failure {
+    fn transient(e: impl std::fmt::Display) -> Failure {
+        Failure::Transient(e.to_string())
+    }
+}
+
+/// Starts this node's chunk worker in `set`: until the node starts stopping, it takes
+/// the organization whose chunk goes next (`Db::next_chunk_org`), waits for a CPU slot in that
+/// organization's turn, then claims one of its chunks and runs it on that slot. It
+/// claims only with a slot in hand, so no chunk waits on a busy node while another
+/// node idles.
+pub fn run_chunk_workers(ctx: Arc<WorkerContext>, set: &mut JoinSet<()>) {
+    let Some(chunks) = ctx.chunks.clone() else {
+        return;
+    };
+    let stopping = ctx.stopping.clone();
+    let work = async move {
+        let mut running = JoinSet::new();
+        while !stopping.is_cancelled() {
+            while running.try_join_next().is_some() {}
+            let notified = chunks.wake.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let org = match chunks.db.next_chunk_org().await {
+                Ok(org) => org,
+                Err(e) => {
+                    tracing::warn!(error = %e, "looking for chunks failed");
+                    None
+                }
+            };
+            if let Some(org) = org {
+                let slot = tokio::select! {
+                    slot = chunks.cpu.acquire(&org, Class::Heavy) => slot,
+                    _ = stopping.cancelled() => break,
+                };
+                let lease = chunks.lease_ms();
+                match chunks
+                    .db
+                    .claim_chunk(lease, &chunks.node_id, Some(&org), None)
+                    .await
+                {
+                    Ok(Some(claim)) => {
+                        let span = tracing::info_span!("chunk", chunk = %claim.id, org = %org, attempt = claim.attempts);
+                        let chunks = chunks.clone();
+                        running.spawn(
+                            async move {
+                                let ran = chunks.run(&claim, &|_| {}).await;
+                                drop(slot);
+                                tracing::info!(?ran, "chunk claim ended");
+                            }
+                            .instrument(span),
+                        );
+                        continue;
+                    }
+                    Ok(None) => continue,
+                    Err(e) => tracing::warn!(error = %e, "claiming a chunk failed"),
+                }
+            }
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = tokio::time::sleep(chunks.poll) => {}
+                _ = stopping.cancelled() => {}
+            }
+        }
+        while running.join_next().await.is_some() {}
+    };
+    set.spawn(work.instrument(tracing::info_span!("chunk worker")));
+}
