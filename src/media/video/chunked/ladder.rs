@@ -181,6 +181,8 @@ impl Ladder<'_> {
         output: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<bool, MediaError> {
+        let chunks = self.plan.chunks.len();
+        tracing::debug!(chunks, "encoding the ladder in chunks");
         let name = format!("ladder-{}", uuid::Uuid::new_v4().simple());
         let dir = ScratchDir(work_dir.join(name));
         tokio::fs::create_dir(&dir.0).await?;
