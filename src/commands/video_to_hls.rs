@@ -187,6 +187,9 @@ fn recipe(rungs: &[Rung], info: &VideoInfo, dir: &Path) -> LadderRecipe {
         audio,
         muxer: muxer(n, info.has_audio, dir),
         segment_frames: segment_frames(info.frame_rate),
+        lead_in: info
+            .frame_rate
+            .map_or(0, |rate| (rate * f64::from(KEYFRAME_SECONDS)).round() as u64),
     }
 }
 
@@ -284,6 +287,7 @@ mod tests {
         assert_eq!(args.matches("-map 0:a:0").count(), 4, "{args}");
         // 6 s at 25 fps: chunks are cut between segments, every 150 frames.
         assert_eq!(recipe.segment_frames, Some(150));
+        assert_eq!(recipe.lead_in, 50);
         let silent = super::recipe(&rungs[3..], &source(false), dir).whole().join(" ");
         assert!(silent.contains("-var_stream_map v:0"), "{silent}");
         assert!(!silent.contains("-c:a"), "{silent}");

@@ -1,7 +1,7 @@
 //! The HLS ladder in chunks. The single-process recipe decodes the source once and
 //! splits it into every rendition's encoder, with keyframes forced every few seconds
-//! and the HLS muxer cutting segments at them. In chunks, each chunk is a run of those
-//! keyframe intervals: one process per chunk decodes its exact frame range once and
+//! and the HLS muxer cutting segments at them. In chunks, each chunk is a run of whole
+//! segments: one process per chunk decodes its exact frame range once and
 //! encodes every rendition of it, with the same filter graph and encoder options, into
 //! one MP4 of a video stream per rendition; the audio is encoded once beside them.
 //! The join reads the chunks back through the concat demuxer (each placed at its exact
@@ -17,10 +17,16 @@
 //! as the single-process recipe; the copy costs a read and a write of the output.
 //! Chunks start where a segment does, on a keyframe the recipe forces anyway, and the
 //! muxer cuts where the single-process one does, so no keyframe or segment is added.
-//! Whole segments rather than any forced keyframe, because x264 spends fewer bits on
-//! the last frames before its end (its lookahead runs dry) and on the first after its
-//! start (no history of complexity): a cut every 2 s made a 720p ladder 7 % smaller
-//! than the single-process one, a cut every 6 s 1 % (docs/PERFORMANCE.md).
+//!
+//! A fresh x264 encode differs from the single-process one at both ends: it spends
+//! fewer bits on its last frames (its lookahead runs dry) and starts with no history
+//! of complexity and a full rate buffer, which at the rate cap (noise, grain) buys a
+//! burst of bits. So chunks are whole segments rather than any 2 s keyframe interval
+//! (a cut every 2 s made a 720p ladder 7 % smaller than the single-process one, every
+//! 6 s 1 %), and each chunk but the first is encoded from one interval earlier, that
+//! lead-in dropped by copy (noise running across a cut: 8 % larger without it, 2-3 %
+//! with). The lead-in costs at most a third more encoding per chunk (2 s before 6 s
+//! or more); docs/PERFORMANCE.md has the figures.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -56,6 +62,11 @@ pub(crate) struct LadderRecipe {
     /// fall a whole number of frames apart: chunks are cut only between segments;
     /// `None` otherwise, and never split.
     pub segment_frames: Option<u64>,
+    /// Frames encoded before each chunk but the first, then dropped: one interval
+    /// between forced keyframes (so the pattern holds), through which the chunk's
+    /// encoder reaches its first frame with its rate cap's buffer and its history of
+    /// complexity near where the single-process encoder has them.
+    pub lead_in: u64,
 }
 
 impl LadderRecipe {
@@ -83,21 +94,50 @@ impl LadderRecipe {
         args
     }
 
-    /// The options before `-i` and the recipe after it of `chunk`'s video: every
-    /// rendition of it, each a stream of one file.
+    /// The options before `-i` and the recipe after it of `chunk`'s video, its lead-in
+    /// (see [`LadderRecipe::lead_in`]) first: every rendition of it, each a stream of
+    /// one file.
     fn chunk(&self, chunk: &Chunk, rate: f64) -> (Vec<String>, Vec<String>) {
-        let seek = chunk
+        let lead = self.lead(chunk);
+        let read = Chunk {
+            start: chunk.start - lead,
+            count: chunk.count + lead,
+            ..chunk.clone()
+        };
+        let seek = read
             .seek(rate)
             .map(|s| vec!["-ss".to_string(), format!("{s:.6}")]);
         // Restarted at zero, the chunk's keyframes are forced at the same frames as the
         // whole video's: it starts on one, and the interval is a whole number of frames.
         let mut args = self.encoders("setpts=PTS-STARTPTS,");
-        if !chunk.last {
-            args.extend(["-frames:v".to_string(), chunk.count.to_string()]);
+        if !read.last {
+            args.extend(["-frames:v".to_string(), read.count.to_string()]);
         }
         args.extend(self.video.iter().cloned());
         args.extend(["-f", PIECES].map(String::from));
         (seek.unwrap_or_default(), args)
+    }
+
+    /// The frames of `chunk`'s lead-in: none for the first.
+    fn lead(&self, chunk: &Chunk) -> u64 {
+        self.lead_in.min(chunk.start)
+    }
+
+    /// The command line that drops the lead-in of `lead` frames at `rate` from the
+    /// chunk at `from` into `to`: the chunk's own first frame is a keyframe exactly
+    /// there, so an input seek with every packet copied starts on it, in every stream,
+    /// its times restarted at zero.
+    fn drop_lead(lead: u64, rate: f64, from: &Path, to: &Path) -> Vec<OsString> {
+        let mut args: Vec<OsString> = ["-nostdin", "-hide_banner", "-loglevel", "error"]
+            .map(OsString::from)
+            .into();
+        args.extend(["-nostats", "-n", "-protocol_whitelist", "file", "-ss"].map(OsString::from));
+        args.push(format!("{:.6}", lead as f64 / rate).into());
+        args.extend(["-f", PIECES, "-i"].map(OsString::from));
+        args.push(file_url(from));
+        args.extend(["-map", "0", "-c", "copy", "-f", PIECES].map(OsString::from));
+        args.push(file_url(to));
+        args
     }
 
     /// The recipe of the audio alone.
@@ -194,17 +234,7 @@ impl Ladder<'_> {
         }
         let chunks = ChunkProgress::new(self.plan, progress);
         let report = |index: usize, fraction: f64| chunks.report(index, fraction);
-        run_pieces(pieces.len(), |i| {
-            let piece = pieces[i];
-            let recipe = match piece {
-                Piece::Video(i) => self.recipe.chunk(&self.plan.chunks[i], self.plan.rate),
-                Piece::Audio => (Vec::new(), self.recipe.audio_only()),
-            };
-            let output = piece_path(&dir.0, piece);
-            let run = (self.media, self.input, self.plan);
-            async move { run_piece(run, piece, recipe, &output, &report).await }
-        })
-        .await?;
+        run_pieces(pieces.len(), |i| self.piece(pieces[i], &dir.0, &report)).await?;
         let list = dir.0.join("chunks.txt");
         tokio::fs::write(&list, concat_list(self.plan, PIECES)).await?;
         let frames = self.frames(&list).await?;
@@ -222,6 +252,38 @@ impl Ladder<'_> {
         self.media.runner().run(ffmpeg, args).await?;
         progress(1.0);
         Ok(true)
+    }
+
+    /// Encodes one piece into `dir`, reporting a chunk's progress to `report`; a chunk
+    /// with a lead-in is encoded with it, then copied without it.
+    async fn piece(
+        &self,
+        piece: Piece,
+        dir: &Path,
+        report: &(dyn Fn(usize, f64) + Send + Sync),
+    ) -> Result<(), MediaError> {
+        let run = (self.media, self.input, self.plan);
+        let output = piece_path(dir, piece);
+        let Piece::Video(i) = piece else {
+            let recipe = (Vec::new(), self.recipe.audio_only());
+            return run_piece(run, piece, recipe, &output, report).await;
+        };
+        let chunk = &self.plan.chunks[i];
+        let recipe = self.recipe.chunk(chunk, self.plan.rate);
+        let lead = self.recipe.lead(chunk);
+        if lead == 0 {
+            return run_piece(run, piece, recipe, &output, report).await;
+        }
+        let with_lead = dir.join(format!("lead-{i}.{PIECES}"));
+        run_piece(run, piece, recipe, &with_lead, report).await?;
+        let args = LadderRecipe::drop_lead(lead, self.plan.rate, &with_lead, &output);
+        self.media
+            .runner()
+            .run(&self.media.config().ffmpeg, args)
+            .await?;
+        // Best effort: the scratch directory goes whole at the end.
+        let _ = tokio::fs::remove_file(&with_lead).await;
+        Ok(())
     }
 
     /// The frames of every rendition of the chunks joined by the list at `list`.

@@ -12,14 +12,13 @@ use crate::media::video::hls::{variants, MediaPlaylist};
 use crate::media::MediaFormat;
 
 /// An 854x480 clip at 25 fps with two hard scene cuts and a tone: 8 s, 200 frames. The
-/// noise (which the rate cap holds back) ends before the cut between the chunks: where
-/// the cap binds across a cut, the chunk after it starts with a full buffer, as any
-/// fresh encode does (docs/PERFORMANCE.md).
+/// noise at its end, which the rate cap holds back, runs across the cut between the
+/// chunks at 6 s: the chunk after it must not spend a fresh rate buffer there.
 fn clip(dir: &Path) -> MediaFile {
     let path = dir.join("cuts.mp4");
     let graph = "testsrc2=s=854x480:r=25:d=3[a];\
-                 smptebars=s=854x480:r=25:d=2.4,noise=alls=20:allf=t[b];\
-                 mandelbrot=s=854x480:r=25,trim=duration=2.6,setpts=PTS-STARTPTS[c];\
+                 mandelbrot=s=854x480:r=25,trim=duration=2.6,setpts=PTS-STARTPTS[b];\
+                 smptebars=s=854x480:r=25:d=2.4,noise=alls=20:allf=t[c];\
                  [a][b][c]concat=n=3,format=yuv420p[v]";
     let status = Command::new("ffmpeg")
         .args(["-nostdin", "-v", "error", "-y", "-filter_complex", graph])
@@ -62,6 +61,7 @@ fn recipe(dir: &Path) -> LadderRecipe {
             .collect(),
         muxer,
         segment_frames: Some(150),
+        lead_in: 50,
     }
 }
 
@@ -275,14 +275,15 @@ fn a_chunk_encodes_every_rung_of_its_frames_and_the_join_copies_them_to_the_muxe
         last: false,
     };
     let (before, after) = recipe.chunk(&chunk, 25.0);
-    assert_eq!(before, ["-ss", "1.980000"]);
+    // A lead-in of 50 frames: frames 0..150 encoded, 50..150 kept.
+    assert_eq!(before, Vec::<String>::new());
     let after = after.join(" ");
     assert!(
         after.starts_with("-filter_complex [0:v:0]setpts=PTS-STARTPTS,format=yuv420p,split=2"),
         "{after}"
     );
     assert!(
-        after.contains("-map [v0] -map [v1] -frames:v 100 -c:v libx264"),
+        after.contains("-map [v0] -map [v1] -frames:v 150 -c:v libx264"),
         "{after}"
     );
     assert!(after.ends_with("-f mp4"), "{after}");
@@ -290,14 +291,26 @@ fn a_chunk_encodes_every_rung_of_its_frames_and_the_join_copies_them_to_the_muxe
         !after.contains("0:a") && !after.contains("-f hls"),
         "{after}"
     );
+    let drop = LadderRecipe::drop_lead(50, 25.0, Path::new("/s/lead.mp4"), Path::new("/s/c.mp4"));
+    let drop: Vec<String> = drop
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        drop.join(" ").ends_with(
+            "-ss 2.000000 -f mp4 -i file:/s/lead.mp4 -map 0 -c copy -f mp4 file:/s/c.mp4"
+        ),
+        "{drop:?}"
+    );
     let last = Chunk {
+        start: 150,
+        count: 50,
         last: true,
         ..chunk
     };
-    assert!(!recipe
-        .chunk(&last, 25.0)
-        .1
-        .contains(&"-frames:v".to_string()));
+    let (before, after) = recipe.chunk(&last, 25.0);
+    assert_eq!(before, ["-ss", "3.980000"]);
+    assert!(!after.contains(&"-frames:v".to_string()));
     assert_eq!(
         recipe.audio_only().join(" "),
         "-map 0:a:0 -vn -c:a aac -b:a 128k -ac 2 -f mp4"
