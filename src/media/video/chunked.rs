@@ -279,21 +279,9 @@ fn concat_list(plan: &Plan, extension: &str) -> String {
 /// The head of a join's command line, up to the concat list's URL: quiet, no
 /// overwriting, local files only, the list read by the concat demuxer.
 fn join_head() -> Vec<OsString> {
-    [
-        "-nostdin",
-        "-hide_banner",
-        "-loglevel",
-        "error",
-        "-nostats",
-        "-n",
-        "-protocol_whitelist",
-        "file",
-        "-f",
-        "concat",
-        "-i",
-    ]
-    .map(OsString::from)
-    .into()
+    let mut args = transcode::quiet_args();
+    args.extend(["-f", "concat", "-i"].map(OsString::from));
+    args
 }
 
 /// A directory removed with everything in it when dropped.

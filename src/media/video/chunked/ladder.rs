@@ -35,7 +35,7 @@ use super::pieces::{run_piece, run_pieces, ChunkProgress, Piece};
 use super::plan::{self, Chunk, Plan};
 use super::{concat_list, join_head, ScratchDir};
 use crate::media::ffmpeg::input::{demuxer, file_url};
-use crate::media::ffmpeg::transcode::{input_args_with, run_ffmpeg};
+use crate::media::ffmpeg::transcode::{input_args_with, quiet_args, run_ffmpeg};
 use crate::media::video::info::VideoInfo;
 use crate::media::{cores, Media, MediaError, MediaFile, ProgressFn};
 
@@ -128,11 +128,8 @@ impl LadderRecipe {
     /// there, so an input seek with every packet copied starts on it, in every stream,
     /// its times restarted at zero.
     fn drop_lead(lead: u64, rate: f64, from: &Path, to: &Path) -> Vec<OsString> {
-        let mut args: Vec<OsString> = ["-nostdin", "-hide_banner", "-loglevel", "error"]
-            .map(OsString::from)
-            .into();
-        args.extend(["-nostats", "-n", "-protocol_whitelist", "file", "-ss"].map(OsString::from));
-        args.push(format!("{:.6}", lead as f64 / rate).into());
+        let mut args = quiet_args();
+        args.extend(["-ss".into(), format!("{:.6}", lead as f64 / rate).into()]);
         args.extend(["-f", PIECES, "-i"].map(OsString::from));
         args.push(file_url(from));
         args.extend(["-map", "0", "-c", "copy", "-f", PIECES].map(OsString::from));
