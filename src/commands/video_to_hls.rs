@@ -8,6 +8,8 @@
 //! however many rungs there are. Each rung is capped-CRF x264 (`veryfast`, CRF 23,
 //! `-maxrate` by rung) with a keyframe every 2 s, so segments cut at the same
 //! instants in every rendition and a player can switch between them at any segment.
+//! A long video is encoded in chunks of whole segments where that pays, with the same
+//! recipe (`chunked::ladder`): the same playlists and segments, in parallel.
 //!
 //! The output is one file, the master playlist; its media playlists, init sections
 //! and segments are stored beside it (`storage::OutputKey::companion`) and reached
