@@ -234,7 +234,7 @@ impl Ladder<'_> {
         run_pieces(pieces.len(), |i| self.piece(pieces[i], &dir.0, &report)).await?;
         let list = dir.0.join("chunks.txt");
         tokio::fs::write(&list, concat_list(self.plan, PIECES)).await?;
-        let frames = self.frames(&list).await?;
+        let frames = self.frames(&list).await;
         if frames.len() != self.recipe.renditions || frames.iter().any(|f| *f != self.plan.frames) {
             tracing::warn!(
                 expected = self.plan.frames,
@@ -274,17 +274,21 @@ impl Ladder<'_> {
         let with_lead = dir.join(format!("lead-{i}.{PIECES}"));
         run_piece(run, piece, recipe, &with_lead, report).await?;
         let args = LadderRecipe::drop_lead(lead, self.plan.rate, &with_lead, &output);
-        self.media
-            .runner()
-            .run(&self.media.config().ffmpeg, args)
-            .await?;
+        let ffmpeg = &self.media.config().ffmpeg;
+        if let Err(e) = self.media.runner().run(ffmpeg, args).await {
+            // A seek that found nothing to decode (an MPEG-TS with keyframes further
+            // apart than the lead-in) leaves a chunk of no frames to copy: the chunk is
+            // missing, the count says so, and the ladder is encoded in one process.
+            tracing::debug!(error = %e, chunk = i, "a chunk's lead-in could not be dropped");
+        }
         // Best effort: the scratch directory goes whole at the end.
         let _ = tokio::fs::remove_file(&with_lead).await;
         Ok(())
     }
 
-    /// The frames of every rendition of the chunks joined by the list at `list`.
-    async fn frames(&self, list: &Path) -> Result<Vec<u64>, MediaError> {
+    /// The frames of every rendition of the chunks joined by the list at `list`; none
+    /// when a chunk cannot be read (see `piece`).
+    async fn frames(&self, list: &Path) -> Vec<u64> {
         let mut args: Vec<OsString> = ["-v", "error", "-protocol_whitelist", "file"]
             .map(OsString::from)
             .into();
@@ -293,11 +297,13 @@ impl Ladder<'_> {
         args.extend(["-of", "csv=p=0", "-f", "concat"].map(OsString::from));
         args.push(file_url(list));
         let ffprobe = &self.media.config().ffprobe;
-        let out = self.media.runner().run(ffprobe, args).await?;
-        Ok(String::from_utf8_lossy(&out.stdout)
+        let Ok(out) = self.media.runner().run(ffprobe, args).await else {
+            return Vec::new();
+        };
+        String::from_utf8_lossy(&out.stdout)
             .lines()
             .filter_map(|l| l.trim().trim_end_matches(',').parse().ok())
-            .collect())
+            .collect()
     }
 }
 
