@@ -8,6 +8,8 @@
 //! however many rungs there are. Each rung is capped-CRF x264 (`veryfast`, CRF 23,
 //! `-maxrate` by rung) with a keyframe every 2 s, so segments cut at the same
 //! instants in every rendition and a player can switch between them at any segment.
+//! A long video is encoded in chunks of whole segments where that pays, with the same
+//! recipe (`chunked::ladder`): the same playlists and segments, in parallel.
 //!
 //! The output is one file, the master playlist; its media playlists, init sections
 //! and segments are stored beside it (`storage::OutputKey::companion`) and reached
@@ -17,8 +19,10 @@ use std::path::Path;
 
 use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
 use crate::media::ffmpeg::input::file_url;
-use crate::media::ffmpeg::transcode::{input_args_with, run_ffmpeg, SQUARE_PIXELS, X264};
+use crate::media::ffmpeg::transcode::{SQUARE_PIXELS, X264};
+use crate::media::video::chunked::ladder::{self, LadderRecipe};
 use crate::media::video::hls;
+use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -129,12 +133,9 @@ async fn run(
         // ffmpeg writes into the rungs' directories but makes none behind `file:`.
         tokio::fs::create_dir_all(dir.join(format!("v{i}"))).await?;
     }
-    let max_seconds = media.config().max_video_seconds;
-    let demuxer = crate::media::ffmpeg::input::demuxer(input.format);
-    let head = input_args_with((&input.path, demuxer), max_seconds, &[]);
-    let tail = args(&rungs, info.has_audio, &dir);
-    let output = file_url(&dir.join("v%v").join("index.m3u8"));
-    let ran = run_ffmpeg(media, head, tail, output, info.duration, progress).await;
+    let recipe = recipe(&rungs, &info, &dir);
+    let output = dir.join("v%v").join("index.m3u8");
+    let ran = ladder::encode(media, (input, &info), &recipe, out_dir, &output, progress).await;
     let master = dir.join(MASTER);
     let finished = match ran {
         Ok(()) => hls::state_bandwidths(&master).await,
@@ -151,32 +152,24 @@ async fn run(
     })
 }
 
-/// ffmpeg arguments after the input: one decode split into every rung, each scaled
-/// and encoded, muxed as HLS with fMP4 segments into `dir` (`v<i>/` per rung).
-fn args(rungs: &[Rung], has_audio: bool, dir: &Path) -> Vec<String> {
+/// The ladder's recipe for a source described by `info`: one decode split into every
+/// rung, each scaled and encoded, muxed as HLS with fMP4 segments into `dir` (`v<i>/`
+/// per rung). Run in one process or in chunks (`ladder::encode`), the same parts.
+fn recipe(rungs: &[Rung], info: &VideoInfo, dir: &Path) -> LadderRecipe {
     let n = rungs.len();
     let labels: String = (0..n).map(|i| format!("[s{i}]")).collect();
-    let mut graph = format!("[0:v:0]{SQUARE_PIXELS},format=yuv420p,split={n}{labels}");
+    let mut graph = format!("{SQUARE_PIXELS},format=yuv420p,split={n}{labels}");
     for (i, rung) in rungs.iter().enumerate() {
         let (w, h) = rung.size;
         graph.push_str(&format!(
             ";[s{i}]scale={w}:{h}:flags=bicubic,setsar=1[v{i}]"
         ));
     }
-    let mut args = vec!["-filter_complex".to_string(), graph];
-    for i in 0..n {
-        args.extend(["-map".to_string(), format!("[v{i}]")]);
-    }
-    if has_audio {
-        for _ in 0..n {
-            args.extend(["-map", "0:a:0"].map(String::from));
-        }
-    }
-    args.extend(X264.map(String::from));
-    args.extend(["-pix_fmt", "yuv420p"].map(String::from));
+    let mut video: Vec<String> = X264.map(String::from).into();
+    video.extend(["-pix_fmt", "yuv420p"].map(String::from));
     for (i, rung) in rungs.iter().enumerate() {
         let rate = rung.rate_k;
-        args.extend([
+        video.extend([
             format!("-maxrate:v:{i}"),
             format!("{rate}k"),
             format!("-bufsize:v:{i}"),
@@ -184,10 +177,38 @@ fn args(rungs: &[Rung], has_audio: bool, dir: &Path) -> Vec<String> {
         ]);
     }
     let keyframes = format!("expr:gte(t,n_forced*{KEYFRAME_SECONDS})");
-    args.extend(["-force_key_frames".to_string(), keyframes]);
-    if has_audio {
-        args.extend(["-c:a", "aac", "-b:a", AUDIO_RATE, "-ac", "2"].map(String::from));
+    video.extend(["-force_key_frames".to_string(), keyframes]);
+    let audio = match info.has_audio {
+        true => ["-c:a", "aac", "-b:a", AUDIO_RATE, "-ac", "2"].map(String::from).into(),
+        false => Vec::new(),
+    };
+    LadderRecipe {
+        graph,
+        renditions: n,
+        video,
+        audio,
+        muxer: muxer(n, info.has_audio, dir),
+        segment_frames: segment_frames(info.frame_rate),
+        lead_in: info
+            .frame_rate
+            .map_or(0, |rate| (rate * f64::from(KEYFRAME_SECONDS)).round() as u64),
     }
+}
+
+/// Frames per segment at `rate`, where keyframes fall a whole number of frames apart:
+/// at 25 or 30 fps every forced keyframe falls a fixed number of frames after the last,
+/// so a chunk cut on one keeps the pattern; at 29.97 the gap varies by a frame, and the
+/// ladder is encoded whole.
+fn segment_frames(rate: Option<f64>) -> Option<u64> {
+    let rate = rate?;
+    let gap = rate * f64::from(KEYFRAME_SECONDS);
+    let whole = (gap - gap.round()).abs() < 1e-6 && gap >= 1.0;
+    whole.then(|| (rate * f64::from(SEGMENT_SECONDS)).round() as u64)
+}
+
+/// The HLS muxer's arguments: `n` variants (with audio, the `i`th video and audio
+/// stream each), 6 s fMP4 segments into `dir`.
+fn muxer(n: usize, has_audio: bool, dir: &Path) -> Vec<String> {
     let streams: Vec<String> = (0..n)
         .map(|i| match has_audio {
             true => format!("v:{i},a:{i}"),
@@ -195,30 +216,28 @@ fn args(rungs: &[Rung], has_audio: bool, dir: &Path) -> Vec<String> {
         })
         .collect();
     let segments = dir.join("v%v").join("seg%d.mp4");
-    args.extend(
-        [
-            "-f",
-            "hls",
-            "-hls_time",
-            &SEGMENT_SECONDS.to_string(),
-            "-hls_playlist_type",
-            "vod",
-            "-hls_segment_type",
-            "fmp4",
-            "-hls_flags",
-            "independent_segments",
-            "-hls_fmp4_init_filename",
-            "init.mp4",
-            "-hls_segment_filename",
-            &path_url(&segments),
-            "-master_pl_name",
-            MASTER,
-            "-var_stream_map",
-            &streams.join(" "),
-        ]
-        .map(String::from),
-    );
-    args
+    [
+        "-f",
+        "hls",
+        "-hls_time",
+        &SEGMENT_SECONDS.to_string(),
+        "-hls_playlist_type",
+        "vod",
+        "-hls_segment_type",
+        "fmp4",
+        "-hls_flags",
+        "independent_segments",
+        "-hls_fmp4_init_filename",
+        "init.mp4",
+        "-hls_segment_filename",
+        &path_url(&segments),
+        "-master_pl_name",
+        MASTER,
+        "-var_stream_map",
+        &streams.join(" "),
+    ]
+    .map(String::from)
+    .into()
 }
 
 fn path_url(path: &Path) -> String {
@@ -252,19 +271,36 @@ mod tests {
         }
     }
 
+    fn source(has_audio: bool) -> VideoInfo {
+        crate::media::video::info::tests::info(Some(25.0), has_audio)
+    }
+
     #[test]
     fn one_decode_is_split_into_every_rung_in_one_hls_muxer() {
         let rungs = ladder((1920, 1080));
-        let args = args(&rungs, true, Path::new("/tmp/x")).join(" ");
+        let dir = Path::new("/tmp/x");
+        let recipe = recipe(&rungs, &source(true), dir);
+        let args = recipe.whole().join(" ");
         assert!(args.contains("split=4[s0][s1][s2][s3]"), "{args}");
         assert!(args.contains("[s3]scale=640:360"), "{args}");
         assert!(args.contains("-maxrate:v:0 5000k -bufsize:v:0 10000k"), "{args}");
         assert!(args.contains("-hls_segment_type fmp4"), "{args}");
         assert!(args.contains("-var_stream_map v:0,a:0 v:1,a:1 v:2,a:2 v:3,a:3"), "{args}");
         assert_eq!(args.matches("-map 0:a:0").count(), 4, "{args}");
-        let silent = super::args(&rungs[3..], false, Path::new("/tmp/x")).join(" ");
+        // 6 s at 25 fps: chunks are cut between segments, every 150 frames.
+        assert_eq!(recipe.segment_frames, Some(150));
+        assert_eq!(recipe.lead_in, 50);
+        let silent = super::recipe(&rungs[3..], &source(false), dir).whole().join(" ");
         assert!(silent.contains("-var_stream_map v:0"), "{silent}");
         assert!(!silent.contains("-c:a"), "{silent}");
+    }
+
+    #[test]
+    fn only_rates_with_whole_frames_between_keyframes_are_split() {
+        assert_eq!(segment_frames(Some(30.0)), Some(180));
+        assert_eq!(segment_frames(Some(12.5)), Some(75));
+        assert_eq!(segment_frames(Some(30000.0 / 1001.0)), None);
+        assert_eq!(segment_frames(None), None);
     }
 
     #[test]

@@ -224,13 +224,14 @@ async fn a_download_answers_a_cors_preflight_from_any_origin() {
 }
 
 /// hls.js (the copy the playground serves) in Chromium, on a page of another origin,
-/// given the master URL only (`hls_player.py`).
+/// given the master URL only (`hls_player.py`). The ladder is encoded in chunks (7 s
+/// cut between its two segments), as a long video's is.
 #[tokio::test]
 async fn hls_js_on_another_origin_plays_the_stream_past_one_second() {
-    let app = spawn_app().await;
+    let app = spawn_app_with(|c| c.min_chunk_work = 1).await;
     let src = app
         .fixtures
-        .add("a.mp4", clips::clip("640x360", 25, 4.0, true, "mp4"));
+        .add("a.mp4", clips::clip("640x360", 25, 7.0, true, "mp4"));
     let doc = app.run_done(edit(&src, &["video-to-hls"], None)).await;
     let master_url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
     let hls_js = format!("{}/playground/hls.light.min.js", app.base);

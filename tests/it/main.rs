@@ -54,6 +54,7 @@ mod fixtures;
 mod front_door;
 mod helpers;
 mod hls;
+mod hls_chunked;
 mod hostile;
 mod idempotency;
 mod image_commands;

@@ -65,19 +65,7 @@ fn head_args(input: &MediaFile, max_seconds: f64, options: &[String]) -> Vec<OsS
 
 /// [`head_args`] for `path` read through the named `demuxer`.
 fn head_args_as(path: &Path, demuxer: &str, max_seconds: f64, options: &[String]) -> Vec<OsString> {
-    let mut args: Vec<OsString> = [
-        "-nostdin",
-        "-hide_banner",
-        "-loglevel",
-        "error",
-        "-nostats",
-        "-n",
-        "-protocol_whitelist",
-        "file",
-    ]
-    .iter()
-    .map(OsString::from)
-    .collect();
+    let mut args = quiet_args();
     if demuxer == "gif" {
         // Play a looping GIF once (the default, stated so it stays so).
         args.extend(["-ignore_loop", "1"].map(OsString::from));
@@ -88,6 +76,23 @@ fn head_args_as(path: &Path, demuxer: &str, max_seconds: f64, options: &[String]
     args.push(file_url(path));
     args.extend(["-map_metadata", "-1"].map(OsString::from));
     args
+}
+
+/// The options every ffmpeg run starts with: quiet, no stdin, no overwriting, and
+/// local files only.
+pub(crate) fn quiet_args() -> Vec<OsString> {
+    [
+        "-nostdin",
+        "-hide_banner",
+        "-loglevel",
+        "error",
+        "-nostats",
+        "-n",
+        "-protocol_whitelist",
+        "file",
+    ]
+    .map(OsString::from)
+    .into()
 }
 
 /// Stream selection: the first video stream, and the first audio stream if there is one.

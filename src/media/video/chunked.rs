@@ -17,10 +17,6 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
-
-use tokio_util::sync::CancellationToken;
 
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::{self, map_args};
@@ -28,12 +24,15 @@ use crate::media::video::info::VideoInfo;
 use crate::media::video::probe;
 use crate::media::{cores, output_path, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
+pub(crate) mod ladder;
 mod lend;
+mod pieces;
 pub(crate) mod plan;
 mod remote;
 mod sizes;
 
 pub use lend::{with_lender, Borrowed, CoreLender};
+use pieces::{run_piece, run_pieces, ChunkProgress, Piece};
 use plan::{Chunk, FrameCosts, Plan};
 pub use remote::{encode_chunk, with_farm, BoxFuture, ChunkFarm, FarmJob, FarmedChunk};
 
@@ -150,13 +149,6 @@ struct Chunked<'a> {
     format: MediaFormat,
 }
 
-/// A piece of work of a chunked encode: a chunk of the video, or the whole audio.
-#[derive(Debug, Clone, Copy)]
-enum Piece {
-    Video(usize),
-    Audio,
-}
-
 impl Chunked<'_> {
     /// The joined file, or `None` when its frames do not add up (then nothing is left
     /// behind and the caller encodes in one process).
@@ -178,32 +170,15 @@ impl Chunked<'_> {
         if !self.recipe.audio.is_empty() {
             pieces.push(Piece::Audio);
         }
-        let done = Mutex::new(vec![0.0; self.plan.chunks.len()]);
-        let report = |index: usize, fraction: f64| {
-            let mut done = done.lock().unwrap_or_else(|e| e.into_inner());
-            done[index] = fraction * self.plan.chunks[index].count as f64;
-            let frames: f64 = done.iter().sum();
-            // The join is left for the last hundredth.
-            progress((frames / self.plan.frames as f64 * 0.99).min(0.99));
-        };
+        let chunks = ChunkProgress::new(self.plan, progress);
+        let report = |index: usize, fraction: f64| chunks.report(index, fraction);
         // The seam: through the queue across nodes, or on this node's slots.
         if let Some(farm) = remote::farm() {
             if !self.farm_pieces(&*farm, &dir.0, &report).await? {
                 return Ok(None);
             }
         } else {
-            let queue = Queue::new(pieces.len());
-            let run_piece = |i: usize| self.piece(pieces[i], &dir.0, &report);
-            let own = queue.work(None, &run_piece);
-            let lender = lend::lender();
-            // Without a lender, one helper per further core; with one, a helper per further
-            // piece, each working only while it holds a borrowed slot.
-            let helpers = match &lender {
-                Some(_) => pieces.len() - 1,
-                None => (cores() - 1).min(pieces.len() - 1),
-            };
-            let helpers = (0..helpers).map(|_| queue.work(lender.as_deref(), &run_piece));
-            futures::try_join!(own, futures::future::try_join_all(helpers))?;
+            run_pieces(pieces.len(), |i| self.piece(pieces[i], &dir.0, &report)).await?;
         }
         let joined = self.join(&dir.0, out_dir).await?;
         let counted = probe::run(self.media, &joined.path, self.format, true).await?;
@@ -228,30 +203,13 @@ impl Chunked<'_> {
         dir: &Path,
         report: &(dyn Fn(usize, f64) + Send + Sync),
     ) -> Result<(), MediaError> {
-        let (options, tail, seconds) = match piece {
-            Piece::Video(i) => {
-                let chunk = &self.plan.chunks[i];
-                let (options, tail) = self.recipe.chunk(chunk, self.plan.rate);
-                (options, tail, Some(chunk.seconds(self.plan.rate)))
-            }
-            Piece::Audio => (Vec::new(), self.recipe.audio_only(), None),
+        let recipe = match piece {
+            Piece::Video(i) => self.recipe.chunk(&self.plan.chunks[i], self.plan.rate),
+            Piece::Audio => (Vec::new(), self.recipe.audio_only()),
         };
         let output = self.piece_path(dir, piece);
-        let on_progress = |fraction: f64| {
-            if let Piece::Video(i) = piece {
-                report(i, fraction);
-            }
-        };
-        let recipe = (options.as_slice(), tail);
-        encode_chunk(
-            self.media,
-            self.input,
-            recipe,
-            seconds,
-            &output,
-            &on_progress,
-        )
-        .await
+        let run = (self.media, self.input, self.plan);
+        run_piece(run, piece, recipe, &output, report).await
     }
 
     fn piece_path(&self, dir: &Path, piece: Piece) -> PathBuf {
@@ -269,21 +227,7 @@ impl Chunked<'_> {
         let list = dir.join("chunks.txt");
         tokio::fs::write(&list, self.concat_list()).await?;
         let output = output_path(out_dir, self.format);
-        let mut args: Vec<OsString> = [
-            "-nostdin",
-            "-hide_banner",
-            "-loglevel",
-            "error",
-            "-nostats",
-            "-n",
-            "-protocol_whitelist",
-            "file",
-            "-f",
-            "concat",
-            "-i",
-        ]
-        .map(OsString::from)
-        .into();
+        let mut args = join_head();
         let with_audio = !self.recipe.audio.is_empty();
         if with_audio {
             if let Some(lead) = self.audio_lead(dir).await? {
@@ -346,68 +290,31 @@ impl Chunked<'_> {
         Ok(first.filter(|t| *t < 0.0).map(|t| -t))
     }
 
-    /// The concat demuxer's list: each chunk by its name beside the list, with its
-    /// exact length (the last one's is whatever it holds).
     fn concat_list(&self) -> String {
-        let extension = self.format.extension();
-        let mut list = String::from("ffconcat version 1.0\n");
-        for chunk in &self.plan.chunks {
-            list.push_str(&format!("file chunk-{}.{extension}\n", chunk.index));
-            if !chunk.last {
-                list.push_str(&format!("duration {:.9}\n", chunk.seconds(self.plan.rate)));
-            }
-        }
-        list
+        concat_list(self.plan, self.format.extension())
     }
 }
 
-/// The pieces of a chunked encode, handed out in order to whoever works next.
-struct Queue {
-    next: AtomicUsize,
-    len: usize,
-    /// Cancelled once the last piece is taken: helpers still waiting for a slot stop.
-    all_taken: CancellationToken,
+/// The concat demuxer's list of `plan`'s chunks: each by its name beside the list
+/// (`chunk-<i>.<extension>`), with its exact length (the last one's is whatever it
+/// holds).
+fn concat_list(plan: &Plan, extension: &str) -> String {
+    let mut list = String::from("ffconcat version 1.0\n");
+    for chunk in &plan.chunks {
+        list.push_str(&format!("file chunk-{}.{extension}\n", chunk.index));
+        if !chunk.last {
+            list.push_str(&format!("duration {:.9}\n", chunk.seconds(plan.rate)));
+        }
+    }
+    list
 }
 
-impl Queue {
-    fn new(len: usize) -> Queue {
-        Queue {
-            next: AtomicUsize::new(0),
-            len,
-            all_taken: CancellationToken::new(),
-        }
-    }
-
-    fn take(&self) -> Option<usize> {
-        let i = self.next.fetch_add(1, Ordering::Relaxed);
-        if i + 1 >= self.len {
-            self.all_taken.cancel();
-        }
-        (i < self.len).then_some(i)
-    }
-
-    /// Works pieces until none is left: on the step's own slot (`lender` `None`), or
-    /// each on a slot borrowed from `lender` for it.
-    async fn work<F, Fut>(&self, lender: Option<&dyn CoreLender>, run: &F) -> Result<(), MediaError>
-    where
-        F: Fn(usize) -> Fut,
-        Fut: std::future::Future<Output = Result<(), MediaError>>,
-    {
-        loop {
-            let slot = match lender {
-                Some(lender) => tokio::select! {
-                    slot = lender.borrow() => Some(slot),
-                    _ = self.all_taken.cancelled() => return Ok(()),
-                },
-                None => None,
-            };
-            let Some(i) = self.take() else {
-                return Ok(());
-            };
-            run(i).await?;
-            drop(slot);
-        }
-    }
+/// The head of a join's command line, up to the concat list's URL: quiet, no
+/// overwriting, local files only, the list read by the concat demuxer.
+fn join_head() -> Vec<OsString> {
+    let mut args = transcode::quiet_args();
+    args.extend(["-f", "concat", "-i"].map(OsString::from));
+    args
 }
 
 /// A directory removed with everything in it when dropped.

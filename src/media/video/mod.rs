@@ -6,9 +6,9 @@
 //! - `probe`: the typed result of `ffprobe`.
 //! - `mp4`, `mkv`: the headers of the common outputs, read without a process.
 //! - `convert`: the shape of most video commands (inspect, then one ffmpeg run).
-//! - `hls`: the HLS ladder of `video-to-hls` (one ffmpeg run, playlists).
-//! - `chunked`: long Theora and VP9 encodes split at keyframes, encoded in
-//!   parallel, joined without re-encoding.
+//! - `hls`: the HLS playlists of `video-to-hls` (variants, segments, measured rates).
+//! - `chunked`: long Theora and VP9 encodes and HLS ladders split at keyframes,
+//!   encoded in parallel, joined without re-encoding.
 //! - `h264`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
 //! - `frames`: every frame of a video decoded once by ffmpeg, encoded here.
 //! - `shown_frame`: the frame shown at a time; `frame_score`: a poster candidate's

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::sync::Mutex;
 
 use super::plan::{self, Plan};
 use super::*;
