@@ -43,6 +43,7 @@ async fn main() {
         header_readers: true,
         shim_dir: None,
         min_chunk_work: 100_000_000,
+        ladder_cores_per_chunk: 2,
     });
     let path = PathBuf::from(&input);
     let format = media.detect(&path).await.expect("a format we read");

@@ -114,7 +114,8 @@ impl App {
             header_readers: config.header_readers,
             // Not in tmp/: a job's scratch space holds nothing else.
             shim_dir: Some(data_dir.join("lib")),
-            min_chunk_work: config.min_chunk_work,
+            min_chunk_work: config.chunking.min_chunk_work,
+            ladder_cores_per_chunk: config.chunking.ladder_cores_per_chunk as usize,
         });
         let wake = Arc::new(Notify::new());
         let running = queue::RunningEdits::new();
@@ -228,7 +229,7 @@ impl App {
         .run(finished.clone(), shutdown.clone());
         let node_id = uuid::Uuid::new_v4().simple().to_string();
         let chunk_wake = Arc::new(Notify::new());
-        let chunks = config.chunk_across_nodes.then(|| {
+        let chunks = config.chunking.chunk_across_nodes.then(|| {
             Arc::new(queue::Chunks {
                 db: db.clone(),
                 storage: storage.clone(),

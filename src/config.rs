@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use url::Url;
 
 mod admin;
+mod chunking;
 mod client;
 mod database_url;
 mod front_door;
@@ -20,6 +21,7 @@ pub use admin::{
     DbArgs, OrgArgs, RenderKeyCommand, RenderKeyRevokeArgs, RevokeArgs, TokenCommand,
     WebhookSecretArgs,
 };
+pub use chunking::ChunkingConfig;
 pub use client::{ClientArgs, CreateArgs, EditCommand};
 pub use database_url::DatabaseUrl;
 pub use front_door::FrontDoorConfig;
@@ -272,24 +274,8 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MAX_WORK_PER_EDIT", default_value_t = 200_000_000_000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_work_per_edit: u64,
 
-    /// Least work of one chunk of a chunked encode (Theora, VP9), in pixels × frames:
-    /// a video is split only into chunks of at least this much (the default is 2 s of
-    /// 1080p at 25 fps; see docs/PERFORMANCE.md). 0 never splits.
-    #[arg(long, env = "MEDIAEDIT_MIN_CHUNK_WORK", default_value_t = 100_000_000)]
-    pub min_chunk_work: u64,
-
-    /// Run the chunks of chunked encodes as claims in the queue, so every node's CPU
-    /// slots encode them (a cluster on PostgreSQL and shared storage; on one node it
-    /// works the same, through the database). See docs/ARCHITECTURE.md.
-    #[arg(
-        long,
-        env = "MEDIAEDIT_CHUNK_ACROSS_NODES",
-        value_parser = BoolishValueParser::new(),
-        num_args = 0..=1,
-        default_value = "false",
-        default_missing_value = "true"
-    )]
-    pub chunk_across_nodes: bool,
+    #[command(flatten)]
+    pub chunking: ChunkingConfig,
 
     /// Most pixels an animated image (GIF, APNG, animated WebP) may have summed over
     /// its frames (canvas × frames, read from its headers before any frame is

@@ -109,6 +109,8 @@ pub struct MediaConfig {
     pub shim_dir: Option<PathBuf>,
     /// Least work (pixels × frames) of one chunk of a chunked encode; 0 never splits.
     pub min_chunk_work: u64,
+    /// Cores one chunk of an HLS ladder counts for (x264 threads keep about two busy).
+    pub ladder_cores_per_chunk: usize,
 }
 
 /// Why a media operation failed. Every variant maps to a stable snake_case code.

@@ -100,8 +100,8 @@ async fn chunk_rows(db: &Db) -> Vec<(String, String, i64, Option<String>)> {
 
 async fn one_node_runs_its_chunks_through_the_queue_and_keeps_no_scratch(backend: Backend) {
     let app = spawn_app_on(backend, |c| {
-        c.min_chunk_work = 1;
-        c.chunk_across_nodes = true;
+        c.chunking.min_chunk_work = 1;
+        c.chunking.chunk_across_nodes = true;
         c.retention.sweep_interval_secs = 1;
     })
     .await;

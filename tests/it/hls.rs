@@ -228,7 +228,11 @@ async fn a_download_answers_a_cors_preflight_from_any_origin() {
 /// cut between its two segments), as a long video's is.
 #[tokio::test]
 async fn hls_js_on_another_origin_plays_the_stream_past_one_second() {
-    let app = spawn_app_with(|c| c.min_chunk_work = 1).await;
+    let app = spawn_app_with(|c| {
+        c.chunking.min_chunk_work = 1;
+        c.chunking.ladder_cores_per_chunk = 1;
+    })
+    .await;
     let src = app
         .fixtures
         .add("a.mp4", clips::clip("640x360", 25, 7.0, true, "mp4"));

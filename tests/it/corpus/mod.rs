@@ -101,6 +101,7 @@ pub fn media() -> Media {
         shim_dir: Some(std::env::temp_dir()),
         header_readers: true,
         min_chunk_work: 100_000_000,
+        ladder_cores_per_chunk: 2,
     })
 }
 

@@ -188,9 +188,11 @@ pub(crate) async fn encode(
     progress: ProgressFn<'_>,
 ) -> Result<(), MediaError> {
     let min_work = media.config().min_chunk_work;
+    // One chunk for the cores x264's threads keep busy (`--ladder-cores-per-chunk`).
+    let cores = cores() / media.config().ladder_cores_per_chunk.max(1);
     let planned = recipe
         .segment_frames
-        .and_then(|interval| plan::plan(info, min_work, cores(), interval, &LADDER_COSTS));
+        .and_then(|interval| plan::plan(info, min_work, cores, interval, &LADDER_COSTS));
     if let Some(plan) = planned {
         let ladder = Ladder {
             media,
