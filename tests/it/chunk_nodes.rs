@@ -4,16 +4,17 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use mediaedit::db::Db;
 use serde_json::Value;
 
-use crate::backends::{fresh_cluster_urls, s3_env, Backend};
+use crate::backends::{fresh_cluster_urls, Backend};
 use crate::binary::Server;
 use crate::clips;
+use crate::cluster::start_nodes;
 use crate::helpers::*;
 
 on_both_backends!(one_node_runs_its_chunks_through_the_queue_and_keeps_no_scratch);
@@ -201,23 +202,11 @@ async fn three_nodes_share_chunks_and_a_killed_node_loses_only_the_chunks_it_hel
     const EDITS: usize = 6;
     let urls = fresh_cluster_urls().await;
     let token = create_token_in(&urls.database_url, "chunk-org").await;
-    let mut env: Vec<(&str, String)> = s3_env();
-    env.extend([
-        ("MEDIAEDIT_DATABASE_URL", urls.database_url.clone()),
-        ("MEDIAEDIT_STORAGE_URL", urls.storage_url.clone()),
-        ("MEDIAEDIT_WORKERS", "2".into()),
-        ("MEDIAEDIT_LEASE_SECS", "2".into()),
-        ("MEDIAEDIT_CHUNK_ACROSS_NODES", "true".into()),
-        ("MEDIAEDIT_MIN_CHUNK_WORK", "1".into()),
-        ("MEDIAEDIT_WRITE_RATE_LIMIT_PER_SECOND", "0".into()),
-        ("MEDIAEDIT_READ_RATE_LIMIT_PER_SECOND", "0".into()),
-    ]);
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let dirs: Vec<_> = (0..3).map(|_| tempfile::TempDir::new().unwrap()).collect();
-    let mut nodes = Vec::new();
-    for dir in &dirs {
-        nodes.push(Server::start(dir.path(), &env, Stdio::null()).await);
-    }
+    let chunking = [
+        ("MEDIAEDIT_CHUNK_ACROSS_NODES", "true"),
+        ("MEDIAEDIT_MIN_CHUNK_WORK", "1"),
+    ];
+    let (mut nodes, dirs) = start_nodes(&urls, 3, &chunking).await;
     let fixtures = FixtureServer::start().await;
     let source = clips::mp4("320x240", 25, 4.0, true);
     let src = fixtures.add("clip.mp4", source.clone());

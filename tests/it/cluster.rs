@@ -11,7 +11,7 @@ use mediaedit::config::Role;
 use mediaedit::db::Db;
 use serde_json::{json, Value};
 
-use crate::backends::{bucket, fresh_cluster_urls, s3_env, Backend};
+use crate::backends::{bucket, fresh_cluster_urls, s3_env, Backend, ClusterUrls};
 use crate::binary::{Server, BIN};
 use crate::fixtures;
 use crate::helpers::*;
@@ -103,28 +103,41 @@ fn token_create_on(database_url: &str, org: &str) -> String {
         .to_string()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
-    const EDITS: usize = 100;
-    let urls = fresh_cluster_urls().await;
-    let token = token_create_on(&urls.database_url, "cluster-org");
+/// `count` nodes of the binary on the cluster of `urls`, each with a data dir of its
+/// own, two workers, 2 s leases and no rate limits, with `extra` settings beside.
+pub async fn start_nodes(
+    urls: &ClusterUrls,
+    count: usize,
+    extra: &[(&str, &str)],
+) -> (Vec<Server>, Vec<tempfile::TempDir>) {
     let mut env: Vec<(&str, String)> = s3_env();
     env.extend([
         ("MEDIAEDIT_DATABASE_URL", urls.database_url.clone()),
         ("MEDIAEDIT_STORAGE_URL", urls.storage_url.clone()),
         ("MEDIAEDIT_WORKERS", "2".into()),
-        // A node holds 2 + 2 claims, of which one organization 2.
-        ("MEDIAEDIT_FETCH_CONCURRENCY", "2".into()),
         ("MEDIAEDIT_LEASE_SECS", "2".into()),
         ("MEDIAEDIT_WRITE_RATE_LIMIT_PER_SECOND", "0".into()),
         ("MEDIAEDIT_READ_RATE_LIMIT_PER_SECOND", "0".into()),
     ]);
+    env.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    let dirs: Vec<_> = (0..3).map(|_| tempfile::TempDir::new().unwrap()).collect();
+    let dirs: Vec<_> = (0..count)
+        .map(|_| tempfile::TempDir::new().unwrap())
+        .collect();
     let mut nodes = Vec::new();
     for dir in &dirs {
         nodes.push(Server::start(dir.path(), &env, Stdio::null()).await);
     }
+    (nodes, dirs)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
+    const EDITS: usize = 100;
+    let urls = fresh_cluster_urls().await;
+    let token = token_create_on(&urls.database_url, "cluster-org");
+    // A node holds 2 + 2 claims, of which one organization 2.
+    let (mut nodes, _dirs) = start_nodes(&urls, 3, &[("MEDIAEDIT_FETCH_CONCURRENCY", "2")]).await;
 
     // Sources answer after 300 ms, so every node is mid-work when one is killed.
     let fixture_server = FixtureServer::start().await;
