@@ -9,18 +9,28 @@ use super::plan::{self, Plan};
 use super::*;
 use crate::media::testutil::{media, tempdir};
 
-/// A 320x240 clip at 25 fps with two hard scene cuts and a tone: 4 s, 100 frames.
-fn clip_with_cuts(dir: &Path) -> MediaFile {
+/// A `w`x`h` clip at 25 fps of three scenes lasting `scenes` seconds (a test pattern, a
+/// fractal zoom, noisy bars: two hard cuts), with a tone as long, by x264 at `preset`.
+pub(crate) fn clip_with_cuts(
+    dir: &Path,
+    (w, h): (u32, u32),
+    scenes: [f64; 3],
+    preset: &str,
+) -> MediaFile {
     let path = dir.join("cuts.mp4");
-    let graph = "testsrc2=s=320x240:r=25:d=1.4[a];\
-                 mandelbrot=s=320x240:r=25,trim=duration=1.4,setpts=PTS-STARTPTS[b];\
-                 smptebars=s=320x240:r=25:d=1.2,noise=alls=20:allf=t[c];\
-                 [a][b][c]concat=n=3,format=yuv420p[v]";
+    let [a, b, c] = scenes;
+    let graph = format!(
+        "testsrc2=s={w}x{h}:r=25:d={a}[a];\
+         mandelbrot=s={w}x{h}:r=25,trim=duration={b},setpts=PTS-STARTPTS[b];\
+         smptebars=s={w}x{h}:r=25:d={c},noise=alls=20:allf=t[c];\
+         [a][b][c]concat=n=3,format=yuv420p[v]"
+    );
+    let tone = format!("sine=frequency=300:duration={:.3}", a + b + c);
     let status = Command::new("ffmpeg")
-        .args(["-nostdin", "-v", "error", "-y", "-filter_complex", graph])
-        .args(["-f", "lavfi", "-i", "sine=frequency=300:duration=4"])
+        .args(["-nostdin", "-v", "error", "-y", "-filter_complex", &graph])
+        .args(["-f", "lavfi", "-i", &tone])
         .args(["-map", "[v]", "-map", "0:a", "-c:v", "libx264", "-g", "250"])
-        .args(["-c:a", "aac", "-shortest"])
+        .args(["-preset", preset, "-c:a", "aac", "-shortest"])
         .arg(&path)
         .status()
         .expect("run ffmpeg");
@@ -134,7 +144,8 @@ fn webm() -> SplitRecipe {
 /// long, SSIM within 0.003 and size within `size_slack`.
 async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_slack: f64) {
     let dir = tempdir();
-    let source = clip_with_cuts(dir.path());
+    // 4 s, 100 frames.
+    let source = clip_with_cuts(dir.path(), (320, 240), [1.4, 1.4, 1.2], "medium");
     let media = media();
     let info = crate::media::video::inspect::inspect(&media, &source, &[MediaFormat::Mp4])
         .await

@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use super::*;
 use crate::media::testutil::{media, tempdir};
-use crate::media::video::chunked::tests::ssim;
+use crate::media::video::chunked::tests::{clip_with_cuts, ssim};
 use crate::media::video::hls::{variants, MediaPlaylist};
 use crate::media::MediaFormat;
 
@@ -15,24 +15,7 @@ use crate::media::MediaFormat;
 /// noise at its end, which the rate cap holds back, runs across the cut between the
 /// chunks at 6 s: the chunk after it must not spend a fresh rate buffer there.
 fn clip(dir: &Path) -> MediaFile {
-    let path = dir.join("cuts.mp4");
-    let graph = "testsrc2=s=854x480:r=25:d=3[a];\
-                 mandelbrot=s=854x480:r=25,trim=duration=2.6,setpts=PTS-STARTPTS[b];\
-                 smptebars=s=854x480:r=25:d=2.4,noise=alls=20:allf=t[c];\
-                 [a][b][c]concat=n=3,format=yuv420p[v]";
-    let status = Command::new("ffmpeg")
-        .args(["-nostdin", "-v", "error", "-y", "-filter_complex", graph])
-        .args(["-f", "lavfi", "-i", "sine=frequency=300:duration=8"])
-        .args(["-map", "[v]", "-map", "0:a", "-c:v", "libx264", "-g", "250"])
-        .args(["-preset", "ultrafast", "-c:a", "aac", "-shortest"])
-        .arg(&path)
-        .status()
-        .expect("run ffmpeg");
-    assert!(status.success());
-    MediaFile {
-        path,
-        format: MediaFormat::Mp4,
-    }
+    clip_with_cuts(dir, (854, 480), [3.0, 2.6, 2.4], "ultrafast")
 }
 
 /// Two rungs (480p, 360p) as `video-to-hls` makes them, written into `dir`; x264 on
