@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::backends::{fresh_cluster_urls, Backend};
 use crate::binary::Server;
 use crate::clips;
-use crate::cluster::start_nodes;
+use crate::cluster::{every_edit_done, start_nodes};
 use crate::helpers::*;
 
 on_both_backends!(one_node_runs_its_chunks_through_the_queue_and_keeps_no_scratch);
@@ -257,23 +257,7 @@ async fn three_nodes_share_chunks_and_a_killed_node_loses_only_the_chunks_it_hel
             .collect();
     nodes[2].signal_and_wait("-KILL");
 
-    let count = |status: &'static str| async move {
-        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM edits WHERE status = $1")
-            .bind(status)
-            .fetch_one(pool)
-            .await
-            .unwrap()
-    };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while count("done").await < EDITS as i64 {
-        assert_eq!(count("failed").await, 0, "no edit may fail");
-        assert!(
-            Instant::now() < deadline,
-            "only {} of {EDITS} done",
-            count("done").await
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    every_edit_done(pool, EDITS, Duration::from_secs(60)).await;
 
     // Only the chunks the killed node held ran twice (so an edit it held, run again
     // elsewhere, reused its chunks already done); the chunks ran on several nodes.

@@ -131,6 +131,25 @@ pub async fn start_nodes(
     (nodes, dirs)
 }
 
+/// Waits until `edits` edits of the cluster's database are `done`, none `failed`,
+/// for at most `within`.
+pub async fn every_edit_done(pool: &sqlx::PgPool, edits: usize, within: Duration) {
+    let count = |status: &'static str| async move {
+        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM edits WHERE status = $1")
+            .bind(status)
+            .fetch_one(pool)
+            .await
+            .unwrap()
+    };
+    let deadline = Instant::now() + within;
+    while count("done").await < edits as i64 {
+        assert_eq!(count("failed").await, 0, "no edit may fail");
+        let done = count("done").await;
+        assert!(Instant::now() < deadline, "only {done} of {edits} done");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
     const EDITS: usize = 100;
@@ -194,16 +213,7 @@ async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
     }
     nodes[2].signal_and_wait("-KILL");
 
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while count("done").await < EDITS as i64 {
-        assert_eq!(count("failed").await, 0, "no edit may fail");
-        assert!(
-            Instant::now() < deadline,
-            "only {} of {EDITS} done",
-            count("done").await
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    every_edit_done(pool, EDITS, Duration::from_secs(120)).await;
 
     // The recorded outputs belong to each edit's final claim, and no edit was retried
     // for a failure: an attempt above 1 can only come from the killed node's claims.
