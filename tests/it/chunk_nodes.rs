@@ -202,9 +202,12 @@ async fn three_nodes_share_chunks_and_a_killed_node_loses_only_the_chunks_it_hel
     const EDITS: usize = 6;
     let urls = fresh_cluster_urls().await;
     let token = create_token_in(&urls.database_url, "chunk-org").await;
+    // Every edit encodes: the result cache would answer an edit re-run after the kill
+    // from another's output, leaving the chunks the killed node held never run again.
     let chunking = [
         ("MEDIAEDIT_CHUNK_ACROSS_NODES", "true"),
         ("MEDIAEDIT_MIN_CHUNK_WORK", "1"),
+        ("MEDIAEDIT_RESULT_CACHE", "false"),
     ];
     let (mut nodes, dirs) = start_nodes(&urls, 3, &chunking).await;
     let fixtures = FixtureServer::start().await;
