@@ -200,6 +200,14 @@ impl MediaFormat {
         )
     }
 
+    /// Whether ffmpeg can start reading it at the keyframe before any time: every
+    /// container but MPEG-TS, which has no index, so a seek lands on bytes and may find
+    /// no keyframe after them (an 8 s clip with one keyframe decodes nothing from 4 s).
+    /// Only such a video is cut into chunks.
+    pub fn seeks_to_keyframes(self) -> bool {
+        self != MediaFormat::MpegTs
+    }
+
     /// Whether it is one of the [`VIDEO_CONTAINERS`].
     pub fn is_video(self) -> bool {
         VIDEO_CONTAINERS.contains(&self)

@@ -113,7 +113,8 @@ pub(crate) async fn convert(
     let interval = recipe.keyframe_interval;
     let plan = |costs: &FrameCosts| plan::plan(&info, min_work, cores(), interval, costs);
     // Where it splits at all, the frames are weighed by their bytes in the source.
-    let mut split = plan(&FrameCosts::uniform(recipe.decode_weight));
+    let seekable = input.format.seeks_to_keyframes();
+    let mut split = plan(&FrameCosts::uniform(recipe.decode_weight)).filter(|_| seekable);
     if let (Some(_), Some(frames)) = (&split, info.frames) {
         if let Some(bytes) = sizes::frame_bytes(media, input, frames).await {
             let pixels = u64::from(info.shown.0) * u64::from(info.shown.1);

@@ -192,6 +192,7 @@ pub(crate) async fn encode(
     let cores = cores() / media.config().ladder_cores_per_chunk.max(1);
     let planned = recipe
         .segment_frames
+        .filter(|_| input.format.seeks_to_keyframes())
         .and_then(|interval| plan::plan(info, min_work, cores, interval, &LADDER_COSTS));
     if let Some(plan) = planned {
         let ladder = Ladder {

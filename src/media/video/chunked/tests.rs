@@ -279,3 +279,56 @@ fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
         "the last chunk reads to the end"
     );
 }
+
+#[tokio::test]
+async fn an_mpeg_ts_is_encoded_in_one_process_as_its_seeks_may_find_no_keyframe() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempdir();
+    // 4 s with a tone and one keyframe, at its start: a seek to 2 s would decode nothing.
+    let path = dir.path().join("far.ts");
+    let status = Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i"])
+        .arg("testsrc2=size=160x120:rate=25:duration=4")
+        .args(["-f", "lavfi", "-i", "sine=duration=4"])
+        .args([
+            "-c:v", "libx264", "-g", "250", "-c:a", "aac", "-f", "mpegts",
+        ])
+        .arg(&path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // ffmpeg behind a script that logs each run's arguments.
+    let log = dir.path().join("runs.log");
+    let wrapper = dir.path().join("ffmpeg");
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" >> '{}'\nexec ffmpeg \"$@\"\n",
+        log.display()
+    );
+    std::fs::write(&wrapper, script).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let media = Media::new(crate::media::MediaConfig {
+        ffmpeg: wrapper,
+        min_chunk_work: 1,
+        ..media().config().clone()
+    });
+    let input = MediaFile {
+        path,
+        format: MediaFormat::MpegTs,
+    };
+    let out = convert(
+        &media,
+        &input,
+        &[MediaFormat::MpegTs],
+        |_| ogg(),
+        MediaFormat::Ogv,
+        dir.path(),
+        &|_| {},
+    )
+    .await
+    .unwrap();
+    assert_eq!(video_times(&out.path).len(), 100, "every frame");
+    let runs = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(runs.lines().count(), 1, "one run: {runs}");
+    assert!(!runs.contains("-ss"), "no seek: {runs}");
+}
