@@ -4,32 +4,16 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::clips::ffprobe_csv;
 use crate::corpus::Corpus;
 use crate::helpers::{edit, spawn_app_with};
 
 const SQUARE_PIXELS: &str =
     "scale='if(gte(sar,1),round(iw*sar),iw)':'if(gte(sar,1),ih,round(ih/sar))',setsar=1";
 
-fn lines(path: &Path, args: &[&str]) -> Vec<String> {
-    let out = Command::new("ffprobe")
-        .args(["-v", "error"])
-        .args(args)
-        .args(["-of", "csv=p=0"])
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.trim_end_matches(',').to_string())
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
 /// Video packets as (presentation time, keyframe), in presentation order.
 fn video_packets(path: &Path) -> Vec<(f64, bool)> {
-    let mut packets: Vec<(f64, bool)> = lines(
+    let mut packets: Vec<(f64, bool)> = ffprobe_csv(
         path,
         &[
             "-select_streams",
@@ -50,7 +34,7 @@ fn video_packets(path: &Path) -> Vec<(f64, bool)> {
 
 /// Where the audio ends, in seconds.
 fn audio_end(path: &Path) -> f64 {
-    lines(
+    ffprobe_csv(
         path,
         &[
             "-select_streams",

@@ -191,3 +191,22 @@ pub fn frame_starts(path: &Path) -> Vec<f64> {
         .map(|l| l.trim().parse().unwrap())
         .collect()
 }
+
+/// ffprobe's `-of csv=p=0` answer for `args` on `path`: one line per entry, the
+/// trailing comma of a short entry dropped, empty lines left out.
+pub fn ffprobe_csv(path: &Path, args: &[&str]) -> Vec<String> {
+    let out = std::process::Command::new("ffprobe")
+        .args(["-v", "error"])
+        .args(args)
+        .args(["-of", "csv=p=0"])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "ffprobe reads {}", path.display());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim_end_matches(',').to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}

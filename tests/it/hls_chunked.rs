@@ -3,7 +3,6 @@
 //! rendition once at the same times, each segment starting where the one before ended,
 //! the same audio, and a size within 5 % (docs/API.md, "HLS and storyboards").
 
-use std::process::Command;
 
 use crate::clips;
 use crate::helpers::*;
@@ -30,23 +29,11 @@ async fn bytes(url: &str) -> Vec<u8> {
 }
 
 fn packets(file: &std::path::Path) -> Vec<(u32, f64)> {
-    let out = Command::new("ffprobe")
-        .args([
-            "-v",
-            "error",
-            "-show_entries",
-            "packet=stream_index,pts_time",
-        ])
-        .args(["-of", "csv=p=0"])
-        .arg(file)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
+    let entries = ["-show_entries", "packet=stream_index,pts_time"];
+    clips::ffprobe_csv(file, &entries)
+        .iter()
         .map(|l| {
-            let (stream, pts) = l.trim_end_matches(',').split_once(',').unwrap();
+            let (stream, pts) = l.split_once(',').unwrap();
             (stream.parse().unwrap(), pts.parse().unwrap())
         })
         .collect()
