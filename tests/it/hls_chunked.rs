@@ -3,7 +3,6 @@
 //! rendition once at the same times, each segment starting where the one before ended,
 //! the same audio, and a size within 5 % (docs/API.md, "HLS and storyboards").
 
-
 use crate::clips;
 use crate::helpers::*;
 

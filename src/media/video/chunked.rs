@@ -160,17 +160,7 @@ impl Chunked<'_> {
     ) -> Result<Option<MediaFile>, MediaError> {
         let dir = ScratchDir(out_dir.join(format!("chunks-{}", uuid::Uuid::new_v4().simple())));
         tokio::fs::create_dir(&dir.0).await?;
-        // Longest first, as a list schedule should be: a chunk decodes the source from
-        // the keyframe before its cut, so the later it starts the more it costs (all
-        // of it before the cut, for the common source with one keyframe in 10 s). The
-        // audio goes last: short beside a chunk, it evens out the end.
-        let mut pieces: Vec<Piece> = (0..self.plan.chunks.len())
-            .rev()
-            .map(Piece::Video)
-            .collect();
-        if !self.recipe.audio.is_empty() {
-            pieces.push(Piece::Audio);
-        }
+        let pieces = Piece::longest_first(self.plan.chunks.len(), !self.recipe.audio.is_empty());
         let chunks = ChunkProgress::new(self.plan, progress);
         let report = |index: usize, fraction: f64| chunks.report(index, fraction);
         // The seam: through the queue across nodes, or on this node's slots.

@@ -233,16 +233,8 @@ impl Ladder<'_> {
         let name = format!("ladder-{}", uuid::Uuid::new_v4().simple());
         let dir = ScratchDir(work_dir.join(name));
         tokio::fs::create_dir(&dir.0).await?;
-        // The audio goes last: short beside a chunk, it evens out the end.
-        // Longest first (the later a chunk, the more it decodes), the audio last.
-        let mut pieces: Vec<Piece> = (0..self.plan.chunks.len())
-            .rev()
-            .map(Piece::Video)
-            .collect();
         let with_audio = !self.recipe.audio.is_empty();
-        if with_audio {
-            pieces.push(Piece::Audio);
-        }
+        let pieces = Piece::longest_first(self.plan.chunks.len(), with_audio);
         let chunks = ChunkProgress::new(self.plan, progress);
         let report = |index: usize, fraction: f64| chunks.report(index, fraction);
         run_pieces(pieces.len(), |i| self.piece(pieces[i], &dir.0, &report)).await?;

@@ -21,6 +21,18 @@ pub(super) enum Piece {
     Audio,
 }
 
+impl Piece {
+    /// The pieces of `chunks` video chunks (and the audio, `with_audio`) in the order
+    /// they are handed out: longest first, as a list schedule should be. A chunk decodes
+    /// the source from the keyframe before its cut, so the later it starts the more it
+    /// costs (all of it before the cut, for the common source with one keyframe in
+    /// 10 s); the audio goes last: short beside a chunk, it evens out the end.
+    pub fn longest_first(chunks: usize, with_audio: bool) -> Vec<Piece> {
+        let audio = with_audio.then_some(Piece::Audio);
+        (0..chunks).rev().map(Piece::Video).chain(audio).collect()
+    }
+}
+
 /// Encodes `piece` of `input` (cut by `plan`) with its recipe, the options before the
 /// input and the arguments after it, into `output`; a chunk reports its progress, as a
 /// fraction of its own length, to `report`.
