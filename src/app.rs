@@ -96,7 +96,7 @@ impl App {
         })?;
         let media = Media::new(MediaConfig {
             max_image_pixels: config.max_image_pixels,
-            process_timeout: Duration::from_secs(config.process_timeout_secs),
+            process_timeout: Duration::from_secs(config.processes.process_timeout_secs),
             // Probes of sources waiting for a CPU slot run beside the slots' commands.
             max_processes: config.workers + config.fetch_concurrency,
             ffmpeg: "ffmpeg".into(),
@@ -106,12 +106,12 @@ impl App {
             max_video_frames: config.max_video_frames,
             max_extract_frames: config.max_extract_frames,
             max_animation_pixels: config.max_animation_pixels,
-            process_memory_limit: config.process_memory_limit,
+            process_memory_limit: config.processes.process_memory_limit,
             // Each ffmpeg's HOME and TMPDIR: a directory of its run's own, made in tmp/
             // beside the jobs' and removed after the run.
             scratch_dir: Some(tmp_root.clone()),
-            warm_processes: config.warm_processes,
-            header_readers: config.header_readers,
+            warm_processes: config.processes.warm_processes,
+            header_readers: config.processes.header_readers,
             // Not in tmp/: a job's scratch space holds nothing else.
             shim_dir: Some(data_dir.join("lib")),
             min_chunk_work: config.chunking.min_chunk_work,

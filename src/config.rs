@@ -15,6 +15,7 @@ mod client;
 mod database_url;
 mod front_door;
 mod logging;
+mod processes;
 mod rate_limits;
 mod retention;
 pub use admin::{
@@ -26,6 +27,7 @@ pub use client::{ClientArgs, CreateArgs, EditCommand};
 pub use database_url::DatabaseUrl;
 pub use front_door::FrontDoorConfig;
 pub use logging::LogFormat;
+pub use processes::ProcessConfig;
 pub use rate_limits::RateLimitConfig;
 pub use retention::RetentionConfig;
 
@@ -244,22 +246,8 @@ pub struct ServeConfig {
     #[arg(long, env = "MEDIAEDIT_MIN_FREE_DISK_BYTES", default_value_t = 64 << 20)]
     pub min_free_disk_bytes: u64,
 
-    /// Bytes of data memory (heap) each ffmpeg or ffprobe process may use; a file that
-    /// needs more fails its edit with `memory_limit_exceeded`. 0 turns the limit off.
-    #[arg(long, env = "MEDIAEDIT_PROCESS_MEMORY_LIMIT", default_value_t = 2 << 30)]
-    pub process_memory_limit: u64,
-
-    /// ffmpeg and ffprobe processes kept started, libraries loaded, waiting for their
-    /// next run, per program: a video edit does not wait the 50 ms ffmpeg takes to
-    /// load its libraries. Each holds about 10 MiB of its own memory. 0 turns it off.
-    #[arg(long, env = "MEDIAEDIT_WARM_PROCESSES", default_value_t = 2)]
-    pub warm_processes: usize,
-
-    /// Read MP4/MOV and Matroska/WebM headers (size, duration, frame count) in this
-    /// process rather than asking ffprobe, which takes a process start per file.
-    /// `false` asks ffprobe for every file (see docs/PERFORMANCE.md for what each saves).
-    #[arg(long, env = "MEDIAEDIT_HEADER_READERS", default_value_t = true, action = clap::ArgAction::Set)]
-    pub header_readers: bool,
+    #[command(flatten)]
+    pub processes: ProcessConfig,
 
     /// CPU slots one organization holds at once on this node while another
     /// organization's work waits, for light and for heavy work each; default half of
@@ -289,10 +277,6 @@ pub struct ServeConfig {
     /// would pass it otherwise (a fan-out of fan-outs).
     #[arg(long, env = "MEDIAEDIT_MAX_OUTPUTS_PER_EDIT", default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_outputs_per_edit: u64,
-
-    /// Seconds one ffmpeg run may take before it is killed.
-    #[arg(long, env = "MEDIAEDIT_PROCESS_TIMEOUT_SECS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
-    pub process_timeout_secs: u64,
 
     /// Seconds one attempt at an edit may take before it fails with `job_timeout`.
     #[arg(long, env = "MEDIAEDIT_JOB_TIMEOUT_SECS", default_value_t = 1800, value_parser = clap::value_parser!(u64).range(1..))]

@@ -75,7 +75,7 @@ async fn a_fan_out_of_fan_outs_stops_before_the_step_that_would_pass_the_limit()
 
 #[tokio::test]
 async fn a_file_that_needs_more_memory_than_the_limit_fails_only_its_own_edit() {
-    let app = spawn_app_with(|c| c.process_memory_limit = 48 << 20).await;
+    let app = spawn_app_with(|c| c.processes.process_memory_limit = 48 << 20).await;
     let clip = ffmpeg_fixture(
         &[
             "-f",
