@@ -243,6 +243,7 @@ impl App {
                 wake: chunk_wake.clone(),
                 stop_now: stop_now.clone(),
                 sources: Default::default(),
+                slots: config.workers,
             })
         });
         let workers = Arc::new(WorkerContext {

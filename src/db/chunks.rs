@@ -70,7 +70,13 @@ impl Db {
     /// chunk finished by an earlier attempt at the edit stays done (it is reused), a
     /// failed or dropped one is pending again, and the chunks of another plan of the
     /// same encode (the source changed, or a node of another size planned it) go.
-    pub async fn add_chunks(&self, set: ChunkSet<'_>, specs: &[String]) -> Result<(), DbError> {
+    /// `slots`: how many slots the chunks were planned for (see [`Db::planned_slots`]).
+    pub async fn add_chunks(
+        &self,
+        set: ChunkSet<'_>,
+        specs: &[String],
+        slots: usize,
+    ) -> Result<(), DbError> {
         with_pool!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
             sqlx::query(&sql(
@@ -84,8 +90,8 @@ impl Db {
             let now = super::unix_ms(std::time::SystemTime::now());
             for (idx, spec) in specs.iter().enumerate() {
                 sqlx::query(&sql(
-                    "INSERT INTO edit_chunks (id, edit_id, org_id, step, plan, idx, spec, created_at) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+                    "INSERT INTO edit_chunks (id, edit_id, org_id, step, plan, idx, spec, created_at, slots) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
                      ON CONFLICT (id) DO UPDATE SET state = 'pending', error = NULL \
                      WHERE edit_chunks.state IN ('failed', 'dropped')",
                 ))
@@ -97,6 +103,7 @@ impl Db {
                 .bind(idx as i32)
                 .bind(spec)
                 .bind(now)
+                .bind(slots as i64)
                 .execute(&mut *tx)
                 .await?;
             }

@@ -9,6 +9,7 @@ mod busy;
 mod cache;
 mod census;
 mod channels;
+mod chunk_nodes;
 mod chunks;
 mod edits;
 mod idempotency;

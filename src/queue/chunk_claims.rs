@@ -64,6 +64,8 @@ pub struct Chunks {
     pub stop_now: CancellationToken,
     /// Sources this node has on disk, by their storage key (see [`Chunks::local_source`]).
     pub sources: Mutex<HashMap<String, MediaFile>>,
+    /// This node's CPU slots (`--workers`), written to `chunk_nodes` for the others.
+    pub slots: usize,
 }
 
 /// A source read from this node's disk while it lives.
@@ -95,6 +97,20 @@ pub(super) enum Ran {
 impl Chunks {
     fn lease_ms(&self) -> i64 {
         self.lease.as_millis() as i64
+    }
+
+    /// How many chunks the cluster runs at once: the slots of the nodes seen within
+    /// [`NODE_GONE_AFTER`], and never fewer than this node's own (also when the
+    /// database cannot say).
+    pub(super) async fn cluster_slots(&self) -> usize {
+        let within = NODE_GONE_AFTER.as_millis() as i64;
+        match self.db.chunk_node_slots(within).await {
+            Ok(slots) => slots.max(self.slots),
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the cluster's slots failed; planning on this node's");
+                self.slots
+            }
+        }
     }
 
     /// Makes the source stored under `key` read from `file` on this node, rather than
@@ -257,6 +273,7 @@ pub fn run_chunk_workers(ctx: Arc<WorkerContext>, set: &mut JoinSet<()>) {
     let Some(chunks) = ctx.chunks.clone() else {
         return;
     };
+    set.spawn(run_node_beat(chunks.clone(), ctx.stopping.clone()));
     let stopping = ctx.stopping.clone();
     let work = async move {
         let mut running = JoinSet::new();
@@ -309,4 +326,28 @@ pub fn run_chunk_workers(ctx: Arc<WorkerContext>, set: &mut JoinSet<()>) {
         while running.join_next().await.is_some() {}
     };
     set.spawn(work.instrument(tracing::info_span!("chunk worker")));
+}
+
+/// How often a node writes its row in `chunk_nodes`.
+const NODE_BEAT: Duration = Duration::from_secs(2);
+/// A node not seen for this long is gone: its slots are no longer planned on.
+const NODE_GONE_AFTER: Duration = Duration::from_secs(10);
+
+/// Until the node starts stopping: writes this node's slots to `chunk_nodes` every
+/// [`NODE_BEAT`]; then removes the row, so that a node stopped on purpose is not
+/// planned on while its row would still count.
+async fn run_node_beat(chunks: Arc<Chunks>, stopping: CancellationToken) {
+    while !stopping.is_cancelled() {
+        let seen = chunks.db.chunk_node_seen(&chunks.node_id, chunks.slots);
+        if let Err(e) = seen.await {
+            tracing::warn!(error = %e, "recording this node's slots failed");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(NODE_BEAT) => {}
+            _ = stopping.cancelled() => {}
+        }
+    }
+    if let Err(e) = chunks.db.chunk_node_gone(&chunks.node_id).await {
+        tracing::warn!(error = %e, "removing this node's slots failed; they lapse");
+    }
 }

@@ -14,6 +14,7 @@
 //! are reused, not encoded again.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -35,6 +36,8 @@ struct StepFarm {
     org_id: String,
     /// Which encode of the edit: asset, command and file.
     step: String,
+    /// The slots its chunks are planned for, once [`ChunkFarm::slots`] said.
+    planned: AtomicUsize,
 }
 
 /// Deletes edit `edit_id`'s scratch objects, then forgets its chunks (pending ones are
@@ -82,6 +85,7 @@ pub(super) async fn farmed<F: Future>(
         edit_id: claim.job.id.clone(),
         org_id: claim.org_id.clone(),
         step,
+        planned: AtomicUsize::new(0),
     });
     with_farm(farm, run).await
 }
@@ -94,6 +98,10 @@ impl ChunkFarm for StepFarm {
     ) -> BoxFuture<'a, Result<bool, MediaError>> {
         Box::pin(self.run(job, own))
     }
+
+    fn slots(&self) -> BoxFuture<'_, usize> {
+        Box::pin(self.plan_slots())
+    }
 }
 
 fn io(e: impl std::fmt::Display) -> MediaError {
@@ -101,6 +109,22 @@ fn io(e: impl std::fmt::Display) -> MediaError {
 }
 
 impl StepFarm {
+    /// The slots an earlier attempt at the edit planned this encode for (so the
+    /// same chunks come out, and those done are reused), else the cluster's now.
+    async fn plan_slots(&self) -> usize {
+        let earlier = self
+            .chunks
+            .db
+            .planned_slots(&self.edit_id, &self.step)
+            .await;
+        let slots = match earlier {
+            Ok(Some(slots)) => slots,
+            _ => self.chunks.cluster_slots().await,
+        };
+        self.planned.store(slots, Ordering::Relaxed);
+        slots
+    }
+
     async fn run(
         &self,
         job: FarmJob<'_>,
@@ -146,7 +170,8 @@ impl StepFarm {
                 .map_err(io)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        chunks.db.add_chunks(set, &specs).await.map_err(io)?;
+        let slots = self.planned.load(Ordering::Relaxed);
+        chunks.db.add_chunks(set, &specs, slots).await.map_err(io)?;
         let Some(states) = self.work(set, &job, own).await? else {
             chunks.db.drop_chunks(set).await.map_err(io)?;
             return Ok(false);

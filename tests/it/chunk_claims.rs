@@ -7,7 +7,10 @@ use mediaedit::db::{ChunkSet, Db};
 use crate::backends::Backend;
 use crate::helpers::*;
 
-on_both_backends!(a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs_out);
+on_both_backends!(
+    a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs_out,
+    the_cluster_slots_are_those_of_the_nodes_seen_lately,
+);
 
 async fn execute(db: &Db, sql: &str, id: &str) {
     match db {
@@ -37,7 +40,7 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
         plan: "p1",
     };
     let lease = 60_000;
-    db.add_chunks(set, &["{}".into(), "{}".into()])
+    db.add_chunks(set, &["{}".into(), "{}".into()], 2)
         .await
         .unwrap();
     assert!(
@@ -84,7 +87,7 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
         org_id: "other-org",
         ..set
     };
-    db.add_chunks(theirs, &["{}".into()]).await.unwrap();
+    db.add_chunks(theirs, &["{}".into()], 2).await.unwrap();
     assert_eq!(
         db.next_chunk_org().await.unwrap().as_deref(),
         Some("other-org")
@@ -145,13 +148,13 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
         ]
     );
     // Added again (the edit's node died and the edit runs again): done chunks stay done.
-    db.add_chunks(set, &["{}".into(), "{}".into()])
+    db.add_chunks(set, &["{}".into(), "{}".into()], 2)
         .await
         .unwrap();
     assert_eq!(db.chunk_states(set).await.unwrap(), states);
     // Another plan of the same encode replaces them; dropping gives its chunks up.
     let other = ChunkSet { plan: "p2", ..set };
-    db.add_chunks(other, &["{}".into()]).await.unwrap();
+    db.add_chunks(other, &["{}".into()], 2).await.unwrap();
     assert!(db.chunk_states(set).await.unwrap().is_empty());
     db.drop_chunks(other).await.unwrap();
     assert!(db
@@ -178,4 +181,50 @@ async fn a_chunk_claim_is_leased_fenced_and_taken_again_only_once_its_lease_runs
     db.forget_chunks(&id).await.unwrap();
     assert!(db.ended_edits_with_chunks(10).await.unwrap().is_empty());
     assert_eq!(db.chunk_states(other).await.unwrap()[0].output_key, None);
+}
+
+async fn the_cluster_slots_are_those_of_the_nodes_seen_lately(backend: Backend) {
+    // An API node only: no chunk worker writes its own row beside the test's.
+    let app = spawn_app_on(backend, |c| c.role = Role::Api).await;
+    let db = app.db().await;
+    let within = 10_000;
+    assert_eq!(db.chunk_node_slots(within).await.unwrap(), 0);
+    db.chunk_node_seen("a", 16).await.unwrap();
+    db.chunk_node_seen("b", 4).await.unwrap();
+    db.chunk_node_seen("b", 8).await.unwrap();
+    assert_eq!(
+        db.chunk_node_slots(within).await.unwrap(),
+        24,
+        "a node counts once, as last seen"
+    );
+
+    let lapsed = "UPDATE chunk_nodes SET seen_at = seen_at - 60000 WHERE node_id = $1";
+    execute(&db, lapsed, "a").await;
+    assert_eq!(
+        db.chunk_node_slots(within).await.unwrap(),
+        8,
+        "a node not seen lately is gone"
+    );
+    db.chunk_node_seen("a", 16).await.unwrap();
+    db.chunk_node_gone("b").await.unwrap();
+    assert_eq!(
+        db.chunk_node_slots(within).await.unwrap(),
+        16,
+        "a node that stopped is gone"
+    );
+
+    // An edit run again is planned for the slots its chunks were first planned for.
+    let id = app
+        .create_edit(edit("http://127.0.0.1:9/a.mp4", &["video-to-ogg"], None))
+        .await;
+    assert_eq!(db.planned_slots(&id, "0-0-0").await.unwrap(), None);
+    let set = ChunkSet {
+        edit_id: &id,
+        org_id: ORG,
+        step: "0-0-0",
+        plan: "p1",
+    };
+    db.add_chunks(set, &["{}".into()], 24).await.unwrap();
+    assert_eq!(db.planned_slots(&id, "0-0-0").await.unwrap(), Some(24));
+    assert_eq!(db.planned_slots(&id, "0-0-1").await.unwrap(), None);
 }

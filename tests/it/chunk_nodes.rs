@@ -189,6 +189,22 @@ async fn held_by_stopped(tmp: &Path, db: &sqlx::PgPool) -> Option<(String, BTree
     Some((node, held))
 }
 
+/// Waits until `count` nodes have written their slots to `chunk_nodes`.
+async fn every_node_seen(pool: &sqlx::PgPool, count: i64) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let seen: i64 = sqlx::query_scalar("SELECT count(*) FROM chunk_nodes")
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        if seen == count {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{seen} of {count} nodes seen");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 fn signal(server: &Server, signal: &str) {
     let status = Command::new("kill")
         .args([signal, &server.child.id().to_string()])
@@ -210,6 +226,11 @@ async fn three_nodes_share_chunks_and_a_killed_node_loses_only_the_chunks_it_hel
         ("MEDIAEDIT_RESULT_CACHE", "false"),
     ];
     let (mut nodes, dirs) = start_nodes(&urls, 3, &chunking).await;
+    let db = Db::open(&urls.database_url, 2).await.unwrap();
+    let Db::Postgres(pool) = &db else {
+        unreachable!()
+    };
+    every_node_seen(pool, 3).await;
     let fixtures = FixtureServer::start().await;
     let source = clips::mp4("320x240", 25, 4.0, true);
     let src = fixtures.add("clip.mp4", source.clone());
@@ -223,10 +244,6 @@ async fn three_nodes_share_chunks_and_a_killed_node_loses_only_the_chunks_it_hel
         ids.push(doc["id"].as_str().unwrap().to_string());
     }
 
-    let db = Db::open(&urls.database_url, 2).await.unwrap();
-    let Db::Postgres(pool) = &db else {
-        unreachable!()
-    };
     // Freeze the last node the moment it holds a chunk, read what it holds, kill it.
     let tmp = dirs[2].path().join("tmp");
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -274,6 +291,14 @@ async fn three_nodes_share_chunks_and_a_killed_node_loses_only_the_chunks_it_hel
     assert!(rows.iter().all(|r| r.1 == "done"), "{rows:?}");
     let runners: BTreeSet<_> = rows.iter().filter_map(|r| r.3.clone()).collect();
     assert!(runners.len() >= 2, "every chunk ran on one node: {rows:?}");
+    // Each edit was cut for the three nodes' six slots, not for its own node's two.
+    for id in &ids {
+        let cut = rows
+            .iter()
+            .filter(|r| r.0.starts_with(&format!("{id}/")))
+            .count();
+        assert!(cut > 2, "edit {id} was cut into {cut} chunks: {rows:?}");
+    }
     // An edit ran again only if the killed node held it.
     let again: Vec<String> = sqlx::query_scalar("SELECT id FROM edits WHERE attempt > 1")
         .fetch_all(pool)

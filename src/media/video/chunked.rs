@@ -111,7 +111,12 @@ pub(crate) async fn convert(
     let recipe = recipe(&info);
     let min_work = media.config().min_chunk_work;
     let interval = recipe.keyframe_interval;
-    let plan = |costs: &FrameCosts| plan::plan(&info, min_work, cores(), interval, costs);
+    // Across nodes, the chunks are planned for every node's slots, not this node's.
+    let cores = match remote::farm() {
+        Some(farm) => farm.slots().await,
+        None => cores(),
+    };
+    let plan = |costs: &FrameCosts| plan::plan(&info, min_work, cores, interval, costs);
     // Where it splits at all, the frames are weighed by their bytes in the source.
     let seekable = input.format.seeks_to_keyframes();
     let mut split = plan(&FrameCosts::uniform(recipe.decode_weight)).filter(|_| seekable);

@@ -57,6 +57,10 @@ pub trait ChunkFarm: Send + Sync {
         job: FarmJob<'a>,
         own: BoxFuture<'a, Result<(), MediaError>>,
     ) -> BoxFuture<'a, Result<bool, MediaError>>;
+
+    /// How many chunks run at once across the nodes: an encode is planned for that
+    /// many cores rather than this node's.
+    fn slots(&self) -> BoxFuture<'_, usize>;
 }
 
 tokio::task_local! {
