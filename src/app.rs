@@ -244,6 +244,7 @@ impl App {
                 stop_now: stop_now.clone(),
                 sources: Default::default(),
                 slots: config.workers,
+                downloaded: queue::SourceCache::new(tmp_root.join("downloaded-sources")),
             })
         });
         let workers = Arc::new(WorkerContext {

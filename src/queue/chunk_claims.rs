@@ -20,6 +20,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::chunk_sources::{SourceCache, KEEP_IDLE};
 use super::context::WorkerContext;
 use super::slots::{Class, FairSlots};
 use crate::db::{ChunkClaim, Db};
@@ -66,6 +67,8 @@ pub struct Chunks {
     pub sources: Mutex<HashMap<String, MediaFile>>,
     /// This node's CPU slots (`--workers`), written to `chunk_nodes` for the others.
     pub slots: usize,
+    /// The sources of other nodes' encodes, downloaded once for all their chunks.
+    pub downloaded: SourceCache,
 }
 
 /// A source read from this node's disk while it lives.
@@ -217,15 +220,19 @@ impl Chunks {
         tmp: &std::path::Path,
         progress: ProgressFn<'_>,
     ) -> Result<String, Failure> {
+        let mut _downloaded = None;
         let source = match local {
             Some(file) => file,
             None => {
-                let path = tmp.join("source");
                 let key = scratch_of(claim).source();
-                self.storage
-                    .concatenate_into(vec![key], &path)
-                    .await
-                    .map_err(Failure::transient)?;
+                let keys = vec![key.clone()];
+                let download = |path: std::path::PathBuf| async move {
+                    self.storage.concatenate_into(keys, &path).await.map(drop)
+                };
+                let cached = self.downloaded.get(&key, download).await;
+                let cached = cached.map_err(Failure::transient)?;
+                let path = cached.path().to_path_buf();
+                _downloaded = Some(cached);
                 MediaFile {
                     path,
                     format: spec.source_format,
@@ -334,7 +341,8 @@ const NODE_BEAT: Duration = Duration::from_secs(2);
 const NODE_GONE_AFTER: Duration = Duration::from_secs(10);
 
 /// Until the node starts stopping: writes this node's slots to `chunk_nodes` every
-/// [`NODE_BEAT`]; then removes the row, so that a node stopped on purpose is not
+/// [`NODE_BEAT`] and deletes the downloaded sources no chunk used lately; then
+/// removes the row, so that a node stopped on purpose is not
 /// planned on while its row would still count.
 async fn run_node_beat(chunks: Arc<Chunks>, stopping: CancellationToken) {
     while !stopping.is_cancelled() {
@@ -342,6 +350,7 @@ async fn run_node_beat(chunks: Arc<Chunks>, stopping: CancellationToken) {
         if let Err(e) = seen.await {
             tracing::warn!(error = %e, "recording this node's slots failed");
         }
+        chunks.downloaded.evict_idle(KEEP_IDLE).await;
         tokio::select! {
             _ = tokio::time::sleep(NODE_BEAT) => {}
             _ = stopping.cancelled() => {}
@@ -350,4 +359,5 @@ async fn run_node_beat(chunks: Arc<Chunks>, stopping: CancellationToken) {
     if let Err(e) = chunks.db.chunk_node_gone(&chunks.node_id).await {
         tracing::warn!(error = %e, "removing this node's slots failed; they lapse");
     }
+    chunks.downloaded.evict_idle(Duration::ZERO).await;
 }

@@ -11,6 +11,7 @@ mod cache;
 mod cancels;
 mod chunk_claims;
 mod chunk_farm;
+mod chunk_sources;
 mod clock;
 mod context;
 mod cost;
@@ -32,6 +33,7 @@ mod worker;
 
 pub use cancels::RunningEdits;
 pub use chunk_claims::Chunks;
+pub use chunk_sources::SourceCache;
 pub use context::WorkerContext;
 pub use dry_run::Probing;
 pub use error::JobError;
