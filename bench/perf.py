@@ -102,7 +102,8 @@ def release_binary(given):
 class Service:
     """The binary on its defaults (SQLite + files), private sources allowed, no rate limit."""
 
-    def __init__(self, binary, work, orgs, extra=()):
+    def __init__(self, binary, work, orgs, extra=(), cpus=None):
+        """`cpus`: the CPU numbers the service and its ffmpeg runs are confined to."""
         self.data = os.path.join(work, "data")
         self.binary = binary
         self.tokens = [self.token(f"bench-{n}") for n in range(orgs)]
@@ -113,7 +114,7 @@ class Service:
              "--allow-private-sources", "--write-rate-limit-per-second", "0", "--read-rate-limit-per-second", "0",
              *extra],
             env=dict(os.environ, RUST_LOG="error"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True,
+            start_new_session=True, preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
         )
         for _ in range(300):
             try:
