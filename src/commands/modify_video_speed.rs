@@ -15,8 +15,9 @@ use std::path::Path;
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
 use crate::media::ffmpeg::transcode::{self, map_args, Recipe, EVEN_SIZE, SQUARE_PIXELS, X264};
-use crate::media::video::info::VideoInfo;
+use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::h264::FrameRate;
+use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -89,14 +90,30 @@ async fn run(
         });
     }
     let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
-    // Copies stay within ISO-BMFF, whose timing the in-process reader knows exactly.
-    let recipe = if input.format.is_iso_bmff_video() && can_copy_video(speed, &info) {
-        copy_recipe(speed, &info)
-    } else {
-        modify_speed_args(speed, &info).into()
-    };
     let expected = info.duration.map(|d| d / speed);
-    transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress).await
+    // Copies stay within ISO-BMFF, whose timing the in-process reader knows exactly.
+    if input.format.is_iso_bmff_video() && can_copy_video(speed, &info) {
+        let recipe = copy_recipe(speed, &info);
+        return transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress)
+            .await;
+    }
+    let recipe = encode_recipe(media, speed, &info);
+    if keeps_every_frame(speed, &info) {
+        let input = (input, &info);
+        return chunked::convert_inspected(media, input, &recipe, OUTPUT, out_dir, progress).await;
+    }
+    let tail = recipe.whole();
+    transcode::run_to_file(media, input, tail, OUTPUT, expected, out_dir, progress).await
+}
+
+/// Whether the re-encode keeps every frame, one out for one in, at exact times: a
+/// constant rate that, retimed, stays within 60 fps. Only such an encode may be cut
+/// in chunks (see `chunked`): where `fps` drops frames, which ones it drops depends on
+/// where it starts.
+fn keeps_every_frame(speed: f64, info: &VideoInfo) -> bool {
+    let args = modify_speed_args(speed, info);
+    let rate = info.base_rate.map(|r| r * speed);
+    !args.iter().any(|a| a == "-enc_time_base") && rate.is_some_and(|r| r <= SPEED_MAX_FPS)
 }
 
 /// Whether the output can keep the source's video stream (see the module docs). The
@@ -171,6 +188,25 @@ pub(crate) fn atempo_chain(speed: f64) -> Vec<f64> {
 /// rate) would merge frames that speeding up brought closer. Its last frame keeps its
 /// input length, so the duration is off by less than one input frame.
 pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
+    let (filter, video) = encode_parts(speed, info);
+    let mut args = map_args(info.has_audio);
+    args.extend(["-vf".to_string(), filter]);
+    args.extend(video);
+    args.extend(audio_args(speed, info));
+    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
+    args
+}
+
+/// The re-encode as a recipe that may be cut in chunks: the same filter, encoder and
+/// audio as [`modify_speed_args`], a second of source lasting `1 / speed`.
+fn encode_recipe(media: &Media, speed: f64, info: &VideoInfo) -> SplitRecipe {
+    let (filter, video) = encode_parts(speed, info);
+    let parts = (video, audio_args(speed, info));
+    SplitRecipe::x264(media, filter, parts, 1.0 / speed)
+}
+
+/// The video filter and the video encoder's options of the re-encode.
+fn encode_parts(speed: f64, info: &VideoInfo) -> (String, Vec<String>) {
     let mut video = format!("{SQUARE_PIXELS},setpts=PTS/{speed}");
     let out_rate = info.base_rate.map(|r| r * speed);
     let constant = match (info.base_rate, info.frame_rate) {
@@ -188,15 +224,12 @@ pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
     }
     // Rounding a side to even would otherwise leave the pixels a hair off square.
     video.push_str(&format!(",{EVEN_SIZE},setsar=1,format=yuv420p"));
-    let mut args = map_args(info.has_audio);
-    args.extend(["-vf", &video, "-fps_mode", "vfr"].map(String::from));
+    let mut args: Vec<String> = ["-fps_mode", "vfr"].map(String::from).into();
     if fps.is_none() {
         args.extend(["-enc_time_base", "-1"].map(String::from));
     }
     args.extend(X264.map(String::from));
-    args.extend(audio_args(speed, info));
-    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
-    args
+    (video, args)
 }
 
 #[cfg(test)]
