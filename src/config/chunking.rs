@@ -7,7 +7,7 @@ use clap::Args;
 /// Settings of chunked encoding.
 #[derive(Debug, Clone, Args)]
 pub struct ChunkingConfig {
-    /// Least work of one chunk of a chunked encode (Theora, VP9), in pixels × frames:
+    /// Least work of one chunk of a chunked encode (Theora, VP9, x264), in pixels × frames:
     /// a video is split only into chunks of at least this much (the default is 2 s of
     /// 1080p at 25 fps; see docs/PERFORMANCE.md). 0 never splits.
     #[arg(long, env = "MEDIAEDIT_MIN_CHUNK_WORK", default_value_t = 100_000_000)]

@@ -2,7 +2,7 @@
 //! it cannot copy (4:4:4 H.264) and `watermark` on a video, each held to the same edit on
 //! an app that never splits (`--min-chunk-work 0`) and the speed change also to its
 //! recipe run by hand: every frame once at the same times, the audio as long, SSIM
-//! within 0.003 and size within 5 % (docs/API.md, "Chunked x264 encodes").
+//! within 0.003 and size within 5 % (docs/API.md, "x264 re-encodes in chunks").
 
 use std::path::Path;
 use std::process::Command;
