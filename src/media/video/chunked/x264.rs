@@ -75,6 +75,7 @@ fn escape(text: &str, special: &[char]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::media::{MediaFile, MediaFormat};
 
     #[test]
     fn a_picture_s_path_is_escaped_for_the_filter_and_then_for_the_graph() {
@@ -88,6 +89,115 @@ mod tests {
             movie(Path::new("odd dir,x:y'z/lo[g]o;.png"), "png_pipe"),
             r"movie=filename=odd dir\,x\\:y\\\'z/lo\[g\]o\;.png:f=png_pipe"
         );
+    }
+
+    /// Runs `convert` of `input` with an x264 recipe on `media`, its ffmpeg behind a
+    /// script logging each run's arguments into `log`: the output's video frames, and
+    /// the runs' command lines.
+    async fn logged_convert(media: &Media, input: &MediaFile, log: &Path) -> (u64, String) {
+        let _ = std::fs::remove_file(log);
+        let recipe = |_: &_| {
+            let video = ["-c:v", "libx264", "-preset", "ultrafast"].map(String::from);
+            let audio = ["-c:a", "aac"].map(String::from);
+            SplitRecipe::x264(
+                media,
+                "format=yuv420p".into(),
+                (video.into(), audio.into()),
+                1.0,
+            )
+        };
+        let dir = log.parent().unwrap();
+        let formats = [MediaFormat::Mp4, MediaFormat::Mkv];
+        let out = super::super::convert(
+            media,
+            input,
+            &formats,
+            recipe,
+            MediaFormat::Mp4,
+            dir,
+            &|_| {},
+        );
+        let out = out.await.unwrap();
+        let probe = std::process::Command::new("ffprobe")
+            .args(["-v", "error", "-count_packets", "-select_streams", "v:0"])
+            .args(["-show_entries", "stream=nb_read_packets", "-of", "csv=p=0"])
+            .arg(&out.path)
+            .output()
+            .unwrap();
+        let frames = String::from_utf8_lossy(&probe.stdout)
+            .trim()
+            .parse()
+            .unwrap();
+        (frames, std::fs::read_to_string(log).unwrap())
+    }
+
+    #[tokio::test]
+    async fn x264_splits_by_its_cores_per_chunk_and_only_a_video_that_starts_with_its_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = crate::media::testutil::tempdir();
+        // 2 s with a tone, as MP4 (the video starts at 0) and as Matroska (AAC's
+        // priming at 0, the video 23 ms later).
+        let mp4 = dir.path().join("clip.mp4");
+        let made = std::process::Command::new("ffmpeg")
+            .args(["-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i"])
+            .arg("testsrc2=size=160x120:rate=25:duration=2")
+            .args(["-f", "lavfi", "-i", "sine=duration=2", "-c:v", "libx264"])
+            .args(["-preset", "ultrafast", "-c:a", "aac", "-shortest"])
+            .arg(&mp4)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let mkv = dir.path().join("clip.mkv");
+        let remuxed = std::process::Command::new("ffmpeg")
+            .args(["-nostdin", "-v", "error", "-y", "-i"])
+            .arg(&mp4)
+            .args(["-c", "copy"])
+            .arg(&mkv)
+            .status()
+            .unwrap();
+        assert!(remuxed.success());
+        let log = dir.path().join("runs.log");
+        let wrapper = dir.path().join("ffmpeg");
+        let script = format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec ffmpeg \"$@\"\n",
+            log.display()
+        );
+        std::fs::write(&wrapper, script).unwrap();
+        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let with_cores = |per_chunk: usize| {
+            Media::new(crate::media::MediaConfig {
+                ffmpeg: wrapper.clone(),
+                min_chunk_work: 1,
+                x264_cores_per_chunk: per_chunk,
+                ..crate::media::testutil::media().config().clone()
+            })
+        };
+        let mp4 = MediaFile {
+            path: mp4,
+            format: MediaFormat::Mp4,
+        };
+        // A chunk a core: split on any machine of two cores or more.
+        let (frames, runs) = logged_convert(&with_cores(1), &mp4, &log).await;
+        assert_eq!(frames, 50, "{runs}");
+        assert!(
+            runs.contains("-ss ") && runs.contains("-f concat"),
+            "{runs}"
+        );
+        assert!(runs.lines().count() >= 4, "chunks, audio, join: {runs}");
+        // A chunk per more cores than this machine has: one process.
+        let cores = crate::media::cores();
+        let (frames, runs) = logged_convert(&with_cores(cores), &mp4, &log).await;
+        assert_eq!((frames, runs.lines().count()), (50, 1), "{runs}");
+        // A video that starts after its file does: one process (which fills the 23 ms
+        // before the first frame with a copy of it, as it always has).
+        let mkv = MediaFile {
+            path: mkv,
+            format: MediaFormat::Mkv,
+        };
+        let (frames, runs) = logged_convert(&with_cores(1), &mkv, &log).await;
+        assert!(frames >= 50, "{frames}");
+        assert_eq!(runs.lines().count(), 1, "{runs}");
+        assert!(!runs.contains("-ss "), "{runs}");
     }
 
     #[test]
