@@ -91,8 +91,8 @@ fn ssim(encoded: &Path, source: &Path, retime: &str) -> f64 {
 }
 
 /// `chunked` held to `whole` (one process): every frame once at the same times, each
-/// `frame` seconds after the one before; the audio as long; SSIM and size; and a cut
-/// of its own: a keyframe where the single-process encode has none.
+/// `frame` seconds after the one before; the audio as long; SSIM and size; a cut of its
+/// own (a keyframe where the single-process encode has none); its index first.
 fn assert_like_one_process(
     what: &str,
     (chunked, whole): (&Path, &Path),
@@ -112,6 +112,12 @@ fn assert_like_one_process(
     assert!(
         cut,
         "{what}: split, a keyframe of its own where a chunk starts"
+    );
+    let bytes = std::fs::read(chunked).unwrap();
+    let at = |tag: &[u8]| bytes.windows(4).position(|w| w == tag).unwrap();
+    assert!(
+        at(b"moov") < at(b"mdat"),
+        "{what}: the index first (+faststart)"
     );
     let (audio, whole_audio) = (audio_end(chunked), audio_end(whole));
     assert!(

@@ -10,9 +10,9 @@
 //! time of its first frame (the concat list's `duration`), so timestamps run on with
 //! no frame dropped or repeated. Every chunk begins with a keyframe, the only cost in
 //! size. Only a video that starts where its file does is split (see
-//! `sizes::video_lead`). The joined file's frames are counted before it is handed on; a count that
-//! differs from the source's (a source whose timestamps defeat the exact seek) falls
-//! back to the single-process encode. Where splitting does not pay (see `plan`), the
+//! `sizes::video_lead`). The joined file's frames are counted before it is handed on;
+//! a count that differs from the source's (a source whose timestamps defeat the exact
+//! seek) falls back to the single-process encode. Where splitting does not pay (see `plan`), the
 //! single-process recipe runs as before; docs/PERFORMANCE.md has the threshold and
 //! the measurements.
 
@@ -56,9 +56,10 @@ pub(crate) struct SplitRecipe {
     /// Options of the finished file alone (MP4's `-movflags +faststart`): given to the
     /// single-process run and to the join, not to the pieces, which are read once.
     pub muxer_options: Vec<String>,
-    /// Seconds of output a second of source lasts (`1 / speed` when `filter` retimes
-    /// the frames, else 1): each chunk's place in the join is its frames' source
-    /// length times this. The filter must then keep every frame (one out per one in).
+    /// Seconds of output a second of source lasts (about `1 / speed` when `filter`
+    /// retimes the frames, on the output rate's own grid; else 1): each chunk's place
+    /// in the join is its frames' source length times this. The filter must then keep
+    /// every frame (one out per one in).
     pub time_scale: f64,
     /// Cores one chunk's encoder keeps busy: a machine's cores are cut into one chunk
     /// per this many (1 for Theora and VP9; `--x264-cores-per-chunk` for x264).
