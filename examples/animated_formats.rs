@@ -44,6 +44,7 @@ async fn main() {
         shim_dir: None,
         min_chunk_work: 100_000_000,
         ladder_cores_per_chunk: 2,
+        x264_cores_per_chunk: 4,
     });
     let path = PathBuf::from(&input);
     let format = media.detect(&path).await.expect("a format we read");

@@ -116,6 +116,7 @@ impl App {
             shim_dir: Some(data_dir.join("lib")),
             min_chunk_work: config.chunking.min_chunk_work,
             ladder_cores_per_chunk: config.chunking.ladder_cores_per_chunk as usize,
+            x264_cores_per_chunk: config.chunking.x264_cores_per_chunk as usize,
         });
         let wake = Arc::new(Notify::new());
         let running = queue::RunningEdits::new();

@@ -15,8 +15,9 @@ use std::path::Path;
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
 use crate::media::ffmpeg::transcode::{self, map_args, Recipe, EVEN_SIZE, SQUARE_PIXELS, X264};
-use crate::media::video::info::VideoInfo;
+use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::h264::FrameRate;
+use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -89,14 +90,36 @@ async fn run(
         });
     }
     let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
-    // Copies stay within ISO-BMFF, whose timing the in-process reader knows exactly.
-    let recipe = if input.format.is_iso_bmff_video() && can_copy_video(speed, &info) {
-        copy_recipe(speed, &info)
-    } else {
-        modify_speed_args(speed, &info).into()
-    };
     let expected = info.duration.map(|d| d / speed);
-    transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress).await
+    // Copies stay within ISO-BMFF, whose timing the in-process reader knows exactly.
+    if input.format.is_iso_bmff_video() && can_copy_video(speed, &info) {
+        let recipe = copy_recipe(speed, &info);
+        return transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress)
+            .await;
+    }
+    if let Some(time_scale) = chunk_time_scale(speed, &info) {
+        let recipe = encode_recipe(media, speed, &info, time_scale);
+        let input = (input, &info);
+        return chunked::convert_inspected(media, input, &recipe, OUTPUT, out_dir, progress).await;
+    }
+    let tail = modify_speed_args(speed, &info);
+    transcode::run_to_file(media, input, tail, OUTPUT, expected, out_dir, progress).await
+}
+
+/// Seconds of output a second of source lasts when the re-encode keeps every frame,
+/// one out for one in, at exact times: a constant rate that, retimed, stays within
+/// 60 fps. Measured against the output rate `fps` is given (rounded to a thousandth),
+/// so that the chunks are joined where the single-process encode's frames fall.
+/// `None` otherwise, and the encode is not cut in chunks: where `fps` drops frames,
+/// which ones it drops depends on where it starts.
+fn chunk_time_scale(speed: f64, info: &VideoInfo) -> Option<f64> {
+    let source = info.frame_rate?;
+    let retimed = info.base_rate? * speed;
+    if retimed > SPEED_MAX_FPS || !constant_rate(info) {
+        return None;
+    }
+    let grid = output_rate(speed, info)?;
+    Some(source * grid.den as f64 / grid.num as f64)
 }
 
 /// Whether the output can keep the source's video stream (see the module docs). The
@@ -171,32 +194,60 @@ pub(crate) fn atempo_chain(speed: f64) -> Vec<f64> {
 /// rate) would merge frames that speeding up brought closer. Its last frame keeps its
 /// input length, so the duration is off by less than one input frame.
 pub(crate) fn modify_speed_args(speed: f64, info: &VideoInfo) -> Vec<String> {
+    let (filter, video) = encode_parts(speed, info);
+    let mut args = map_args(info.has_audio);
+    args.extend(["-vf".to_string(), filter]);
+    args.extend(video);
+    args.extend(audio_args(speed, info));
+    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
+    args
+}
+
+/// The re-encode as a recipe that may be cut in chunks: the same filter, encoder and
+/// audio as [`modify_speed_args`], a second of source lasting `time_scale` (see
+/// [`chunk_time_scale`]).
+fn encode_recipe(media: &Media, speed: f64, info: &VideoInfo, time_scale: f64) -> SplitRecipe {
+    let (filter, video) = encode_parts(speed, info);
+    let parts = (video, audio_args(speed, info));
+    SplitRecipe::x264(media, filter, parts, time_scale)
+}
+
+/// The video filter and the video encoder's options of the re-encode.
+fn encode_parts(speed: f64, info: &VideoInfo) -> (String, Vec<String>) {
     let mut video = format!("{SQUARE_PIXELS},setpts=PTS/{speed}");
-    let out_rate = info.base_rate.map(|r| r * speed);
-    let constant = match (info.base_rate, info.frame_rate) {
-        (Some(base), Some(avg)) => (base - avg).abs() <= base * 0.01,
-        _ => false,
-    };
-    let fps = match out_rate {
-        Some(rate) if rate > SPEED_MAX_FPS => Some(SPEED_MAX_FPS),
-        Some(rate) if constant => Some(rate),
-        None => Some(SPEED_MAX_FPS),
-        Some(_) => None,
-    };
-    if let Some(rate) = fps.and_then(FrameRate::from_fps) {
+    let fps = output_rate(speed, info);
+    if let Some(rate) = fps {
         video.push_str(&format!(",fps={}", rate.to_ffmpeg()));
     }
     // Rounding a side to even would otherwise leave the pixels a hair off square.
     video.push_str(&format!(",{EVEN_SIZE},setsar=1,format=yuv420p"));
-    let mut args = map_args(info.has_audio);
-    args.extend(["-vf", &video, "-fps_mode", "vfr"].map(String::from));
+    let mut args: Vec<String> = ["-fps_mode", "vfr"].map(String::from).into();
     if fps.is_none() {
         args.extend(["-enc_time_base", "-1"].map(String::from));
     }
     args.extend(X264.map(String::from));
-    args.extend(audio_args(speed, info));
-    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
-    args
+    (video, args)
+}
+
+/// The output's frame rate (see [`modify_speed_args`]): the source's × `speed`, 60 where
+/// that is more or the rate is unknown; `None` for a variable rate.
+fn output_rate(speed: f64, info: &VideoInfo) -> Option<FrameRate> {
+    let fps = match info.base_rate.map(|r| r * speed) {
+        Some(rate) if rate > SPEED_MAX_FPS => Some(SPEED_MAX_FPS),
+        Some(rate) if constant_rate(info) => Some(rate),
+        None => Some(SPEED_MAX_FPS),
+        Some(_) => None,
+    };
+    fps.and_then(FrameRate::from_fps)
+}
+
+/// Whether the source's frames come at a constant rate (its average within 1 % of its
+/// base rate).
+fn constant_rate(info: &VideoInfo) -> bool {
+    match (info.base_rate, info.frame_rate) {
+        (Some(base), Some(avg)) => (base - avg).abs() <= base * 0.01,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -268,6 +319,30 @@ mod tests {
             let product: f64 = chain.iter().product();
             assert!((product - speed).abs() < 1e-5, "{speed}: {chain:?}");
         }
+    }
+
+    #[test]
+    fn only_a_re_encode_that_keeps_every_frame_is_cut_and_its_chunks_fall_on_the_fps_grid() {
+        // 25 fps at 1.5: 37.5 fps, one out for one in; a chunk of 25 source frames lasts
+        // 25 / 37.5 s.
+        let scale = chunk_time_scale(1.5, &info(Some(25.0), true)).unwrap();
+        assert!((scale - 25.0 / 37.5).abs() < 1e-12, "{scale}");
+        // 29.97 fps at 1.3: the grid is fps's rate, rounded to a thousandth (38.961).
+        let ntsc = info(Some(30000.0 / 1001.0), false);
+        let scale = chunk_time_scale(1.3, &ntsc).unwrap();
+        let frame = scale / (30000.0 / 1001.0);
+        assert!((frame - 1.0 / 38.961).abs() < 1e-12, "{frame}");
+        // 25 fps at 4 is 100 fps, lowered to 60 by dropping frames: whole.
+        assert_eq!(chunk_time_scale(4.0, &info(Some(25.0), true)), None);
+        // A variable rate keeps its own times: whole.
+        let mut vfr = info(Some(15.6), false);
+        vfr.base_rate = Some(25.0);
+        assert_eq!(chunk_time_scale(2.0, &vfr), None);
+        assert_eq!(chunk_time_scale(2.0, &info(None, false)), None);
+        // The chunked recipe is the single-process one.
+        let media = crate::media::testutil::media();
+        let recipe = encode_recipe(&media, 1.5, &info(Some(25.0), true), 0.6);
+        assert_eq!(recipe.whole(), modify_speed_args(1.5, &info(Some(25.0), true)));
     }
 
     #[test]

@@ -59,6 +59,10 @@ fn recipe(info: &VideoInfo) -> SplitRecipe {
         keyframe_interval: KEYFRAME_INTERVAL,
         // 1080p H.264 decodes in 6 ms a frame; Theora encodes one in 75.
         decode_weight: 0.08,
+        muxer_options: Vec::new(),
+        time_scale: 1.0,
+        cores_per_chunk: 1,
+        local_only: false,
     }
 }
 

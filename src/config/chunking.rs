@@ -7,7 +7,7 @@ use clap::Args;
 /// Settings of chunked encoding.
 #[derive(Debug, Clone, Args)]
 pub struct ChunkingConfig {
-    /// Least work of one chunk of a chunked encode (Theora, VP9), in pixels × frames:
+    /// Least work of one chunk of a chunked encode (Theora, VP9, x264), in pixels × frames:
     /// a video is split only into chunks of at least this much (the default is 2 s of
     /// 1080p at 25 fps; see docs/PERFORMANCE.md). 0 never splits.
     #[arg(long, env = "MEDIAEDIT_MIN_CHUNK_WORK", default_value_t = 100_000_000)]
@@ -31,4 +31,11 @@ pub struct ChunkingConfig {
     /// it stays one process, which is faster there). 1 cuts a chunk per core.
     #[arg(long, env = "MEDIAEDIT_LADDER_CORES_PER_CHUNK", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
     pub ladder_cores_per_chunk: u32,
+
+    /// Cores one chunk of a chunked x264 encode (`modify-video-speed`, `watermark` and
+    /// `text` on videos) is counted to use: x264's frame threads keep about 1.4–1.7 of
+    /// two cores busy, so a node of fewer than twice this many cores encodes in one
+    /// process, and 16 cores cut four chunks. 1 cuts a chunk per core.
+    #[arg(long, env = "MEDIAEDIT_X264_CORES_PER_CHUNK", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
+    pub x264_cores_per_chunk: u32,
 }

@@ -111,6 +111,8 @@ pub struct MediaConfig {
     pub min_chunk_work: u64,
     /// Cores one chunk of an HLS ladder counts for (x264 threads keep about two busy).
     pub ladder_cores_per_chunk: usize,
+    /// Cores one chunk of a chunked x264 encode counts for (`--x264-cores-per-chunk`).
+    pub x264_cores_per_chunk: usize,
 }
 
 /// Why a media operation failed. Every variant maps to a stable snake_case code.

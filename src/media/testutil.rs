@@ -34,6 +34,7 @@ pub(crate) fn media_with_limit(max_image_pixels: u64) -> Media {
         shim_dir: None,
         min_chunk_work: 100_000_000,
         ladder_cores_per_chunk: 2,
+        x264_cores_per_chunk: 4,
     })
 }
 

@@ -35,6 +35,7 @@ mod child_env;
 mod chunk_claims;
 mod chunk_nodes;
 mod chunked;
+mod chunked_x264;
 mod cli;
 mod cli_client;
 mod cli_confined;

@@ -9,9 +9,10 @@
 //! source frame lands in exactly one chunk; the join places each chunk at the exact
 //! time of its first frame (the concat list's `duration`), so timestamps run on with
 //! no frame dropped or repeated. Every chunk begins with a keyframe, the only cost in
-//! size. The joined file's frames are counted before it is handed on; a count that
-//! differs from the source's (a source whose timestamps defeat the exact seek) falls
-//! back to the single-process encode. Where splitting does not pay (see `plan`), the
+//! size. Only a video that starts where its file does is split (see
+//! `sizes::video_lead`). The joined file's frames are counted before it is handed on;
+//! a count that differs from the source's (a source whose timestamps defeat the exact
+//! seek) falls back to the single-process encode. Where splitting does not pay (see `plan`), the
 //! single-process recipe runs as before; docs/PERFORMANCE.md has the threshold and
 //! the measurements.
 
@@ -30,6 +31,7 @@ mod pieces;
 pub(crate) mod plan;
 mod remote;
 mod sizes;
+pub(crate) mod x264;
 
 pub use lend::{with_lender, Borrowed, CoreLender};
 use pieces::{run_piece, run_pieces, ChunkProgress, Piece};
@@ -51,6 +53,20 @@ pub(crate) struct SplitRecipe {
     /// What decoding a source frame costs against encoding one (see
     /// `plan::plan`): a chunk decodes the source from the keyframe before its cut.
     pub decode_weight: f64,
+    /// Options of the finished file alone (MP4's `-movflags +faststart`): given to the
+    /// single-process run and to the join, not to the pieces, which are read once.
+    pub muxer_options: Vec<String>,
+    /// Seconds of output a second of source lasts (about `1 / speed` when `filter`
+    /// retimes the frames, on the output rate's own grid; else 1): each chunk's place
+    /// in the join is its frames' source length times this. The filter must then keep
+    /// every frame (one out per one in).
+    pub time_scale: f64,
+    /// Cores one chunk's encoder keeps busy: a machine's cores are cut into one chunk
+    /// per this many (1 for Theora and VP9; `--x264-cores-per-chunk` for x264).
+    pub cores_per_chunk: usize,
+    /// Whether `filter` reads a file of this node besides the source (an overlay's
+    /// picture): then the chunks run on this node's slots only, never on another node.
+    pub local_only: bool,
 }
 
 impl SplitRecipe {
@@ -60,6 +76,7 @@ impl SplitRecipe {
         args.extend(["-vf".to_string(), self.filter.clone()]);
         args.extend(self.video.iter().cloned());
         args.extend(self.audio.iter().cloned());
+        args.extend(self.muxer_options.iter().cloned());
         args.extend(["-f".to_string(), self.muxer.to_string()]);
         args
     }
@@ -109,17 +126,39 @@ pub(crate) async fn convert(
 ) -> Result<MediaFile, MediaError> {
     let info = crate::media::video::inspect::inspect(media, input, accepted).await?;
     let recipe = recipe(&info);
+    convert_inspected(media, (input, &info), &recipe, format, out_dir, progress).await
+}
+
+/// [`convert`] of `input`, already inspected (`info`), with `recipe`.
+pub(crate) async fn convert_inspected(
+    media: &Media,
+    (input, info): (&MediaFile, &VideoInfo),
+    recipe: &SplitRecipe,
+    format: MediaFormat,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<MediaFile, MediaError> {
     let min_work = media.config().min_chunk_work;
     let interval = recipe.keyframe_interval;
-    // Across nodes, the chunks are planned for every node's slots, not this node's.
-    let cores = match remote::farm() {
+    // One chunk for the cores its encoder keeps busy; across nodes, for every node's
+    // slots rather than this node's cores.
+    let farm = remote::farm().filter(|_| !recipe.local_only);
+    let cores = match farm {
         Some(farm) => farm.slots().await,
         None => cores(),
+    } / recipe.cores_per_chunk.max(1);
+    let plan = |costs: &FrameCosts| {
+        let mut plan = plan::plan(info, min_work, cores, interval, costs)?;
+        plan.time_scale = recipe.time_scale;
+        Some(plan)
     };
-    let plan = |costs: &FrameCosts| plan::plan(&info, min_work, cores, interval, costs);
     // Where it splits at all, the frames are weighed by their bytes in the source.
     let seekable = input.format.seeks_to_keyframes();
     let mut split = plan(&FrameCosts::uniform(recipe.decode_weight)).filter(|_| seekable);
+    if split.is_some() {
+        let lead = sizes::video_lead(media, input).await;
+        split = split.filter(|_| lead.is_some_and(|l| l.abs() < 1e-6));
+    }
     if let (Some(_), Some(frames)) = (&split, info.frames) {
         if let Some(bytes) = sizes::frame_bytes(media, input, frames).await {
             let pixels = u64::from(info.shown.0) * u64::from(info.shown.1);
@@ -134,7 +173,7 @@ pub(crate) async fn convert(
         let chunked = Chunked {
             media,
             input,
-            recipe: &recipe,
+            recipe,
             plan: &plan,
             format,
         };
@@ -143,7 +182,8 @@ pub(crate) async fn convert(
         }
     }
     let tail = recipe.whole();
-    transcode::run_to_file(media, input, tail, format, info.duration, out_dir, progress).await
+    let seconds = info.duration.map(|d| d * recipe.time_scale);
+    transcode::run_to_file(media, input, tail, format, seconds, out_dir, progress).await
 }
 
 /// One chunked encode.
@@ -169,7 +209,8 @@ impl Chunked<'_> {
         let chunks = ChunkProgress::new(self.plan, progress);
         let report = |index: usize, fraction: f64| chunks.report(index, fraction);
         // The seam: through the queue across nodes, or on this node's slots.
-        if let Some(farm) = remote::farm() {
+        let farm = remote::farm().filter(|_| !self.recipe.local_only);
+        if let Some(farm) = farm {
             if !self.farm_pieces(&*farm, &dir.0, &report).await? {
                 return Ok(None);
             }
@@ -225,7 +266,8 @@ impl Chunked<'_> {
         let output = output_path(out_dir, self.format);
         let mut args = join_head();
         let with_audio = !self.recipe.audio.is_empty();
-        if with_audio {
+        // An MP4 keeps the audio's lead in an edit list, the video where it is.
+        if with_audio && self.recipe.muxer != "mp4" {
             if let Some(lead) = self.audio_lead(dir).await? {
                 args.splice(8..8, ["-itsoffset".into(), format!("{lead:.6}").into()]);
             }
@@ -239,9 +281,9 @@ impl Chunked<'_> {
         if with_audio {
             args.extend(["-map", "1:a:0"].map(OsString::from));
         }
-        args.extend(
-            ["-c", "copy", "-map_metadata", "-1", "-f", self.recipe.muxer].map(OsString::from),
-        );
+        args.extend(["-c", "copy", "-map_metadata", "-1"].map(OsString::from));
+        args.extend(self.recipe.muxer_options.iter().map(OsString::from));
+        args.extend(["-f", self.recipe.muxer].map(OsString::from));
         args.push(file_url(&output));
         let ffmpeg = &self.media.config().ffmpeg;
         if let Err(e) = self.media.runner().run(ffmpeg, args).await {
@@ -292,14 +334,14 @@ impl Chunked<'_> {
 }
 
 /// The concat demuxer's list of `plan`'s chunks: each by its name beside the list
-/// (`chunk-<i>.<extension>`), with its exact length (the last one's is whatever it
-/// holds).
+/// (`chunk-<i>.<extension>`), with its exact length in the output (the last one's is
+/// whatever it holds).
 fn concat_list(plan: &Plan, extension: &str) -> String {
     let mut list = String::from("ffconcat version 1.0\n");
     for chunk in &plan.chunks {
         list.push_str(&format!("file chunk-{}.{extension}\n", chunk.index));
         if !chunk.last {
-            list.push_str(&format!("duration {:.9}\n", chunk.seconds(plan.rate)));
+            list.push_str(&format!("duration {:.9}\n", plan.seconds(chunk)));
         }
     }
     list

@@ -1,10 +1,10 @@
 //! `watermark` and `text` on a video, and the overlay picture read from its source.
 //!
-//! A video gets one ffmpeg run that lays a picture (a PNG made
-//! here, already at its size) over every frame with the `overlay` filter, into an
-//! H.264 MP4. The frames are encoded once, as in every other video command; the audio
-//! of an MP4/MOV/3GP is copied as it is, other audio (Vorbis, PCM: not for MP4) is
-//! encoded to AAC.
+//! A video gets one ffmpeg recipe that lays a picture (a PNG made here, already at its
+//! size) over every frame with the `overlay` filter, into an H.264 MP4: run in one
+//! process, or for a long video in chunks (`chunked::x264`). The frames are encoded
+//! once, as in every other video command; the audio of an MP4/MOV/3GP is copied as it
+//! is, other audio (Vorbis, PCM: not for MP4) is encoded to AAC.
 //!
 //! The overlay is placed by ffmpeg expressions of the frame's size (`W`, `H`) and its
 //! own (`w`, `h`) that compute what [`place`](crate::media::image::overlay::place) computes,
@@ -12,17 +12,16 @@
 //! video's YCbCr with the video's own matrix (BT.709 when the source says so, else
 //! BT.601) and the output is tagged with it, so its colours come out as in the PNG.
 
-use std::ffi::OsString;
 use std::path::Path;
 
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbaImage};
 
-use crate::media::ffmpeg::input::file_url;
-use crate::media::ffmpeg::transcode::{self, Recipe, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::ffmpeg::transcode::{EVEN_SIZE, SQUARE_PIXELS, X264};
 use crate::media::image::overlay::Overlay;
 use crate::media::image::yuv::Matrix;
 use crate::media::image::Gravity;
+use crate::media::video::chunked::{self, x264::movie, SplitRecipe};
 use crate::media::video::info::VideoInfo;
 use crate::media::VIDEO_CONTAINERS;
 use crate::media::{output_path, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
@@ -78,41 +77,10 @@ impl Media {
     ) -> Result<MediaFile, MediaError> {
         let info = crate::media::video::inspect::inspect(self, input, VIDEO_CONTAINERS).await?;
         let copy_audio = input.format.is_iso_bmff_video();
-        let tail = overlay_args(&info, (gravity, margin, opacity), copy_audio);
-        let output = output_path(out_dir, MediaFormat::Mp4);
-        let max_seconds = self.config().max_video_seconds;
-        let source = (
-            input.path.as_path(),
-            crate::media::ffmpeg::input::demuxer(input.format),
-        );
-        let mut head = transcode::input_args_with(source, max_seconds, &[]);
-        // The picture is the second input; it goes before the output options that
-        // follow the first (`-map_metadata`), which ffmpeg would read as its own.
-        let at = head
-            .iter()
-            .position(|a| a == "-map_metadata")
-            .unwrap_or(head.len());
-        let picture = ["-f", "png_pipe", "-i"].map(OsString::from);
-        head.splice(at..at, picture.into_iter().chain([file_url(overlay_png)]));
-        let recipe: Recipe = tail.into();
-        let run = transcode::run_ffmpeg(
-            self,
-            head,
-            recipe.output_options,
-            file_url(&output),
-            info.duration,
-            progress,
-        )
-        .await;
-        if let Err(e) = run {
-            // Best effort: a partial file must not be mistaken for an output.
-            let _ = tokio::fs::remove_file(&output).await;
-            return Err(e);
-        }
-        Ok(MediaFile {
-            path: output,
-            format: MediaFormat::Mp4,
-        })
+        let placement = (gravity, margin, opacity);
+        let recipe = overlay_recipe(self, &info, (overlay_png, placement), copy_audio);
+        let input = (input, &info);
+        chunked::convert_inspected(self, input, &recipe, MediaFormat::Mp4, out_dir, progress).await
     }
 
     /// `watermark` or `text` on a video: `op`'s picture made for the video's frame
@@ -159,51 +127,59 @@ async fn write_png(picture: &RgbaImage, dir: &Path) -> Result<std::path::PathBuf
     Ok(path)
 }
 
-/// The ffmpeg arguments after the inputs (the video, then the picture).
-fn overlay_args(
+/// The encode of the video with the picture at `picture` laid over every frame: one
+/// filter graph that reads the picture itself (a `movie` source), so the recipe has
+/// one input and may be cut in chunks as any x264 encode (`chunked::x264`); the chunks
+/// then run on this node only, where the picture is.
+fn overlay_recipe(
+    media: &Media,
     info: &VideoInfo,
-    (gravity, margin, opacity): (Gravity, u32, f32),
+    (picture, (gravity, margin, opacity)): (&Path, (Gravity, u32, f32)),
     copy_audio: bool,
-) -> Vec<String> {
+) -> SplitRecipe {
     let (matrix, tag) = match info.matrix {
         Matrix::Bt709 => ("bt709", "bt709"),
         Matrix::Bt601 => ("bt601", "smpte170m"),
     };
-    let mut picture = String::from("[1:v]format=rgba");
+    let mut top = format!("{},format=rgba", movie(picture, "png_pipe"));
     let opacity = if opacity.is_finite() {
         opacity.clamp(0.0, 1.0)
     } else {
         1.0
     };
     if opacity < 1.0 {
-        picture.push_str(&format!(",colorchannelmixer=aa={opacity}"));
+        top.push_str(&format!(",colorchannelmixer=aa={opacity}"));
     }
-    picture.push_str(&format!(
+    top.push_str(&format!(
         ",scale=out_color_matrix={matrix}:out_range=tv,format=yuva420p[top]"
     ));
     let (x, y) = position(gravity, margin);
+    // The video's chain first and unlabelled: it is the graph's one input, which a
+    // chunk's own filter is put before.
     let graph = format!(
-        "[0:v:0]{SQUARE_PIXELS},{EVEN_SIZE},format=yuv420p[base];{picture};\
-         [base][top]overlay=x='{x}':y='{y}':format=yuv420:eof_action=repeat,setsar=1,format=yuv420p[v]"
+        "{SQUARE_PIXELS},{EVEN_SIZE},format=yuv420p[base];{top};\
+         [base][top]overlay=x='{x}':y='{y}':format=yuv420:eof_action=repeat,setsar=1,format=yuv420p"
     );
-    let mut args = vec!["-filter_complex".to_string(), graph];
-    args.extend(["-map", "[v]"].map(String::from));
-    if info.has_audio {
-        args.extend(["-map", "0:a:0"].map(String::from));
+    let mut video: Vec<String> = ["-fps_mode", "passthrough"].map(String::from).into();
+    video.extend(X264.map(String::from));
+    video.extend(["-colorspace", tag, "-color_range", "tv"].map(String::from));
+    let audio: &[&str] = match (info.has_audio, copy_audio) {
+        (false, _) => &[],
+        (true, true) => &["-c:a", "copy"],
+        (true, false) => &["-c:a", "aac", "-b:a", "128k"],
+    };
+    let audio = audio.iter().map(|a| a.to_string()).collect();
+    SplitRecipe {
+        local_only: true,
+        ..SplitRecipe::x264(media, graph, (video, audio), 1.0)
     }
-    args.extend(["-fps_mode", "passthrough"].map(String::from));
-    args.extend(X264.map(String::from));
-    args.extend(["-colorspace", tag, "-color_range", "tv"].map(String::from));
-    if info.has_audio {
-        let audio: &[&str] = if copy_audio {
-            &["-c:a", "copy"]
-        } else {
-            &["-c:a", "aac", "-b:a", "128k"]
-        };
-        args.extend(audio.iter().map(|a| a.to_string()));
-    }
-    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
-    args
+}
+
+#[cfg(test)]
+fn overlay_args(info: &VideoInfo, placement: (Gravity, u32, f32), copy_audio: bool) -> Vec<String> {
+    let media = crate::media::testutil::media();
+    let picture = Path::new("/tmp/picture.png");
+    overlay_recipe(&media, info, (picture, placement), copy_audio).whole()
 }
 
 /// The overlay filter's `x` and `y` for `gravity` with `margin`: the expressions of

@@ -102,6 +102,7 @@ pub fn media() -> Media {
         header_readers: true,
         min_chunk_work: 100_000_000,
         ladder_cores_per_chunk: 2,
+        x264_cores_per_chunk: 4,
     })
 }
 

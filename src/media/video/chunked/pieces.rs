@@ -44,7 +44,7 @@ pub(super) async fn run_piece(
     report: &(dyn Fn(usize, f64) + Send + Sync),
 ) -> Result<(), MediaError> {
     let seconds = match piece {
-        Piece::Video(i) => Some(plan.chunks[i].seconds(plan.rate)),
+        Piece::Video(i) => Some(plan.seconds(&plan.chunks[i])),
         Piece::Audio => None,
     };
     let on_progress = |fraction: f64| {

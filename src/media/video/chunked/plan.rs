@@ -31,6 +31,15 @@ pub(crate) struct Plan {
     pub chunks: Vec<Chunk>,
     pub rate: f64,
     pub frames: u64,
+    /// Seconds of output a second of source lasts (see `SplitRecipe::time_scale`).
+    pub time_scale: f64,
+}
+
+impl Plan {
+    /// Seconds `chunk` lasts in the output.
+    pub fn seconds(&self, chunk: &Chunk) -> f64 {
+        chunk.seconds(self.rate) * self.time_scale
+    }
 }
 
 impl Chunk {
@@ -41,7 +50,7 @@ impl Chunk {
         (self.start > 0).then(|| (self.start as f64 - 0.5) / rate)
     }
 
-    /// Seconds this chunk lasts in the output.
+    /// Seconds this chunk's frames last in the source.
     pub fn seconds(&self, rate: f64) -> f64 {
         self.count as f64 / rate
     }
@@ -97,6 +106,7 @@ pub(crate) fn plan(
         chunks,
         rate,
         frames,
+        time_scale: 1.0,
     })
 }
 

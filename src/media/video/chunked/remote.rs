@@ -112,7 +112,7 @@ impl Chunked<'_> {
                 FarmedChunk {
                     options,
                     tail,
-                    seconds: Some(chunk.seconds(self.plan.rate)),
+                    seconds: Some(self.plan.seconds(chunk)),
                 }
             })
             .collect();

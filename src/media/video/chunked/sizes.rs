@@ -1,6 +1,6 @@
-//! The size of each of a source's video frames, for weighing chunks (`plan::FrameCosts`):
-//! a frame's bytes say how busy it is, so how long it takes to encode, before anything
-//! is decoded.
+//! What a source's packets say before a video is split: the size of each video frame,
+//! for weighing chunks (`plan::FrameCosts`; a frame's bytes say how busy it is, so how
+//! long it takes to encode, before anything is decoded), and where the video starts.
 
 use std::ffi::OsString;
 
@@ -26,6 +26,38 @@ pub(crate) async fn frame_bytes(media: &Media, input: &MediaFile, frames: u64) -
     (sizes.len() as u64 == frames).then_some(sizes)
 }
 
+/// Seconds from the start of `input` (its earliest stream) to its first video frame,
+/// read by ffprobe from the headers; `None` when unknown. A single-process encode
+/// keeps that lead (Matroska puts AAC's priming at zero and the video 23 ms later),
+/// while a chunk's seek and its restarted times assume none, so only a video that
+/// leads (0) is split.
+pub(crate) async fn video_lead(media: &Media, input: &MediaFile) -> Option<f64> {
+    let mut args: Vec<OsString> = ["-v", "error", "-select_streams", "v:0"]
+        .map(OsString::from)
+        .into();
+    let entries = "stream=start_time:format=start_time";
+    args.extend(["-show_entries", entries, "-of", "csv=p=0"].map(OsString::from));
+    args.extend(["-f".into(), demuxer(input.format).into()]);
+    args.push(file_url(&input.path));
+    let out = media
+        .runner()
+        .run(&media.config().ffprobe, args)
+        .await
+        .ok()?;
+    lead_of(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// The video's start less the file's, from ffprobe's two lines (stream, then format).
+fn lead_of(csv: &str) -> Option<f64> {
+    let mut times = csv
+        .lines()
+        .map(|l| l.trim().trim_end_matches(','))
+        .filter(|l| !l.is_empty())
+        .map(|l| l.parse::<f64>().ok());
+    let (video, file) = (times.next()??, times.next()??);
+    Some(video - file)
+}
+
 /// `pts,size` lines (decode order) as sizes in presentation order.
 fn by_presentation(csv: &str) -> Option<Vec<u64>> {
     let mut packets = Vec::new();
@@ -49,6 +81,15 @@ mod tests {
         let csv = "0,900\n3072,300\n1024,20\n2048,25\n";
         assert_eq!(by_presentation(csv), Some(vec![900, 20, 25, 300]));
         assert_eq!(by_presentation("N/A,12\n"), None);
+    }
+
+    #[test]
+    fn the_lead_is_the_video_s_start_after_the_file_s() {
+        assert_eq!(lead_of("0.000000\n0.000000\n"), Some(0.0));
+        let lead = lead_of("0.023000\n0.000000\n").unwrap();
+        assert!((lead - 0.023).abs() < 1e-9, "{lead}");
+        assert_eq!(lead_of("N/A\n0.000000\n"), None);
+        assert_eq!(lead_of("0.1\n"), None);
     }
 
     #[tokio::test]

@@ -113,6 +113,10 @@ fn ogg() -> SplitRecipe {
         muxer: "ogg",
         keyframe_interval: 12,
         decode_weight: 0.1,
+        muxer_options: Vec::new(),
+        time_scale: 1.0,
+        cores_per_chunk: 1,
+        local_only: false,
     }
 }
 
@@ -136,6 +140,10 @@ fn webm() -> SplitRecipe {
         muxer: "webm",
         keyframe_interval: 40,
         decode_weight: 0.1,
+        muxer_options: Vec::new(),
+        time_scale: 1.0,
+        cores_per_chunk: 1,
+        local_only: false,
     }
 }
 
@@ -176,7 +184,12 @@ async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_sl
             last: index == 2,
         })
         .collect();
-    let plan = Plan { chunks, ..plan };
+    let time_scale = recipe.time_scale;
+    let plan = Plan {
+        chunks,
+        time_scale,
+        ..plan
+    };
     let reported = Mutex::new(Vec::new());
     let report = |f: f64| reported.lock().unwrap().push(f);
     let chunked = Chunked {
@@ -199,10 +212,11 @@ async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_sl
         "every frame once, at the single-process times"
     );
     let step = times.windows(2).map(|w| w[1] - w[0]);
-    assert!(step.clone().all(|d| (d - 0.04).abs() < 0.002), "{times:?}");
+    let frame = 0.04 * time_scale;
+    assert!(step.clone().all(|d| (d - frame).abs() < 0.002), "{times:?}");
     let (audio, whole_audio) = (audio_seconds(&joined.path), audio_seconds(&whole.path));
     assert!(
-        (audio - whole_audio).abs() < 0.03 && audio > 3.9,
+        (audio - whole_audio).abs() < 0.03 && audio > 3.9 * time_scale,
         "{audio} vs {whole_audio}"
     );
     let (q, whole_q) = (
@@ -235,6 +249,27 @@ async fn theora_in_chunks_matches_the_single_process_encode() {
 #[tokio::test]
 async fn vp9_in_chunks_matches_the_single_process_encode() {
     chunked_matches_whole(webm(), MediaFormat::Webm, 0.05).await;
+}
+
+/// x264 in MP4, retimed as `modify-video-speed` does at speed 1.5 (25 fps become 37.5).
+fn x264_faster() -> SplitRecipe {
+    let video = ["-fps_mode", "vfr", "-c:v", "libx264", "-preset", "veryfast"];
+    let audio = ["-af", "atempo=1.5", "-c:a", "aac", "-b:a", "128k"];
+    let parts = (
+        video
+            .into_iter()
+            .chain(["-crf", "23"])
+            .map(String::from)
+            .collect(),
+        audio.map(String::from).into(),
+    );
+    let filter = "setpts=PTS/1.5,fps=75/2,format=yuv420p".to_string();
+    SplitRecipe::x264(&media(), filter, parts, 1.0 / 1.5)
+}
+
+#[tokio::test]
+async fn x264_in_mp4_chunks_matches_the_single_process_encode_and_keeps_its_retiming() {
+    chunked_matches_whole(x264_faster(), MediaFormat::Mp4, 0.05).await;
 }
 
 #[test]

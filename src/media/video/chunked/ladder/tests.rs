@@ -63,6 +63,7 @@ fn two_chunks() -> Plan {
         chunks: vec![chunk(0, 0, 150), chunk(1, 150, 50)],
         rate: 25.0,
         frames: 200,
+        time_scale: 1.0,
     }
 }
 
