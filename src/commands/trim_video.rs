@@ -8,6 +8,12 @@
 //! encoding time); otherwise the part is re-encoded as every MP4 output is. The audio
 //! is always encoded again (AAC 128 kb/s), so it starts and ends on the video's cut
 //! to the sample rather than on a whole AAC frame.
+//!
+//! A re-encode of a constant-rate source is cut in chunks as other x264 re-encodes are
+//! (`media::video::chunked::x264`) where the part is long enough: planned over the
+//! part's frames, each chunk seeking from the part's start, the audio cut once as the
+//! single-process encode cuts it. Where it is not split, or the joined frames do not
+//! add up, the single-process recipe runs as it always has.
 
 use std::path::Path;
 
@@ -16,6 +22,7 @@ use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, VIDEOS};
 use crate::error_code::Code;
 use crate::media::video::shown_frame::{frame_shown_at, ShownFrame};
 use crate::media::ffmpeg::transcode::{self, map_args, Recipe, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::video::chunked::{self, part, Part, SplitRecipe};
 use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -139,7 +146,15 @@ impl CommandDef for TrimVideo {
         let shown = frame_shown_at(media, input, start).await?;
         // The part runs from the shown frame's start, so that it ends where asked.
         let length = end.map(|end| end - shown.start);
-        let recipe = if shown.key && input.format.is_iso_bmff_video() && can_copy(&info) {
+        let copy = shown.key && input.format.is_iso_bmff_video() && can_copy(&info);
+        if let (false, Some(part)) = (copy, chunk_part(shown, length, &info)) {
+            let recipe = split_recipe(media, part, &info);
+            let split = chunked::try_split(media, (input, &info), &recipe, OUTPUT, out_dir, progress);
+            if let Some(file) = split.await? {
+                return Ok(vec![file]);
+            }
+        }
+        let recipe = if copy {
             copy_recipe(shown, length, &info)
         } else {
             encode_recipe(shown, length, &info)
@@ -187,13 +202,58 @@ fn copy_recipe(shown: ShownFrame, length: Option<f64>, info: &VideoInfo) -> Reci
     }
 }
 
+/// Where the single-process re-encode seeks: just before the frame.
+fn encode_seek(shown: ShownFrame) -> f64 {
+    (shown.start - SEEK_MARGIN).max(0.0)
+}
+
+/// The re-encode's video filter.
+fn encode_filter() -> String {
+    format!("{SQUARE_PIXELS},{EVEN_SIZE},setsar=1,setpts=PTS-STARTPTS,format=yuv420p")
+}
+
+/// The part a re-encode may be cut in chunks over: the frames of a constant-rate
+/// source from the shown one (its index from its time, the video starting at zero,
+/// which the chunked encode checks) that start within `length` as the output `-t`
+/// keeps them, up to the source's last; `None` where the rate or frame count is
+/// unknown or not constant, or nothing is left.
+fn chunk_part(shown: ShownFrame, length: Option<f64>, info: &VideoInfo) -> Option<Part> {
+    let (rate, base, total) = (info.frame_rate?, info.base_rate?, info.frames?);
+    if (rate - base).abs() > base * 0.001 {
+        return None;
+    }
+    let first = (shown.start * rate).round() as u64;
+    let left = total.checked_sub(first)?;
+    let frames = length.map_or(left, |l| part::frames_within(l, rate).min(left));
+    (frames > 0).then_some(Part {
+        start: shown.start,
+        first,
+        frames,
+        length,
+        audio_seek: encode_seek(shown),
+    })
+}
+
+/// The re-encode of `part` as a recipe that may be cut in chunks: the same filter,
+/// encoder, audio and length as [`encode_recipe`].
+fn split_recipe(media: &Media, part: Part, info: &VideoInfo) -> SplitRecipe {
+    let audio = if info.has_audio {
+        ["-c:a", "aac", "-b:a", "128k"].map(String::from).into()
+    } else {
+        Vec::new()
+    };
+    let video = X264.map(String::from).into();
+    let mut recipe = SplitRecipe::x264(media, encode_filter(), (video, audio), 1.0);
+    recipe.part = Some(part);
+    recipe
+}
+
 /// Seek just before the frame (ffmpeg decodes from the keyframe before and drops what
 /// starts earlier) and encode from it, its time made the output's zero.
 fn encode_recipe(shown: ShownFrame, length: Option<f64>, info: &VideoInfo) -> Recipe {
-    let seek = (shown.start - SEEK_MARGIN).max(0.0);
-    let video = format!("{SQUARE_PIXELS},{EVEN_SIZE},setsar=1,setpts=PTS-STARTPTS,format=yuv420p");
+    let seek = encode_seek(shown);
     let mut output = map_args(info.has_audio);
-    output.extend(["-vf".to_string(), video]);
+    output.extend(["-vf".to_string(), encode_filter()]);
     output.extend(X264.map(String::from));
     output.extend(tail(length, info));
     Recipe {
@@ -262,5 +322,40 @@ mod tests {
         let args = encode.output_options.join(" ");
         assert!(args.contains("setpts=PTS-STARTPTS") && args.contains("libx264"), "{args}");
         assert!(!args.contains("-t ") && !args.contains("-c:a"), "{args}");
+    }
+
+    #[test]
+    fn a_constant_rate_re_encode_is_planned_over_the_part_s_frames() {
+        let clip = VideoInfo {
+            frames: Some(100),
+            base_rate: Some(25.0),
+            ..info(Some(25.0), true)
+        };
+        let shown = ShownFrame { start: 2.04, key: false };
+        let part = chunk_part(shown, Some(1.5), &clip).unwrap();
+        assert_eq!((part.first, part.frames, part.length), (51, 38, Some(1.5)));
+        assert!((part.audio_seek - 2.0395).abs() < 1e-9);
+        // To the end, and past it: the frames left.
+        assert_eq!(chunk_part(shown, None, &clip).unwrap().frames, 49);
+        assert_eq!(chunk_part(shown, Some(9.0), &clip).unwrap().frames, 49);
+        // A variable rate, or no frame count: not cut.
+        let vfr = VideoInfo {
+            base_rate: Some(30.0),
+            ..clip.clone()
+        };
+        assert_eq!(chunk_part(shown, None, &vfr), None);
+        let uncounted = VideoInfo {
+            frames: None,
+            ..clip.clone()
+        };
+        assert_eq!(chunk_part(shown, None, &uncounted), None);
+        // The chunks' recipe is the single-process one's filter, encoder and audio.
+        let media = crate::media::testutil::media();
+        let recipe = split_recipe(&media, part.clone(), &clip);
+        let whole = encode_recipe(shown, Some(1.5), &clip).output_options.join(" ");
+        assert!(whole.contains(&recipe.filter), "{whole}");
+        assert!(whole.contains(&recipe.video.join(" ")), "{whole}");
+        assert!(whole.contains(&recipe.audio.join(" ")), "{whole}");
+        assert_eq!(recipe.part, Some(part));
     }
 }

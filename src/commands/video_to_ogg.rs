@@ -63,6 +63,7 @@ fn recipe(info: &VideoInfo) -> SplitRecipe {
         time_scale: 1.0,
         cores_per_chunk: 1,
         local_only: false,
+        part: None,
     }
 }
 

@@ -1,5 +1,6 @@
 //! x264 re-encodes in chunks through the whole service: `modify-video-speed` of a source
-//! it cannot copy (4:4:4 H.264) and `watermark` on a video, each held to the same edit on
+//! it cannot copy (4:4:4 H.264), `watermark` on a video and `trim-video` of a part it
+//! must re-encode, each held to the same edit on
 //! an app that never splits (`--min-chunk-work 0`) and the speed change also to its
 //! recipe run by hand: every frame once at the same times, the audio as long, SSIM
 //! within 0.003 and size within 5 % (docs/API.md, "x264 re-encodes in chunks").
@@ -90,17 +91,21 @@ fn ssim(encoded: &Path, source: &Path, retime: &str) -> f64 {
     all.split_whitespace().next().unwrap().parse().unwrap()
 }
 
-/// `chunked` held to `whole` (one process): every frame once at the same times, each
-/// `frame` seconds after the one before; the audio as long; SSIM and size; a cut of its
+/// `chunked` held to `whole` (one process): its `frames` frames once at the same
+/// times, each `frame` seconds after the one before; the audio as long; SSIM and size; a cut of its
 /// own (a keyframe where the single-process encode has none); its index first.
 fn assert_like_one_process(
     what: &str,
     (chunked, whole): (&Path, &Path),
-    frame: f64,
+    (frames, frame): (usize, f64),
     q: (f64, f64),
 ) {
     let (packets, whole_packets) = (video_packets(chunked), video_packets(whole));
-    assert_eq!(packets.len(), 100, "{what}: every frame of the source once");
+    assert_eq!(
+        packets.len(),
+        frames,
+        "{what}: every frame of the source once"
+    );
     let times: Vec<f64> = packets.iter().map(|p| p.0).collect();
     let whole_times: Vec<f64> = whole_packets.iter().map(|p| p.0).collect();
     assert_eq!(times, whole_times, "{what}: the single-process frame times");
@@ -121,7 +126,7 @@ fn assert_like_one_process(
     );
     let (audio, whole_audio) = (audio_end(chunked), audio_end(whole));
     assert!(
-        (audio - whole_audio).abs() < 0.03 && audio > 100.0 * frame - 0.1,
+        (audio - whole_audio).abs() < 0.03 && audio > frames as f64 * frame - 0.1,
         "{what}: audio to {audio} s, {whole_audio} s in one process"
     );
     assert!(
@@ -200,12 +205,53 @@ async fn chunked_x264_speed_changes_and_watermarks_match_the_single_process_enco
         ssim(&by_hand, &source, retimed),
     );
     let speed = (faster.as_path(), by_hand.as_path());
-    assert_like_one_process("modify-video-speed", speed, 1.0 / 37.5, q);
+    assert_like_one_process("modify-video-speed", speed, (100, 1.0 / 37.5), q);
     let same = "null";
     let q = (
         ssim(&marked, &source, same),
         ssim(&marked_whole, &source, same),
     );
     let mark = (marked.as_path(), marked_whole.as_path());
-    assert_like_one_process("watermark", mark, 0.04, q);
+    assert_like_one_process("watermark", mark, (100, 0.04), q);
+}
+
+#[tokio::test]
+async fn a_chunked_trim_matches_the_single_process_trim() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = clip_with_cuts(dir.path());
+    let chunked = spawn_app_with(|c| {
+        c.chunking.min_chunk_work = 1;
+        c.chunking.x264_cores_per_chunk = 1;
+    })
+    .await;
+    let whole = spawn_app_with(|c| c.chunking.min_chunk_work = 0).await;
+    // From the frame shown at 0.53 s (the 14th, at 0.52 s) to 3.3 s: 2.78 s, so the
+    // 70 frames starting before it; 4:4:4, so re-encoded. And from 0.3 s (the 8th frame, at 0.28 s) to the end.
+    let spans = [json!({"start": 0.53, "end": 3.3}), json!({"start": 0.3})];
+    let mut outputs = Vec::new();
+    for app in [&chunked, &whole] {
+        let src = app
+            .fixtures
+            .add("cuts.mp4", std::fs::read(&source).unwrap());
+        for span in &spans {
+            let mut trim = edit(&src, &["trim-video"], Some(span.clone()));
+            trim["assets"][0]["type"] = json!("video");
+            outputs.push(app.download_all(&app.run_done(trim).await).await.remove(0));
+        }
+    }
+    let parts = [("0.53 to 3.3", 13, 70), ("0.3 to the end", 7, 93)];
+    for (i, (what, first, frames)) in parts.into_iter().enumerate() {
+        let (split, single) = (&outputs[i], &outputs[i + spans.len()]);
+        let frame_range = format!(
+            "trim=start_frame={first}:end_frame={},setpts=PTS-STARTPTS",
+            first + frames
+        );
+        let q = (
+            ssim(split, &source, &frame_range),
+            ssim(single, &source, &frame_range),
+        );
+        let what = format!("trim-video {what}");
+        let files = (split.as_path(), single.as_path());
+        assert_like_one_process(&what, files, (frames, 0.04), q);
+    }
 }

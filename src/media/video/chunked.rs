@@ -27,6 +27,7 @@ use crate::media::{cores, output_path, Media, MediaError, MediaFile, MediaFormat
 
 pub(crate) mod ladder;
 mod lend;
+pub(crate) mod part;
 mod pieces;
 pub(crate) mod plan;
 mod remote;
@@ -34,7 +35,8 @@ mod sizes;
 pub(crate) mod x264;
 
 pub use lend::{with_lender, Borrowed, CoreLender};
-use pieces::{run_piece, run_pieces, ChunkProgress, Piece};
+pub(crate) use part::Part;
+use pieces::{run_piece, run_pieces, ChunkProgress, Piece, ScratchDir};
 use plan::{Chunk, FrameCosts, Plan};
 pub use remote::{encode_chunk, with_farm, BoxFuture, ChunkFarm, FarmJob, FarmedChunk};
 
@@ -67,6 +69,8 @@ pub(crate) struct SplitRecipe {
     /// Whether `filter` reads a file of this node besides the source (an overlay's
     /// picture): then the chunks run on this node's slots only, never on another node.
     pub local_only: bool,
+    /// The part of the source encoded, where not the whole (see `part`).
+    pub part: Option<Part>,
 }
 
 impl SplitRecipe {
@@ -83,9 +87,11 @@ impl SplitRecipe {
 
     /// The options before `-i` and the recipe after it of `chunk`'s video.
     fn chunk(&self, chunk: &Chunk, rate: f64) -> (Vec<String>, Vec<String>) {
-        let seek = chunk
-            .seek(rate)
-            .map(|s| vec!["-ss".to_string(), format!("{s:.6}")]);
+        let seek = match &self.part {
+            Some(part) => Some(part.seek(chunk, rate)),
+            None => chunk.seek(rate),
+        };
+        let seek = seek.map(|s| vec!["-ss".to_string(), part::seconds(s)]);
         // The seek leaves the first kept frame at its source time: restarted at zero,
         // the chunk's frames fall on the output rate's grid as the whole video's do.
         let filter = format!("setpts=PTS-STARTPTS,{}", self.filter);
@@ -93,8 +99,11 @@ impl SplitRecipe {
             .map(String::from)
             .into();
         args.push(filter);
+        let rest = self.part.as_ref().and_then(|p| p.rest(chunk, rate));
         if !chunk.last {
             args.extend(["-frames:v".to_string(), chunk.count.to_string()]);
+        } else if let Some(rest) = rest {
+            args.extend(["-t".to_string(), part::seconds(rest)]);
         }
         args.extend(self.video.iter().cloned());
         args.extend(["-f".to_string(), self.muxer.to_string()]);
@@ -107,8 +116,15 @@ impl SplitRecipe {
             .map(String::from)
             .into();
         args.extend(self.audio.iter().cloned());
+        args.extend(self.part.iter().flat_map(Part::audio_cut));
         args.extend(["-f".to_string(), self.muxer.to_string()]);
         args
+    }
+
+    /// The options before `-i` and the recipe after it of the audio piece.
+    fn audio_piece(&self) -> (Vec<String>, Vec<String>) {
+        let input = self.part.iter().flat_map(Part::audio_input).collect();
+        (input, self.audio_only())
     }
 }
 
@@ -138,6 +154,26 @@ pub(crate) async fn convert_inspected(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
+    let split = try_split(media, (input, info), recipe, format, out_dir, progress);
+    if let Some(file) = split.await? {
+        return Ok(file);
+    }
+    let tail = recipe.whole();
+    let seconds = info.duration.map(|d| d * recipe.time_scale);
+    transcode::run_to_file(media, input, tail, format, seconds, out_dir, progress).await
+}
+
+/// The chunked encode of `input` (already inspected: `info`) with `recipe`, or `None`
+/// where it does not split or its frames do not add up: then the caller encodes in
+/// one process (`recipe.whole()`, or its own recipe of the same part).
+pub(crate) async fn try_split(
+    media: &Media,
+    (input, info): (&MediaFile, &VideoInfo),
+    recipe: &SplitRecipe,
+    format: MediaFormat,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<Option<MediaFile>, MediaError> {
     let min_work = media.config().min_chunk_work;
     let interval = recipe.keyframe_interval;
     // One chunk for the cores its encoder keeps busy; across nodes, for every node's
@@ -147,8 +183,14 @@ pub(crate) async fn convert_inspected(
         Some(farm) => farm.slots().await,
         None => cores(),
     } / recipe.cores_per_chunk.max(1);
+    // A part is planned over its own frames.
+    let part_info = recipe.part.as_ref().map(|part| VideoInfo {
+        frames: Some(part.frames),
+        ..info.clone()
+    });
+    let planned = part_info.as_ref().unwrap_or(info);
     let plan = |costs: &FrameCosts| {
-        let mut plan = plan::plan(info, min_work, cores, interval, costs)?;
+        let mut plan = plan::plan(planned, min_work, cores, interval, costs)?;
         plan.time_scale = recipe.time_scale;
         Some(plan)
     };
@@ -160,7 +202,12 @@ pub(crate) async fn convert_inspected(
         split = split.filter(|_| lead.is_some_and(|l| l.abs() < 1e-6));
     }
     if let (Some(_), Some(frames)) = (&split, info.frames) {
-        if let Some(bytes) = sizes::frame_bytes(media, input, frames).await {
+        let bytes = sizes::frame_bytes(media, input, frames).await;
+        let bytes = match &recipe.part {
+            Some(part) => bytes.and_then(|b| part.of(&b)),
+            None => bytes,
+        };
+        if let Some(bytes) = bytes {
             let pixels = u64::from(info.shown.0) * u64::from(info.shown.1);
             split = plan(&FrameCosts::from_bytes(
                 recipe.decode_weight,
@@ -177,13 +224,9 @@ pub(crate) async fn convert_inspected(
             plan: &plan,
             format,
         };
-        if let Some(file) = chunked.run(out_dir, progress).await? {
-            return Ok(file);
-        }
+        return chunked.run(out_dir, progress).await;
     }
-    let tail = recipe.whole();
-    let seconds = info.duration.map(|d| d * recipe.time_scale);
-    transcode::run_to_file(media, input, tail, format, seconds, out_dir, progress).await
+    Ok(None)
 }
 
 /// One chunked encode.
@@ -242,7 +285,7 @@ impl Chunked<'_> {
     ) -> Result<(), MediaError> {
         let recipe = match piece {
             Piece::Video(i) => self.recipe.chunk(&self.plan.chunks[i], self.plan.rate),
-            Piece::Audio => (Vec::new(), self.recipe.audio_only()),
+            Piece::Audio => self.recipe.audio_piece(),
         };
         let output = self.piece_path(dir, piece);
         let run = (self.media, self.input, self.plan);
@@ -353,16 +396,6 @@ fn join_head() -> Vec<OsString> {
     let mut args = transcode::quiet_args();
     args.extend(["-f", "concat", "-i"].map(OsString::from));
     args
-}
-
-/// A directory removed with everything in it when dropped.
-struct ScratchDir(PathBuf);
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        // Best effort: what is left is under the job's temp dir, removed after the job.
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 #[cfg(test)]

@@ -171,6 +171,7 @@ fn overlay_recipe(
     let audio = audio.iter().map(|a| a.to_string()).collect();
     SplitRecipe {
         local_only: true,
+        part: None,
         ..SplitRecipe::x264(media, graph, (video, audio), 1.0)
     }
 }

@@ -4,7 +4,7 @@
 //! encode (one file, `super`; the HLS ladder, `super::ladder`).
 
 use std::future::Future;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -152,5 +152,15 @@ impl Queue {
             run(i).await?;
             drop(slot);
         }
+    }
+}
+
+/// A directory removed with everything in it when dropped.
+pub(super) struct ScratchDir(pub PathBuf);
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        // Best effort: what is left is under the job's temp dir, removed after the job.
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }

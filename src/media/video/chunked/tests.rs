@@ -117,6 +117,7 @@ fn ogg() -> SplitRecipe {
         time_scale: 1.0,
         cores_per_chunk: 1,
         local_only: false,
+        part: None,
     }
 }
 
@@ -144,6 +145,7 @@ fn webm() -> SplitRecipe {
         time_scale: 1.0,
         cores_per_chunk: 1,
         local_only: false,
+        part: None,
     }
 }
 

@@ -44,6 +44,7 @@ impl SplitRecipe {
             time_scale,
             cores_per_chunk: media.config().x264_cores_per_chunk,
             local_only: false,
+            part: None,
         }
     }
 }
