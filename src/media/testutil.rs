@@ -265,3 +265,18 @@ pub(crate) fn raw_tiff(tags: &[(u16, Vec<u32>)], chunks: &[Vec<u8>], tiled: bool
     }
     out
 }
+
+/// ffmpeg behind a script in `dir` that appends each run's arguments to a log: the
+/// script's path (for `MediaConfig::ffmpeg`) and the log's.
+pub(crate) fn logging_ffmpeg(dir: &std::path::Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let log = dir.join("runs.log");
+    let wrapper = dir.join("ffmpeg");
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" >> '{}'\nexec ffmpeg \"$@\"\n",
+        log.display()
+    );
+    std::fs::write(&wrapper, script).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (wrapper, log)
+}

@@ -4,52 +4,12 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::clips::ffprobe_csv;
+use crate::clips::{audio_end, video_packets};
 use crate::corpus::Corpus;
 use crate::helpers::{edit, spawn_app_with};
 
 const SQUARE_PIXELS: &str =
     "scale='if(gte(sar,1),round(iw*sar),iw)':'if(gte(sar,1),ih,round(ih/sar))',setsar=1";
-
-/// Video packets as (presentation time, keyframe), in presentation order.
-fn video_packets(path: &Path) -> Vec<(f64, bool)> {
-    let mut packets: Vec<(f64, bool)> = ffprobe_csv(
-        path,
-        &[
-            "-select_streams",
-            "v:0",
-            "-show_entries",
-            "packet=pts_time,flags",
-        ],
-    )
-    .iter()
-    .map(|l| {
-        let (pts, flags) = l.split_once(',').unwrap();
-        (pts.parse().unwrap(), flags.starts_with('K'))
-    })
-    .collect();
-    packets.sort_by(|a, b| a.0.total_cmp(&b.0));
-    packets
-}
-
-/// Where the audio ends, in seconds.
-fn audio_end(path: &Path) -> f64 {
-    ffprobe_csv(
-        path,
-        &[
-            "-select_streams",
-            "a:0",
-            "-show_entries",
-            "packet=pts_time,duration_time",
-        ],
-    )
-    .iter()
-    .map(|l| {
-        let (pts, duration) = l.split_once(',').unwrap();
-        pts.parse::<f64>().unwrap() + duration.parse::<f64>().unwrap()
-    })
-    .fold(0.0, f64::max)
-}
 
 fn ssim(encoded: &Path, source: &Path) -> f64 {
     let out = Command::new("ffmpeg")

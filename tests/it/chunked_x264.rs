@@ -10,7 +10,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::clips::ffprobe_csv;
+use crate::clips::{audio_end, video_packets};
 use crate::helpers::*;
 
 const SQUARE_PIXELS: &str =
@@ -36,42 +36,6 @@ fn clip_with_cuts(dir: &Path) -> std::path::PathBuf {
         .unwrap();
     assert!(status.success());
     path
-}
-
-/// Video packets as (presentation time, keyframe), in presentation order.
-fn video_packets(path: &Path) -> Vec<(f64, bool)> {
-    let entries = [
-        "-select_streams",
-        "v:0",
-        "-show_entries",
-        "packet=pts_time,flags",
-    ];
-    let mut packets: Vec<(f64, bool)> = ffprobe_csv(path, &entries)
-        .iter()
-        .map(|l| {
-            let (pts, flags) = l.split_once(',').unwrap();
-            (pts.parse().unwrap(), flags.starts_with('K'))
-        })
-        .collect();
-    packets.sort_by(|a, b| a.0.total_cmp(&b.0));
-    packets
-}
-
-/// Where the audio ends, in seconds.
-fn audio_end(path: &Path) -> f64 {
-    let entries = [
-        "-select_streams",
-        "a:0",
-        "-show_entries",
-        "packet=pts_time,duration_time",
-    ];
-    ffprobe_csv(path, &entries)
-        .iter()
-        .map(|l| {
-            let (pts, duration) = l.split_once(',').unwrap();
-            pts.parse::<f64>().unwrap() + duration.parse::<f64>().unwrap()
-        })
-        .fold(0.0, f64::max)
 }
 
 /// Mean SSIM of `encoded` against `source`, whose frames are first given `retime`.
@@ -143,17 +107,23 @@ fn assert_like_one_process(
     );
 }
 
-#[tokio::test]
-async fn chunked_x264_speed_changes_and_watermarks_match_the_single_process_encode() {
-    let dir = tempfile::tempdir().unwrap();
-    let source = clip_with_cuts(dir.path());
-    // A chunk a core and no least work: split on any machine of two cores or more.
+/// An app that splits x264 encodes on any machine of two cores or more (a chunk a
+/// core, no least work), and one that never splits.
+async fn split_and_whole_apps() -> (TestApp, TestApp) {
     let chunked = spawn_app_with(|c| {
         c.chunking.min_chunk_work = 1;
         c.chunking.x264_cores_per_chunk = 1;
     })
     .await;
     let whole = spawn_app_with(|c| c.chunking.min_chunk_work = 0).await;
+    (chunked, whole)
+}
+
+#[tokio::test]
+async fn chunked_x264_speed_changes_and_watermarks_match_the_single_process_encode() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = clip_with_cuts(dir.path());
+    let (chunked, whole) = split_and_whole_apps().await;
     let logo = image::RgbaImage::from_pixel(60, 30, image::Rgba([255, 40, 40, 200]));
     let mut png = std::io::Cursor::new(Vec::new());
     logo.write_to(&mut png, image::ImageFormat::Png).unwrap();
@@ -219,12 +189,7 @@ async fn chunked_x264_speed_changes_and_watermarks_match_the_single_process_enco
 async fn a_chunked_trim_matches_the_single_process_trim() {
     let dir = tempfile::tempdir().unwrap();
     let source = clip_with_cuts(dir.path());
-    let chunked = spawn_app_with(|c| {
-        c.chunking.min_chunk_work = 1;
-        c.chunking.x264_cores_per_chunk = 1;
-    })
-    .await;
-    let whole = spawn_app_with(|c| c.chunking.min_chunk_work = 0).await;
+    let (chunked, whole) = split_and_whole_apps().await;
     // From the frame shown at 0.53 s (the 14th, at 0.52 s) to 3.3 s: 2.78 s, so the
     // 70 frames starting before it; 4:4:4, so re-encoded. And from 0.3 s (the 8th frame, at 0.28 s) to the end.
     let spans = [json!({"start": 0.53, "end": 3.3}), json!({"start": 0.3})];

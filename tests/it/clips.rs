@@ -210,3 +210,39 @@ pub fn ffprobe_csv(path: &Path, args: &[&str]) -> Vec<String> {
         .filter(|l| !l.is_empty())
         .collect()
 }
+
+/// Video packets as (presentation time, keyframe), in presentation order.
+pub fn video_packets(path: &Path) -> Vec<(f64, bool)> {
+    let entries = [
+        "-select_streams",
+        "v:0",
+        "-show_entries",
+        "packet=pts_time,flags",
+    ];
+    let mut packets: Vec<(f64, bool)> = ffprobe_csv(path, &entries)
+        .iter()
+        .map(|l| {
+            let (pts, flags) = l.split_once(',').unwrap();
+            (pts.parse().unwrap(), flags.starts_with('K'))
+        })
+        .collect();
+    packets.sort_by(|a, b| a.0.total_cmp(&b.0));
+    packets
+}
+
+/// Where the audio ends, in seconds.
+pub fn audio_end(path: &Path) -> f64 {
+    let entries = [
+        "-select_streams",
+        "a:0",
+        "-show_entries",
+        "packet=pts_time,duration_time",
+    ];
+    ffprobe_csv(path, &entries)
+        .iter()
+        .map(|l| {
+            let (pts, duration) = l.split_once(',').unwrap();
+            pts.parse::<f64>().unwrap() + duration.parse::<f64>().unwrap()
+        })
+        .fold(0.0, f64::max)
+}

@@ -11,31 +11,16 @@ use crate::media::{Media, MediaFile};
 /// the packets (demuxing only); `None` when they cannot be read or their count is not
 /// `frames`, and the chunks are then weighed alike.
 pub(crate) async fn frame_bytes(media: &Media, input: &MediaFile, frames: u64) -> Option<Vec<u64>> {
-    let mut args: Vec<OsString> = ["-v", "error", "-select_streams", "v:0"]
-        .map(OsString::from)
-        .into();
-    args.extend(["-show_entries", "packet=pts,size", "-of", "csv=p=0"].map(OsString::from));
-    args.extend(["-f".into(), demuxer(input.format).into()]);
-    args.push(file_url(&input.path));
-    let out = media
-        .runner()
-        .run(&media.config().ffprobe, args)
-        .await
-        .ok()?;
-    let sizes = by_presentation(&String::from_utf8_lossy(&out.stdout))?;
+    let out = video_entries(media, input, "packet=pts,size").await?;
+    let sizes = by_presentation(&out)?;
     (sizes.len() as u64 == frames).then_some(sizes)
 }
 
-/// Seconds from the start of `input` (its earliest stream) to its first video frame,
-/// read by ffprobe from the headers; `None` when unknown. A single-process encode
-/// keeps that lead (Matroska puts AAC's priming at zero and the video 23 ms later),
-/// while a chunk's seek and its restarted times assume none, so only a video that
-/// leads (0) is split.
-pub(crate) async fn video_lead(media: &Media, input: &MediaFile) -> Option<f64> {
+/// ffprobe's `entries` of `input`'s first video stream, as CSV; `None` when it fails.
+async fn video_entries(media: &Media, input: &MediaFile, entries: &str) -> Option<String> {
     let mut args: Vec<OsString> = ["-v", "error", "-select_streams", "v:0"]
         .map(OsString::from)
         .into();
-    let entries = "stream=start_time:format=start_time";
     args.extend(["-show_entries", entries, "-of", "csv=p=0"].map(OsString::from));
     args.extend(["-f".into(), demuxer(input.format).into()]);
     args.push(file_url(&input.path));
@@ -44,7 +29,17 @@ pub(crate) async fn video_lead(media: &Media, input: &MediaFile) -> Option<f64> 
         .run(&media.config().ffprobe, args)
         .await
         .ok()?;
-    lead_of(&String::from_utf8_lossy(&out.stdout))
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Seconds from the start of `input` (its earliest stream) to its first video frame,
+/// read by ffprobe from the headers; `None` when unknown. A single-process encode
+/// keeps that lead (Matroska puts AAC's priming at zero and the video 23 ms later),
+/// while a chunk's seek and its restarted times assume none, so only a video that
+/// leads (0) is split.
+pub(crate) async fn video_lead(media: &Media, input: &MediaFile) -> Option<f64> {
+    let out = video_entries(media, input, "stream=start_time:format=start_time").await?;
+    lead_of(&out)
 }
 
 /// The video's start less the file's, from ffprobe's two lines (stream, then format).

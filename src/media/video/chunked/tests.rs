@@ -319,8 +319,6 @@ fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
 
 #[tokio::test]
 async fn an_mpeg_ts_is_encoded_in_one_process_as_its_seeks_may_find_no_keyframe() {
-    use std::os::unix::fs::PermissionsExt;
-
     let dir = tempdir();
     // 4 s with a tone and one keyframe, at its start: a seek to 2 s would decode nothing.
     let path = dir.path().join("far.ts");
@@ -336,14 +334,7 @@ async fn an_mpeg_ts_is_encoded_in_one_process_as_its_seeks_may_find_no_keyframe(
         .unwrap();
     assert!(status.success());
     // ffmpeg behind a script that logs each run's arguments.
-    let log = dir.path().join("runs.log");
-    let wrapper = dir.path().join("ffmpeg");
-    let script = format!(
-        "#!/bin/sh\necho \"$@\" >> '{}'\nexec ffmpeg \"$@\"\n",
-        log.display()
-    );
-    std::fs::write(&wrapper, script).unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (wrapper, log) = crate::media::testutil::logging_ffmpeg(dir.path());
     let media = Media::new(crate::media::MediaConfig {
         ffmpeg: wrapper,
         min_chunk_work: 1,

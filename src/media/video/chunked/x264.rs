@@ -134,7 +134,6 @@ mod tests {
 
     #[tokio::test]
     async fn x264_splits_by_its_cores_per_chunk_and_only_a_video_that_starts_with_its_file() {
-        use std::os::unix::fs::PermissionsExt;
         let dir = crate::media::testutil::tempdir();
         // 2 s with a tone, as MP4 (the video starts at 0) and as Matroska (AAC's
         // priming at 0, the video 23 ms later).
@@ -157,14 +156,7 @@ mod tests {
             .status()
             .unwrap();
         assert!(remuxed.success());
-        let log = dir.path().join("runs.log");
-        let wrapper = dir.path().join("ffmpeg");
-        let script = format!(
-            "#!/bin/sh\necho \"$@\" >> '{}'\nexec ffmpeg \"$@\"\n",
-            log.display()
-        );
-        std::fs::write(&wrapper, script).unwrap();
-        std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let (wrapper, log) = crate::media::testutil::logging_ffmpeg(dir.path());
         let with_cores = |per_chunk: usize| {
             Media::new(crate::media::MediaConfig {
                 ffmpeg: wrapper.clone(),
