@@ -32,7 +32,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf import Service, ffmpeg, make_fixtures, release_binary, serve_directory, timed  # noqa: E402
+from perf import Service, ffmpeg, make_fixtures, ratio_row, release_binary, serve_directory, timed  # noqa: E402
 
 SQUARE = "scale='if(gte(sar,1),round(iw*sar),iw)':'if(gte(sar,1),ih,round(ih/sar))',setsar=1,format=yuv420p"
 THEORA = ["-c:v", "libtheora", "-q:v", "6", "-g", "12", "-c:a", "libvorbis", "-q:a", "4", "-f", "ogg"]
@@ -76,7 +76,7 @@ def encodes(binary, work, src, files, runs, only):
                 for _ in range(runs):
                     ours.append(service.edit(service.fresh_token(), body)[0])
                     theirs.append(timed(reference, hand))
-                row(name, statistics.median(ours), statistics.median(theirs), goal)
+                ratio_row(name, statistics.median(ours), statistics.median(theirs), goal)
     finally:
         service.stop()
 
@@ -150,14 +150,8 @@ def thumbnails(binary, work, src, runs):
     for n in range(runs):
         defaults.append(batch(binary, os.path.join(work, f"d{n}"), src, []))
         whole.append(batch(binary, os.path.join(work, f"w{n}"), src, ["--max-running-per-org", str(workers)]))
-    row(f"60 thumbnails, one org: defaults vs --max-running-per-org {workers}",
+    ratio_row(f"60 thumbnails, one org: defaults vs --max-running-per-org {workers}",
         statistics.median(defaults), statistics.median(whole), 1.1)
-
-
-def row(name, ours, theirs, goal):
-    ratio = ours / theirs
-    print(f"{name:<64} {ours:8.2f} {theirs:8.2f} {ratio:6.2f} {goal:5} {'ok' if ratio <= goal else 'OVER'}")
-    sys.stdout.flush()
 
 
 def main():

@@ -32,7 +32,7 @@ import tempfile
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf import Service, ffmpeg, release_binary, serve_directory, timed  # noqa: E402
+from perf import Service, ffmpeg, ratio_row, release_binary, serve_directory, timed  # noqa: E402
 
 SQUARE = "scale='if(gte(sar,1),round(iw*sar),iw)':'if(gte(sar,1),ih,round(ih/sar))',setsar=1"
 EVEN = "scale='max(2,trunc(iw/2)*2)':'max(2,trunc(ih/2)*2)'"
@@ -93,7 +93,7 @@ def speed(binary, work, src, files, width, runs):
                 for _ in range(runs):
                     ours.append(service.edit(service.fresh_token(), body)[0])
                     theirs.append(timed(reference, hand))
-                row(f"{command} ({label})", statistics.median(ours), statistics.median(theirs), goal)
+                ratio_row(f"{command} ({label})", statistics.median(ours), statistics.median(theirs), goal, width=48)
         finally:
             service.stop()
 
@@ -133,13 +133,6 @@ def quality(binary, work, src, files):
     finally:
         split.stop()
         whole.stop()
-
-
-def row(name, ours, theirs, goal):
-    ratio = ours / theirs
-    verdict = "" if goal is None else ("ok" if ratio <= goal else "OVER")
-    print(f"{name:<48} {ours:8.2f} {theirs:8.2f} {ratio:6.2f} {goal or '':>5} {verdict}")
-    sys.stdout.flush()
 
 
 def main():

@@ -345,3 +345,11 @@ def print_row(row, markdown, header):
 
 if __name__ == "__main__":
     main()
+
+
+def ratio_row(name, ours, theirs, goal, width=64):
+    """One line of a side-by-side table: seconds, the reference's, their ratio and the goal (None: none)."""
+    ratio = ours / theirs
+    verdict = "" if goal is None else ("ok" if ratio <= goal else "OVER")
+    print(f"{name:<{width}} {ours:8.2f} {theirs:8.2f} {ratio:6.2f} {goal or '':>5} {verdict}")
+    sys.stdout.flush()
