@@ -14,7 +14,6 @@
 //! are reused, not encoded again.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -36,8 +35,6 @@ struct StepFarm {
     org_id: String,
     /// Which encode of the edit: asset, command and file.
     step: String,
-    /// The slots its chunks are planned for, once [`ChunkFarm::slots`] said.
-    planned: AtomicUsize,
 }
 
 /// Deletes edit `edit_id`'s scratch objects, then forgets its chunks (pending ones are
@@ -85,7 +82,6 @@ pub(super) async fn farmed<F: Future>(
         edit_id: claim.job.id.clone(),
         org_id: claim.org_id.clone(),
         step,
-        planned: AtomicUsize::new(0),
     });
     with_farm(farm, run).await
 }
@@ -117,12 +113,10 @@ impl StepFarm {
             .db
             .planned_slots(&self.edit_id, &self.step)
             .await;
-        let slots = match earlier {
+        match earlier {
             Ok(Some(slots)) => slots,
             _ => self.chunks.cluster_slots().await,
-        };
-        self.planned.store(slots, Ordering::Relaxed);
-        slots
+        }
     }
 
     async fn run(
@@ -170,8 +164,11 @@ impl StepFarm {
                 .map_err(io)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let slots = self.planned.load(Ordering::Relaxed);
-        chunks.db.add_chunks(set, &specs, slots).await.map_err(io)?;
+        chunks
+            .db
+            .add_chunks(set, &specs, job.slots)
+            .await
+            .map_err(io)?;
         let Some(states) = self.work(set, &job, own).await? else {
             chunks.db.drop_chunks(set).await.map_err(io)?;
             return Ok(false);

@@ -131,16 +131,19 @@ pub async fn start_nodes(
     (nodes, dirs)
 }
 
+/// How many edits of the cluster's database have `status`.
+async fn edits_with_status(pool: &sqlx::PgPool, status: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM edits WHERE status = $1")
+        .bind(status)
+        .fetch_one(pool)
+        .await
+        .unwrap()
+}
+
 /// Waits until `edits` edits of the cluster's database are `done`, none `failed`,
 /// for at most `within`.
 pub async fn every_edit_done(pool: &sqlx::PgPool, edits: usize, within: Duration) {
-    let count = |status: &'static str| async move {
-        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM edits WHERE status = $1")
-            .bind(status)
-            .fetch_one(pool)
-            .await
-            .unwrap()
-    };
+    let count = |status| edits_with_status(pool, status);
     let deadline = Instant::now() + within;
     while count("done").await < edits as i64 {
         assert_eq!(count("failed").await, 0, "no edit may fail");
@@ -199,13 +202,7 @@ async fn three_nodes_finish_every_edit_exactly_once_when_one_is_killed() {
     let Db::Postgres(pool) = &db else {
         unreachable!()
     };
-    let count = |status: &'static str| async move {
-        sqlx::query_scalar::<_, i64>("SELECT count(*) FROM edits WHERE status = $1")
-            .bind(status)
-            .fetch_one(pool)
-            .await
-            .unwrap()
-    };
+    let count = |status| edits_with_status(pool, status);
     let deadline = Instant::now() + Duration::from_secs(60);
     while count("done").await < 10 {
         assert!(Instant::now() < deadline, "edits did not start finishing");

@@ -18,6 +18,7 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::{self, map_args};
@@ -178,11 +179,15 @@ pub(crate) async fn try_split(
     let interval = recipe.keyframe_interval;
     // One chunk for the cores its encoder keeps busy; across nodes, for every node's
     // slots rather than this node's cores.
-    let farm = remote::farm().filter(|_| !recipe.local_only);
-    let cores = match farm {
-        Some(farm) => farm.slots().await,
-        None => cores(),
-    } / recipe.cores_per_chunk.max(1);
+    let farm = match remote::farm().filter(|_| !recipe.local_only) {
+        Some(farm) => {
+            let slots = farm.slots().await;
+            Some((farm, slots))
+        }
+        None => None,
+    };
+    let slots = farm.as_ref().map_or_else(cores, |(_, slots)| *slots);
+    let cores = slots / recipe.cores_per_chunk.max(1);
     // A part is planned over its own frames.
     let part_info = recipe.part.as_ref().map(|part| VideoInfo {
         frames: Some(part.frames),
@@ -223,6 +228,7 @@ pub(crate) async fn try_split(
             recipe,
             plan: &plan,
             format,
+            farm,
         };
         return chunked.run(out_dir, progress).await;
     }
@@ -236,6 +242,9 @@ struct Chunked<'a> {
     recipe: &'a SplitRecipe,
     plan: &'a Plan,
     format: MediaFormat,
+    /// Where the chunks run across nodes: the farm, and the slots they were planned
+    /// for; `None` on this node's slots.
+    farm: Option<(Arc<dyn ChunkFarm>, usize)>,
 }
 
 impl Chunked<'_> {
@@ -252,9 +261,8 @@ impl Chunked<'_> {
         let chunks = ChunkProgress::new(self.plan, progress);
         let report = |index: usize, fraction: f64| chunks.report(index, fraction);
         // The seam: through the queue across nodes, or on this node's slots.
-        let farm = remote::farm().filter(|_| !self.recipe.local_only);
-        if let Some(farm) = farm {
-            if !self.farm_pieces(&*farm, &dir.0, &report).await? {
+        if let Some((farm, slots)) = &self.farm {
+            if !self.farm_pieces(&**farm, *slots, &dir.0, &report).await? {
                 return Ok(None);
             }
         } else {

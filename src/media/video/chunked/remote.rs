@@ -39,6 +39,8 @@ pub struct FarmJob<'a> {
     pub outputs: Vec<PathBuf>,
     /// Told when a chunk is done (index, fraction done).
     pub report: &'a (dyn Fn(usize, f64) + Send + Sync),
+    /// The slots the chunks were planned for ([`ChunkFarm::slots`]).
+    pub slots: usize,
 }
 
 /// A boxed future, as a trait object method returns it.
@@ -100,6 +102,7 @@ impl Chunked<'_> {
     pub(super) async fn farm_pieces(
         &self,
         farm: &dyn ChunkFarm,
+        slots: usize,
         dir: &Path,
         report: &(dyn Fn(usize, f64) + Send + Sync),
     ) -> Result<bool, MediaError> {
@@ -125,6 +128,7 @@ impl Chunked<'_> {
             format: self.format,
             outputs,
             report,
+            slots,
         };
         let own: BoxFuture<'_, Result<(), MediaError>> = if self.recipe.audio.is_empty() {
             Box::pin(async { Ok(()) })

@@ -200,6 +200,7 @@ async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_sl
         recipe: &recipe,
         plan: &plan,
         format,
+        farm: None,
     };
     let joined = chunked
         .run(dir.path(), &report)
@@ -297,6 +298,7 @@ fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
         recipe: &recipe,
         plan: &plan,
         format: MediaFormat::Ogv,
+        farm: None,
     };
     assert_eq!(
         chunked.concat_list(),
