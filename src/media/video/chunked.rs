@@ -179,12 +179,10 @@ pub(crate) async fn try_split(
     let interval = recipe.keyframe_interval;
     // One chunk for the cores its encoder keeps busy; across nodes, for every node's
     // slots rather than this node's cores.
-    let farm = match remote::farm().filter(|_| !recipe.local_only) {
-        Some(farm) => {
-            let slots = farm.slots().await;
-            Some((farm, slots))
-        }
-        None => None,
+    let farm = if recipe.local_only {
+        None
+    } else {
+        remote::farm_and_slots().await
     };
     let slots = farm.as_ref().map_or_else(cores, |(_, slots)| *slots);
     let cores = slots / recipe.cores_per_chunk.max(1);

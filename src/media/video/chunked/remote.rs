@@ -74,9 +74,11 @@ pub async fn with_farm<F: Future>(farm: Arc<dyn ChunkFarm>, work: F) -> F::Outpu
     FARM.scope(farm, work).await
 }
 
-/// The farm of the step running now, if any.
-pub(super) fn farm() -> Option<Arc<dyn ChunkFarm>> {
-    FARM.try_with(Arc::clone).ok()
+/// The farm of the step running now, if any, and the slots to plan its chunks for.
+pub(super) async fn farm_and_slots() -> Option<(Arc<dyn ChunkFarm>, usize)> {
+    let farm = FARM.try_with(Arc::clone).ok()?;
+    let slots = farm.slots().await;
+    Some((farm, slots))
 }
 
 /// Encodes one chunk of `source` (`options` before `-i`, `tail` after it) into
