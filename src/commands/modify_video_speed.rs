@@ -14,7 +14,7 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
-use crate::media::ffmpeg::transcode::{self, map_args, Recipe, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::ffmpeg::transcode::{self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264};
 use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::h264::FrameRate;
 use crate::media::video::info::VideoInfo;
@@ -159,7 +159,7 @@ fn audio_args(speed: f64, info: &VideoInfo) -> Vec<String> {
             let filters: Vec<String> = chain.iter().map(|f| format!("atempo={f}")).collect();
             args.extend(["-af".to_string(), filters.join(",")]);
         }
-        args.extend(["-c:a", "aac", "-b:a", "128k"].map(String::from));
+        args.extend(AAC.map(String::from));
     }
     args
 }

@@ -21,7 +21,7 @@ use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, VIDEOS};
 use crate::error_code::Code;
 use crate::media::video::shown_frame::{frame_shown_at, ShownFrame};
-use crate::media::ffmpeg::transcode::{self, map_args, Recipe, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::ffmpeg::transcode::{self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264};
 use crate::media::video::chunked::{self, part, Part, SplitRecipe};
 use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
@@ -238,7 +238,7 @@ fn chunk_part(shown: ShownFrame, length: Option<f64>, info: &VideoInfo) -> Optio
 /// encoder, audio and length as [`encode_recipe`].
 fn split_recipe(media: &Media, part: Part, info: &VideoInfo) -> SplitRecipe {
     let audio = if info.has_audio {
-        ["-c:a", "aac", "-b:a", "128k"].map(String::from).into()
+        AAC.map(String::from).into()
     } else {
         Vec::new()
     };
@@ -266,7 +266,7 @@ fn encode_recipe(shown: ShownFrame, length: Option<f64>, info: &VideoInfo) -> Re
 fn tail(length: Option<f64>, info: &VideoInfo) -> Vec<String> {
     let mut args = Vec::new();
     if info.has_audio {
-        args.extend(["-c:a", "aac", "-b:a", "128k"].map(String::from));
+        args.extend(AAC.map(String::from));
     }
     if let Some(length) = length {
         args.extend(["-t".to_string(), format!("{length:.6}")]);

@@ -19,6 +19,8 @@ use crate::media::{output_path, Media, MediaError, MediaFile, MediaFormat};
 
 /// x264 settings shared by the MP4 outputs: `veryfast` at CRF 23 (see docs/API.md).
 pub(crate) const X264: [&str; 6] = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23"];
+/// The audio of the MP4 outputs that encode it: AAC at 128 kb/s.
+pub(crate) const AAC: [&str; 4] = ["-c:a", "aac", "-b:a", "128k"];
 /// H.264 in yuv420p needs even sides; 2 is the smallest.
 pub(crate) const EVEN_SIZE: &str = "scale='max(2,trunc(iw/2)*2)':'max(2,trunc(ih/2)*2)'";
 /// Square pixels at the display aspect: a source with non-square pixels (a sample

@@ -17,7 +17,7 @@ use std::path::Path;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbaImage};
 
-use crate::media::ffmpeg::transcode::{EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::ffmpeg::transcode::{AAC, EVEN_SIZE, SQUARE_PIXELS, X264};
 use crate::media::image::overlay::Overlay;
 use crate::media::image::yuv::Matrix;
 use crate::media::image::Gravity;
@@ -166,7 +166,7 @@ fn overlay_recipe(
     let audio: &[&str] = match (info.has_audio, copy_audio) {
         (false, _) => &[],
         (true, true) => &["-c:a", "copy"],
-        (true, false) => &["-c:a", "aac", "-b:a", "128k"],
+        (true, false) => &AAC,
     };
     let audio = audio.iter().map(|a| a.to_string()).collect();
     SplitRecipe {
