@@ -16,16 +16,14 @@
 //! single-process recipe runs as before; docs/PERFORMANCE.md has the threshold and
 //! the measurements.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::{self, map_args};
 use crate::media::video::info::VideoInfo;
-use crate::media::video::probe;
-use crate::media::{cores, output_path, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
+use crate::media::{cores, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
+mod join;
 pub(crate) mod ladder;
 mod lend;
 pub(crate) mod part;
@@ -35,6 +33,7 @@ mod remote;
 mod sizes;
 pub(crate) mod x264;
 
+use join::{concat_list, join_head};
 pub use lend::{with_lender, Borrowed, CoreLender};
 pub(crate) use part::Part;
 use pieces::{run_piece, run_pieces, ChunkProgress, Piece, ScratchDir};
@@ -92,7 +91,20 @@ impl SplitRecipe {
             Some(part) => Some(part.seek(chunk, rate)),
             None => chunk.seek(rate),
         };
-        let seek = seek.map(|s| vec!["-ss".to_string(), part::seconds(s)]);
+        // A chunk holds `cores_per_chunk` of the node's slots, and its decoder and encoder
+        // keep to as many threads: more would take cores from the chunks beside it, and
+        // threads beyond the cores they run on cost CPU of their own (two VP9 chunks on
+        // two cores: 3.3-3.5 s with one thread each, 4.0-4.1 s on ffmpeg's default).
+        let threads = [
+            "-threads".to_string(),
+            self.cores_per_chunk.max(1).to_string(),
+        ];
+        let mut options = threads.to_vec();
+        options.extend(
+            seek.map(|s| ["-ss".to_string(), part::seconds(s)])
+                .into_iter()
+                .flatten(),
+        );
         // The seek leaves the first kept frame at its source time: restarted at zero,
         // the chunk's frames fall on the output rate's grid as the whole video's do.
         let filter = format!("setpts=PTS-STARTPTS,{}", self.filter);
@@ -107,8 +119,9 @@ impl SplitRecipe {
             args.extend(["-t".to_string(), part::seconds(rest)]);
         }
         args.extend(self.video.iter().cloned());
+        args.extend(threads);
         args.extend(["-f".to_string(), self.muxer.to_string()]);
-        (seek.unwrap_or_default(), args)
+        (options, args)
     }
 
     /// The recipe of the audio alone.
@@ -227,6 +240,7 @@ pub(crate) async fn try_split(
             plan: &plan,
             format,
             farm,
+            audio_lead: OnceLock::new(),
         };
         return chunked.run(out_dir, progress).await;
     }
@@ -243,6 +257,9 @@ struct Chunked<'a> {
     /// Where the chunks run across nodes: the farm, and the slots they were planned
     /// for; `None` on this node's slots.
     farm: Option<(Arc<dyn ChunkFarm>, usize)>,
+    /// The audio piece's lead (see [`Chunked::audio_lead`]), read as soon as that piece
+    /// is done, while the video chunks may still run, rather than before the join.
+    audio_lead: OnceLock<Option<f64>>,
 }
 
 impl Chunked<'_> {
@@ -266,9 +283,7 @@ impl Chunked<'_> {
         } else {
             run_pieces(pieces.len(), |i| self.piece(pieces[i], &dir.0, &report)).await?;
         }
-        let joined = self.join(&dir.0, out_dir).await?;
-        let counted = probe::run(self.media, &joined.path, self.format, true).await?;
-        let frames = counted.video().and_then(|v| v.nb_read_packets);
+        let (joined, frames) = self.join(&dir.0, out_dir).await?;
         if frames != Some(self.plan.frames) {
             tracing::warn!(
                 expected = self.plan.frames,
@@ -295,7 +310,12 @@ impl Chunked<'_> {
         };
         let output = self.piece_path(dir, piece);
         let run = (self.media, self.input, self.plan);
-        run_piece(run, piece, recipe, &output, report).await
+        run_piece(run, piece, recipe, &output, report).await?;
+        // An MP4 keeps the audio's lead in an edit list, the video where it is.
+        if matches!(piece, Piece::Audio) && self.recipe.muxer != "mp4" {
+            let _ = self.audio_lead.set(self.audio_lead(dir).await?);
+        }
+        Ok(())
     }
 
     fn piece_path(&self, dir: &Path, piece: Piece) -> PathBuf {
@@ -305,103 +325,6 @@ impl Chunked<'_> {
             Piece::Audio => dir.join(format!("audio.{extension}")),
         }
     }
-
-    /// Joins the chunks in `dir` (and the audio) into one file in `out_dir`, copying
-    /// every packet: the concat demuxer places each chunk at the sum of the durations
-    /// before it, which the list states exactly.
-    async fn join(&self, dir: &Path, out_dir: &Path) -> Result<MediaFile, MediaError> {
-        let list = dir.join("chunks.txt");
-        tokio::fs::write(&list, self.concat_list()).await?;
-        let output = output_path(out_dir, self.format);
-        let mut args = join_head();
-        let with_audio = !self.recipe.audio.is_empty();
-        // An MP4 keeps the audio's lead in an edit list, the video where it is.
-        if with_audio && self.recipe.muxer != "mp4" {
-            if let Some(lead) = self.audio_lead(dir).await? {
-                args.splice(8..8, ["-itsoffset".into(), format!("{lead:.6}").into()]);
-            }
-        }
-        args.push(file_url(&list));
-        if with_audio {
-            args.extend(["-f", self.recipe.muxer, "-i"].map(OsString::from));
-            args.push(file_url(&self.piece_path(dir, Piece::Audio)));
-        }
-        args.extend(["-map", "0:v:0"].map(OsString::from));
-        if with_audio {
-            args.extend(["-map", "1:a:0"].map(OsString::from));
-        }
-        args.extend(["-c", "copy", "-map_metadata", "-1"].map(OsString::from));
-        args.extend(self.recipe.muxer_options.iter().map(OsString::from));
-        args.extend(["-f", self.recipe.muxer].map(OsString::from));
-        args.push(file_url(&output));
-        let ffmpeg = &self.media.config().ffmpeg;
-        if let Err(e) = self.media.runner().run(ffmpeg, args).await {
-            let _ = tokio::fs::remove_file(&output).await;
-            return Err(e);
-        }
-        Ok(MediaFile {
-            path: output,
-            format: self.format,
-        })
-    }
-
-    /// How far the audio starts before zero (Opus's pre-skip), when it does. The
-    /// single-process encode shifts both streams by that much so that none starts
-    /// below zero; the video of the join is shifted the same, so that it keeps the
-    /// same times, and the same sync, as the single-process encode.
-    async fn audio_lead(&self, dir: &Path) -> Result<Option<f64>, MediaError> {
-        let mut args: Vec<OsString> = ["-v", "error", "-select_streams", "a:0"]
-            .map(OsString::from)
-            .into();
-        args.extend(
-            [
-                "-show_entries",
-                "packet=pts_time",
-                "-read_intervals",
-                "%+#1",
-            ]
-            .map(OsString::from),
-        );
-        args.extend(["-of", "csv=p=0", "-f", self.recipe.muxer].map(OsString::from));
-        args.push(file_url(&self.piece_path(dir, Piece::Audio)));
-        let out = self
-            .media
-            .runner()
-            .run(&self.media.config().ffprobe, args)
-            .await?;
-        let first = String::from_utf8_lossy(&out.stdout);
-        let first = first
-            .lines()
-            .next()
-            .and_then(|l| l.trim().trim_end_matches(',').parse::<f64>().ok());
-        Ok(first.filter(|t| *t < 0.0).map(|t| -t))
-    }
-
-    fn concat_list(&self) -> String {
-        concat_list(self.plan, self.format.extension())
-    }
-}
-
-/// The concat demuxer's list of `plan`'s chunks: each by its name beside the list
-/// (`chunk-<i>.<extension>`), with its exact length in the output (the last one's is
-/// whatever it holds).
-fn concat_list(plan: &Plan, extension: &str) -> String {
-    let mut list = String::from("ffconcat version 1.0\n");
-    for chunk in &plan.chunks {
-        list.push_str(&format!("file chunk-{}.{extension}\n", chunk.index));
-        if !chunk.last {
-            list.push_str(&format!("duration {:.9}\n", plan.seconds(chunk)));
-        }
-    }
-    list
-}
-
-/// The head of a join's command line, up to the concat list's URL: quiet, no
-/// overwriting, local files only, the list read by the concat demuxer.
-fn join_head() -> Vec<OsString> {
-    let mut args = transcode::quiet_args();
-    args.extend(["-f", "concat", "-i"].map(OsString::from));
-    args
 }
 
 #[cfg(test)]
