@@ -91,20 +91,7 @@ impl SplitRecipe {
             Some(part) => Some(part.seek(chunk, rate)),
             None => chunk.seek(rate),
         };
-        // A chunk holds `cores_per_chunk` of the node's slots, and its decoder and encoder
-        // keep to as many threads: more would take cores from the chunks beside it, and
-        // threads beyond the cores they run on cost CPU of their own (two VP9 chunks on
-        // two cores: 3.3-3.5 s with one thread each, 4.0-4.1 s on ffmpeg's default).
-        let threads = [
-            "-threads".to_string(),
-            self.cores_per_chunk.max(1).to_string(),
-        ];
-        let mut options = threads.to_vec();
-        options.extend(
-            seek.map(|s| ["-ss".to_string(), part::seconds(s)])
-                .into_iter()
-                .flatten(),
-        );
+        let seek = seek.map(|s| vec!["-ss".to_string(), part::seconds(s)]);
         // The seek leaves the first kept frame at its source time: restarted at zero,
         // the chunk's frames fall on the output rate's grid as the whole video's do.
         let filter = format!("setpts=PTS-STARTPTS,{}", self.filter);
@@ -119,9 +106,8 @@ impl SplitRecipe {
             args.extend(["-t".to_string(), part::seconds(rest)]);
         }
         args.extend(self.video.iter().cloned());
-        args.extend(threads);
         args.extend(["-f".to_string(), self.muxer.to_string()]);
-        (options, args)
+        (seek.unwrap_or_default(), args)
     }
 
     /// The recipe of the audio alone.
@@ -240,7 +226,7 @@ pub(crate) async fn try_split(
             plan: &plan,
             format,
             farm,
-            audio_lead: OnceLock::new(),
+            lead: OnceLock::new(),
         };
         return chunked.run(out_dir, progress).await;
     }
@@ -259,7 +245,7 @@ struct Chunked<'a> {
     farm: Option<(Arc<dyn ChunkFarm>, usize)>,
     /// The audio piece's lead (see [`Chunked::audio_lead`]), read as soon as that piece
     /// is done, while the video chunks may still run, rather than before the join.
-    audio_lead: OnceLock<Option<f64>>,
+    lead: OnceLock<Option<f64>>,
 }
 
 impl Chunked<'_> {
@@ -313,7 +299,7 @@ impl Chunked<'_> {
         run_piece(run, piece, recipe, &output, report).await?;
         // An MP4 keeps the audio's lead in an edit list, the video where it is.
         if matches!(piece, Piece::Audio) && self.recipe.muxer != "mp4" {
-            let _ = self.audio_lead.set(self.audio_lead(dir).await?);
+            let _ = self.lead.set(self.audio_lead(dir).await?);
         }
         Ok(())
     }

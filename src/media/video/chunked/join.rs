@@ -27,7 +27,7 @@ impl Chunked<'_> {
         let output = output_path(out_dir, self.format);
         let mut args = join_head();
         let with_audio = !self.recipe.audio.is_empty();
-        if let Some(lead) = self.audio_lead.get().copied().flatten() {
+        if let Some(lead) = self.lead.get().copied().flatten() {
             args.splice(8..8, ["-itsoffset".into(), format!("{lead:.6}").into()]);
         }
         args.push(file_url(&list));

@@ -201,7 +201,7 @@ async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_sl
         plan: &plan,
         format,
         farm: None,
-        audio_lead: OnceLock::new(),
+        lead: OnceLock::new(),
     };
     let joined = chunked
         .run(dir.path(), &report)
@@ -300,7 +300,7 @@ fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
         plan: &plan,
         format: MediaFormat::Ogv,
         farm: None,
-        audio_lead: OnceLock::new(),
+        lead: OnceLock::new(),
     };
     assert_eq!(
         chunked.concat_list(),
@@ -309,50 +309,16 @@ fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
          file chunk-3.ogv\n"
     );
     let (before, after) = recipe.chunk(&plan.chunks[1], 25.0);
-    assert_eq!(before, ["-threads", "1", "-ss", "0.980000"]);
+    assert_eq!(before, ["-ss", "0.980000"]);
     assert!(after
         .join(" ")
         .contains("-vf setpts=PTS-STARTPTS,format=yuv420p -frames:v 25 -c:v libtheora"));
     let (before, after) = recipe.chunk(&plan.chunks[3], 25.0);
-    assert_eq!(before, ["-threads", "1", "-ss", "2.980000"]);
+    assert_eq!(before, ["-ss", "2.980000"]);
     assert!(
         !after.join(" ").contains("-frames:v"),
         "the last chunk reads to the end"
     );
-}
-
-#[test]
-fn a_chunk_s_decoder_and_encoder_keep_to_the_cores_it_holds() {
-    let info = VideoInfo {
-        frames: Some(100),
-        frame_rate: Some(25.0),
-        base_rate: Some(25.0),
-        shown: (320, 240),
-        ..VideoInfo::default()
-    };
-    let plan = plan::plan(&info, 1, 2, 1, &plan::FrameCosts::uniform(0.0)).unwrap();
-    for (cores, recipe) in [
-        (1, ogg()),
-        (
-            4,
-            SplitRecipe {
-                cores_per_chunk: 4,
-                ..ogg()
-            },
-        ),
-    ] {
-        let threads = format!("-threads {cores}");
-        let (before, after) = recipe.chunk(&plan.chunks[1], 25.0);
-        assert!(
-            before.join(" ").starts_with(&threads),
-            "the decoder: {before:?}"
-        );
-        let after = after.join(" ");
-        assert!(
-            after.ends_with(&format!("{threads} -f ogg")),
-            "the encoder: {after}"
-        );
-    }
 }
 
 #[tokio::test]
