@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::builder::BoolishValueParser;
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand};
 use url::Url;
 
 mod admin;
@@ -18,6 +18,7 @@ mod logging;
 mod processes;
 mod rate_limits;
 mod retention;
+mod role;
 pub use admin::{
     DbArgs, OrgArgs, RenderKeyCommand, RenderKeyRevokeArgs, RevokeArgs, TokenCommand,
     WebhookSecretArgs,
@@ -30,6 +31,7 @@ pub use logging::LogFormat;
 pub use processes::ProcessConfig;
 pub use rate_limits::RateLimitConfig;
 pub use retention::RetentionConfig;
+pub use role::Role;
 
 /// mediaedit: converts and modifies images and videos referenced by URL.
 #[derive(Debug, Parser)]
@@ -328,17 +330,6 @@ pub struct ServeConfig {
 
     #[command(flatten)]
     pub retention: RetentionConfig,
-}
-
-/// What a node of `serve` runs, so API and worker nodes can be scaled apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Role {
-    /// The HTTP API and the workers.
-    All,
-    /// The HTTP API only: edits are queued for worker nodes.
-    Api,
-    /// Workers only; HTTP answers `/healthz` and nothing else.
-    Worker,
 }
 
 impl ServeConfig {

@@ -18,6 +18,8 @@ use tokio::net::TcpListener;
 
 use super::*;
 
+mod stall;
+
 const PAYLOAD: &[u8] = b"\x89PNG\r\n\x1a\n pretend this is an image";
 
 pub(super) fn config(allow_private: bool) -> FetchConfig {
@@ -329,79 +331,4 @@ async fn user_agent_names_mediaedit() {
 fn redacted_urls_drop_query_and_fragment() {
     let url = Url::parse("https://cdn.example.com/a.png?token=secret#frag").unwrap();
     assert_eq!(redacted(&url), "https://cdn.example.com/a.png");
-}
-
-#[tokio::test]
-async fn a_dripping_source_is_cut_off_by_the_minimum_speed_within_a_window() {
-    let server = spawn_media_server().await;
-    let (_dir, dest) = dest();
-    let mut config = config(true);
-    config.stall.min_bytes_per_sec = 100;
-    let started = std::time::Instant::now();
-    let err = Fetcher::new(config)
-        .unwrap()
-        .fetch_to_file(&server.url("/drip"), &dest)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            FetchError::Stalled(Stall::TooSlow {
-                secs: 1,
-                min_per_sec: 100,
-                ..
-            })
-        ),
-        "{err:?}"
-    );
-    assert_eq!(err.code(), "source_timeout");
-    assert_eq!(err.max_retries(), Some(1));
-    // First byte at 0.2 s, its window ends at 1.2 s.
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
-    assert!(!dest.exists(), "a partial download is removed");
-}
-
-#[tokio::test]
-async fn headers_followed_by_silence_break_the_first_byte_rule() {
-    let server = spawn_media_server().await;
-    let (_dir, dest) = dest();
-    let mut config = config(true);
-    config.stall.first_byte_timeout = Duration::from_millis(500);
-    let started = std::time::Instant::now();
-    let err = Fetcher::new(config)
-        .unwrap()
-        .fetch_to_file(&server.url("/stall"), &dest)
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(err, FetchError::Stalled(Stall::NoFirstByte { .. })),
-        "{err:?}"
-    );
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
-}
-
-#[tokio::test]
-async fn a_fast_source_is_untouched_by_strict_stall_rules() {
-    let server = spawn_media_server().await;
-    let (_dir, dest) = dest();
-    let mut config = config(true);
-    config.stall = StallLimits {
-        first_byte_timeout: Duration::from_secs(1),
-        min_bytes_per_sec: 1_000_000,
-        min_speed_window: Duration::from_secs(1),
-    };
-    let written = Fetcher::new(config)
-        .unwrap()
-        .fetch_to_file(&server.url("/ok"), &dest)
-        .await
-        .unwrap();
-    assert_eq!(written, PAYLOAD.len() as u64);
 }
