@@ -1,8 +1,9 @@
-//! Pipelines whose intermediates never leave memory: `extract-frames` followed by
-//! `resize-image` decodes the video once and resizes each decoded frame, so the
-//! outputs carry no generation loss from a lossy WebP in between.
+//! Pipelines: commands chained on one asset, and several assets in one edit. Their
+//! intermediates never leave memory: `extract-frames` followed by `resize-image`
+//! decodes the video once and resizes each decoded frame, so the outputs carry no
+//! generation loss from a lossy WebP in between.
 
-use image::GenericImageView;
+use image::{GenericImageView, ImageFormat};
 use serde_json::json;
 
 use crate::clips::*;
@@ -171,4 +172,77 @@ async fn frames_can_be_enlarged_too() {
         assert_eq!(fixtures::format_of(out), image::ImageFormat::Png);
         assert_eq!(fixtures::decode(out).dimensions(), (192, 128));
     }
+}
+
+#[tokio::test]
+async fn pipelines_chain_image_and_video_commands() {
+    let app = spawn_app().await;
+    let png = app.fixtures.add("a.png", fixtures::png(200, 100));
+    let video = app.fixtures.add("v.mp4", mp4("160x120", 25, 0.4, true));
+
+    // image-to-video then modify-video-speed: 2 s at 10 fps, twice as fast.
+    let out = run_and_probe(
+        &app,
+        &png,
+        &["image-to-video", "modify-video-speed"],
+        Some(json!({ "fps": 10, "duration": 2, "speed": 2 })),
+    )
+    .await;
+    assert!((duration(&out[0].1) - 1.0).abs() <= 0.05);
+    assert_eq!(dims(video_stream(&out[0].1)), (200, 100));
+
+    // video-to-gif then gif-to-video.
+    let out = run_and_probe(&app, &video, &["video-to-gif", "gif-to-video"], None).await;
+    let stream = video_stream(&out[0].1);
+    assert_eq!(
+        (stream["codec_name"].as_str(), dims(stream)),
+        (Some("h264"), (160, 120))
+    );
+    assert_eq!(frames(stream), 6, "0.4 s at 15 fps");
+
+    // extract-frames fans out: every frame resized.
+    let doc = app
+        .run_done(edit(
+            &video,
+            &["extract-frames", "resize-image"],
+            Some(json!({ "scale": 0.5, "format": "png" })),
+        ))
+        .await;
+    let outs = app.download_all(&doc).await;
+    assert_eq!(outs.len(), 10);
+    for out in &outs {
+        assert_eq!(fixtures::format_of(out), ImageFormat::Png);
+        assert_eq!(fixtures::decode(out).dimensions(), (80, 60));
+    }
+}
+
+#[tokio::test]
+async fn several_video_assets_give_outputs_by_asset_then_frame() {
+    let app = spawn_app().await;
+    let a = app.fixtures.add("a.mp4", mp4("96x64", 10, 0.3, false));
+    let b = app
+        .fixtures
+        .add("b.mov", clip("64x48", 10, 0.2, false, "mov"));
+    let body = json!({
+        "assets": [{ "type": "video", "src": a }, { "type": "video", "src": b }],
+        "commands": ["extract-frames"],
+    });
+    let doc = app.run_done(body).await;
+    let urls: Vec<&str> = doc["attributes"]["downloadUrls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| u.as_str().unwrap())
+        .collect();
+    let names: Vec<&str> = urls
+        .iter()
+        .map(|u| u.split('?').next().unwrap().rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["0-0.webp", "0-1.webp", "0-2.webp", "1-0.webp", "1-1.webp"]
+    );
+    let outs = app.download_all(&doc).await;
+    assert_eq!(fixtures::decode(&outs[0]).dimensions(), (96, 64));
+    assert_eq!(fixtures::decode(&outs[4]).dimensions(), (64, 48));
 }
