@@ -117,8 +117,19 @@ impl SplitRecipe {
             .into();
         args.extend(self.audio.iter().cloned());
         args.extend(self.part.iter().flat_map(Part::audio_cut));
-        args.extend(["-f".to_string(), self.muxer.to_string()]);
+        args.extend(["-f".to_string(), self.audio_muxer().to_string()]);
         args
+    }
+
+    /// The container of the audio piece: the output's, but Ogg for WebM. Opus read
+    /// back from Matroska comes out earlier by its pre-skip (6.5 ms) than it went in,
+    /// so a copy of it would start that much off the single-process encode's audio;
+    /// from Ogg it comes back as the encoder made it.
+    fn audio_muxer(&self) -> &'static str {
+        match self.muxer {
+            "webm" => "ogg",
+            muxer => muxer,
+        }
     }
 
     /// The options before `-i` and the recipe after it of the audio piece.
@@ -226,7 +237,7 @@ pub(crate) async fn try_split(
             plan: &plan,
             format,
             farm,
-            lead: OnceLock::new(),
+            audio_start: OnceLock::new(),
         };
         return chunked.run(out_dir, progress).await;
     }
@@ -243,9 +254,9 @@ struct Chunked<'a> {
     /// Where the chunks run across nodes: the farm, and the slots they were planned
     /// for; `None` on this node's slots.
     farm: Option<(Arc<dyn ChunkFarm>, usize)>,
-    /// The audio piece's lead (see [`Chunked::audio_lead`]), read as soon as that piece
-    /// is done, while the video chunks may still run, rather than before the join.
-    lead: OnceLock<Option<f64>>,
+    /// Where the audio piece starts (see [`Chunked::read_audio_start`]), read as soon
+    /// as that piece is done, while the video chunks may still run.
+    audio_start: OnceLock<Option<f64>>,
 }
 
 impl Chunked<'_> {
@@ -297,9 +308,8 @@ impl Chunked<'_> {
         let output = self.piece_path(dir, piece);
         let run = (self.media, self.input, self.plan);
         run_piece(run, piece, recipe, &output, report).await?;
-        // An MP4 keeps the audio's lead in an edit list, the video where it is.
-        if matches!(piece, Piece::Audio) && self.recipe.muxer != "mp4" {
-            let _ = self.lead.set(self.audio_lead(dir).await?);
+        if matches!(piece, Piece::Audio) {
+            let _ = self.audio_start.set(self.read_audio_start(dir).await?);
         }
         Ok(())
     }
@@ -308,7 +318,7 @@ impl Chunked<'_> {
         let extension = self.format.extension();
         match piece {
             Piece::Video(i) => dir.join(format!("chunk-{i}.{extension}")),
-            Piece::Audio => dir.join(format!("audio.{extension}")),
+            Piece::Audio => dir.join(format!("audio.{}", self.recipe.audio_muxer())),
         }
     }
 }

@@ -27,12 +27,18 @@ impl Chunked<'_> {
         let output = output_path(out_dir, self.format);
         let mut args = join_head();
         let with_audio = !self.recipe.audio.is_empty();
-        if let Some(lead) = self.lead.get().copied().flatten() {
-            args.splice(8..8, ["-itsoffset".into(), format!("{lead:.6}").into()]);
-        }
+        // Each input's packets are moved so that the input starts at zero, the audio
+        // piece's too: it is put back where it starts (a source whose sound begins
+        // late, or a part cut before it), where the single-process encode keeps it.
+        // Audio that starts before zero (Opus's pre-skip) is shifted with the video
+        // by the muxer, as in that encode.
+        let start = self.audio_start.get().copied().flatten().unwrap_or(0.0);
         args.push(file_url(&list));
         if with_audio {
-            args.extend(["-f", self.recipe.muxer, "-i"].map(OsString::from));
+            if start.abs() > 1e-6 {
+                args.extend(["-itsoffset".into(), format!("{start:.6}").into()]);
+            }
+            args.extend(["-f", self.recipe.audio_muxer(), "-i"].map(OsString::from));
             args.push(file_url(&self.piece_path(dir, Piece::Audio)));
         }
         args.extend(["-map", "0:v:0"].map(OsString::from));
@@ -65,36 +71,25 @@ impl Chunked<'_> {
         Ok((file, frames))
     }
 
-    /// How far the audio starts before zero (Opus's pre-skip), when it does. The
-    /// single-process encode shifts both streams by that much so that none starts
-    /// below zero; the video of the join is shifted the same, so that it keeps the
-    /// same times, and the same sync, as the single-process encode.
-    pub(super) async fn audio_lead(&self, dir: &Path) -> Result<Option<f64>, MediaError> {
-        let mut args: Vec<OsString> = ["-v", "error", "-select_streams", "a:0"]
+    /// Where the audio piece in `dir` starts, as ffmpeg reads it (its `start_time`):
+    /// what the join takes from its packets to start it at zero.
+    pub(super) async fn read_audio_start(&self, dir: &Path) -> Result<Option<f64>, MediaError> {
+        let mut args: Vec<OsString> = ["-v", "error", "-show_entries", "format=start_time"]
             .map(OsString::from)
             .into();
-        args.extend(
-            [
-                "-show_entries",
-                "packet=pts_time",
-                "-read_intervals",
-                "%+#1",
-            ]
-            .map(OsString::from),
-        );
-        args.extend(["-of", "csv=p=0", "-f", self.recipe.muxer].map(OsString::from));
+        let muxer = self.recipe.audio_muxer();
+        args.extend(["-of", "csv=p=0", "-f", muxer].map(OsString::from));
         args.push(file_url(&self.piece_path(dir, Piece::Audio)));
         let out = self
             .media
             .runner()
             .run(&self.media.config().ffprobe, args)
             .await?;
-        let first = String::from_utf8_lossy(&out.stdout);
-        let first = first
+        let start = String::from_utf8_lossy(&out.stdout);
+        Ok(start
             .lines()
             .next()
-            .and_then(|l| l.trim().trim_end_matches(',').parse::<f64>().ok());
-        Ok(first.filter(|t| *t < 0.0).map(|t| -t))
+            .and_then(|l| l.trim().trim_end_matches(',').parse::<f64>().ok()))
     }
 
     pub(super) fn concat_list(&self) -> String {

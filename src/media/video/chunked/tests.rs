@@ -153,9 +153,23 @@ fn webm() -> SplitRecipe {
 /// file to the whole one: every frame once at the whole one's times, the audio as
 /// long, SSIM within 0.003 and size within `size_slack`.
 async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_slack: f64) {
+    chunked_matches_whole_with_audio_after(recipe, format, size_slack, 0.0).await;
+}
+
+/// [`chunked_matches_whole`] of a source whose audio starts `delay` seconds after its
+/// video; the audio must start where the single-process encode starts it.
+async fn chunked_matches_whole_with_audio_after(
+    recipe: SplitRecipe,
+    format: MediaFormat,
+    size_slack: f64,
+    delay: f64,
+) {
     let dir = tempdir();
     // 4 s, 100 frames.
-    let source = clip_with_cuts(dir.path(), (320, 240), [1.4, 1.4, 1.2], "medium");
+    let mut source = clip_with_cuts(dir.path(), (320, 240), [1.4, 1.4, 1.2], "medium");
+    if delay > 0.0 {
+        source = audio_delayed(&source, delay);
+    }
     let media = media();
     let info = crate::media::video::inspect::inspect(&media, &source, &[MediaFormat::Mp4])
         .await
@@ -201,7 +215,7 @@ async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_sl
         plan: &plan,
         format,
         farm: None,
-        lead: OnceLock::new(),
+        audio_start: OnceLock::new(),
     };
     let joined = chunked
         .run(dir.path(), &report)
@@ -223,6 +237,11 @@ async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_sl
         (audio - whole_audio).abs() < 0.03 && audio > 3.9 * time_scale,
         "{audio} vs {whole_audio}"
     );
+    let (start, whole_start) = (audio_start(&joined.path), audio_start(&whole.path));
+    assert!(
+        (start - whole_start).abs() < 0.002 && whole_start >= delay - 0.05,
+        "the audio starts at {start}, in one process at {whole_start}"
+    );
     let (q, whole_q) = (
         ssim(&joined.path, &source.path),
         ssim(&whole.path, &source.path),
@@ -242,7 +261,42 @@ async fn chunked_matches_whole(recipe: SplitRecipe, format: MediaFormat, size_sl
     assert!(reported.windows(2).all(|w| w[0] <= w[1]), "{reported:?}");
     // Only the output is left: the chunks went with their directory.
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-    assert_eq!(left.len(), 3, "source, whole and joined: {left:?}");
+    let sources = if delay > 0.0 { 2 } else { 1 };
+    assert_eq!(
+        left.len(),
+        sources + 2,
+        "sources, whole and joined: {left:?}"
+    );
+}
+
+/// `source` with its audio moved `delay` seconds later, its video where it was.
+fn audio_delayed(source: &MediaFile, delay: f64) -> MediaFile {
+    let path = source.path.with_file_name("late.mp4");
+    let status = Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-y", "-i"])
+        .arg(&source.path)
+        .args(["-itsoffset", &delay.to_string(), "-i"])
+        .arg(&source.path)
+        .args(["-map", "0:v", "-map", "1:a", "-c", "copy"])
+        .arg(&path)
+        .status()
+        .expect("run ffmpeg");
+    assert!(status.success());
+    MediaFile { path, ..*source }
+}
+
+/// Where the first audio stream starts, in seconds.
+fn audio_start(path: &Path) -> f64 {
+    let lines = probe_lines(
+        path,
+        &[
+            "-select_streams",
+            "a:0",
+            "-show_entries",
+            "stream=start_time",
+        ],
+    );
+    lines[0].parse().unwrap()
 }
 
 #[tokio::test]
@@ -253,6 +307,13 @@ async fn theora_in_chunks_matches_the_single_process_encode() {
 #[tokio::test]
 async fn vp9_in_chunks_matches_the_single_process_encode() {
     chunked_matches_whole(webm(), MediaFormat::Webm, 0.05).await;
+}
+
+#[tokio::test]
+async fn audio_that_starts_late_starts_as_late_in_chunks_as_in_one_process() {
+    chunked_matches_whole_with_audio_after(ogg(), MediaFormat::Ogv, 0.05, 0.5).await;
+    chunked_matches_whole_with_audio_after(webm(), MediaFormat::Webm, 0.05, 0.5).await;
+    chunked_matches_whole_with_audio_after(x264_faster(), MediaFormat::Mp4, 0.05, 0.5).await;
 }
 
 /// x264 in MP4, retimed as `modify-video-speed` does at speed 1.5 (25 fps become 37.5).
@@ -300,7 +361,7 @@ fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
         plan: &plan,
         format: MediaFormat::Ogv,
         farm: None,
-        lead: OnceLock::new(),
+        audio_start: OnceLock::new(),
     };
     assert_eq!(
         chunked.concat_list(),
