@@ -9,7 +9,7 @@ use super::plan::Plan;
 use super::Chunked;
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode;
-use crate::media::{output_path, MediaError, MediaFile};
+use crate::media::{output_path, Media, MediaError, MediaFile};
 
 impl Chunked<'_> {
     /// Joins the chunks in `dir` (and the audio) into one file in `out_dir`, copying
@@ -32,12 +32,9 @@ impl Chunked<'_> {
         // late, or a part cut before it), where the single-process encode keeps it.
         // Audio that starts before zero (Opus's pre-skip) is shifted with the video
         // by the muxer, as in that encode.
-        let start = self.audio_start.get().copied().flatten().unwrap_or(0.0);
         args.push(file_url(&list));
         if with_audio {
-            if start.abs() > 1e-6 {
-                args.extend(["-itsoffset".into(), format!("{start:.6}").into()]);
-            }
+            args.extend(audio_offset(self.audio_start.get().copied().flatten()));
             args.extend(["-f", self.recipe.audio_muxer(), "-i"].map(OsString::from));
             args.push(file_url(&self.piece_path(dir, Piece::Audio)));
         }
@@ -71,25 +68,10 @@ impl Chunked<'_> {
         Ok((file, frames))
     }
 
-    /// Where the audio piece in `dir` starts, as ffmpeg reads it (its `start_time`):
-    /// what the join takes from its packets to start it at zero.
+    /// Where the audio piece in `dir` starts (see [`start_of`]).
     pub(super) async fn read_audio_start(&self, dir: &Path) -> Result<Option<f64>, MediaError> {
-        let mut args: Vec<OsString> = ["-v", "error", "-show_entries", "format=start_time"]
-            .map(OsString::from)
-            .into();
-        let muxer = self.recipe.audio_muxer();
-        args.extend(["-of", "csv=p=0", "-f", muxer].map(OsString::from));
-        args.push(file_url(&self.piece_path(dir, Piece::Audio)));
-        let out = self
-            .media
-            .runner()
-            .run(&self.media.config().ffprobe, args)
-            .await?;
-        let start = String::from_utf8_lossy(&out.stdout);
-        Ok(start
-            .lines()
-            .next()
-            .and_then(|l| l.trim().trim_end_matches(',').parse::<f64>().ok()))
+        let piece = self.piece_path(dir, Piece::Audio);
+        start_of(self.media, &piece, self.recipe.audio_muxer()).await
     }
 
     pub(super) fn concat_list(&self) -> String {
@@ -117,4 +99,36 @@ pub(super) fn join_head() -> Vec<OsString> {
     let mut args = transcode::quiet_args();
     args.extend(["-f", "concat", "-i"].map(OsString::from));
     args
+}
+
+/// Where the file at `path` (of `muxer`) starts, as ffmpeg reads it (its
+/// `start_time`): what a join takes from its packets to start it at zero, and so what
+/// an audio piece's `-itsoffset` gives back.
+pub(super) async fn start_of(
+    media: &Media,
+    path: &Path,
+    muxer: &str,
+) -> Result<Option<f64>, MediaError> {
+    let mut args: Vec<OsString> = ["-v", "error", "-show_entries", "format=start_time"]
+        .map(OsString::from)
+        .into();
+    args.extend(["-of", "csv=p=0", "-f", muxer].map(OsString::from));
+    args.push(file_url(path));
+    let out = media.runner().run(&media.config().ffprobe, args).await?;
+    let start = String::from_utf8_lossy(&out.stdout);
+    Ok(start
+        .lines()
+        .next()
+        .and_then(|l| l.trim().trim_end_matches(',').parse::<f64>().ok()))
+}
+
+/// The options that put an audio piece starting at `start` back there in a join,
+/// before its `-i` (see [`start_of`]).
+pub(super) fn audio_offset(start: Option<f64>) -> Vec<OsString> {
+    match start {
+        Some(start) if start.abs() > 1e-6 => {
+            vec!["-itsoffset".into(), format!("{start:.6}").into()]
+        }
+        _ => Vec::new(),
+    }
 }

@@ -31,6 +31,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
+use super::join::{audio_offset, start_of};
 use super::pieces::{run_piece, run_pieces, ChunkProgress, Piece};
 use super::plan::{self, Chunk, Plan};
 use super::{concat_list, join_head, ScratchDir};
@@ -145,12 +146,19 @@ impl LadderRecipe {
         args
     }
 
-    /// The join's command line: the chunks listed at `list` (and the audio at `audio`),
-    /// every packet copied into the muxer writing `output`.
-    fn join(&self, list: &Path, audio: Option<&Path>, output: &Path) -> Vec<OsString> {
+    /// The join's command line: the chunks listed at `list` (and the audio at `audio`,
+    /// put back where it starts: see `super::join::start_of`), every packet copied into
+    /// the muxer writing `output`.
+    fn join(
+        &self,
+        list: &Path,
+        audio: Option<(&Path, Option<f64>)>,
+        output: &Path,
+    ) -> Vec<OsString> {
         let mut args = join_head();
         args.push(file_url(list));
-        if let Some(audio) = audio {
+        if let Some((audio, start)) = audio {
+            args.extend(audio_offset(start));
             args.extend(["-f", PIECES, "-i"].map(OsString::from));
             args.push(file_url(audio));
         }
@@ -250,7 +258,12 @@ impl Ladder<'_> {
             return Ok(false);
         }
         let audio = with_audio.then(|| piece_path(&dir.0, Piece::Audio));
-        let args = self.recipe.join(&list, audio.as_deref(), output);
+        let start = match &audio {
+            Some(audio) => start_of(self.media, audio, PIECES).await?,
+            None => None,
+        };
+        let audio = audio.as_deref().map(|audio| (audio, start));
+        let args = self.recipe.join(&list, audio, output);
         let ffmpeg = &self.media.config().ffmpeg;
         self.media.runner().run(ffmpeg, args).await?;
         progress(1.0);

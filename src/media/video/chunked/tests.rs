@@ -270,7 +270,7 @@ async fn chunked_matches_whole_with_audio_after(
 }
 
 /// `source` with its audio moved `delay` seconds later, its video where it was.
-fn audio_delayed(source: &MediaFile, delay: f64) -> MediaFile {
+pub(crate) fn audio_delayed(source: &MediaFile, delay: f64) -> MediaFile {
     let path = source.path.with_file_name("late.mp4");
     let status = Command::new("ffmpeg")
         .args(["-nostdin", "-v", "error", "-y", "-i"])
