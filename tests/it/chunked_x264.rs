@@ -220,3 +220,49 @@ async fn a_chunked_trim_matches_the_single_process_trim() {
         assert_like_one_process(&what, files, (frames, 0.04), q);
     }
 }
+
+#[tokio::test]
+async fn a_chunked_trim_starts_sound_that_begins_late_where_one_process_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = clip_with_cuts(dir.path());
+    // The same clip, its tone moved 0.6 s later and ending before the picture does: a
+    // part from 0.3 s has 0.3 s of silence before its sound.
+    let late = dir.path().join("late.mp4");
+    let status = Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-y", "-i"])
+        .arg(&source)
+        .args(["-itsoffset", "0.6", "-t", "3.3", "-i"])
+        .arg(&source)
+        .args(["-map", "0:v", "-map", "1:a", "-c", "copy"])
+        .arg(&late)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (chunked, whole) = split_and_whole_apps().await;
+    let mut outputs = Vec::new();
+    for app in [&chunked, &whole] {
+        let src = app.fixtures.add("late.mp4", std::fs::read(&late).unwrap());
+        let mut trim = edit(&src, &["trim-video"], Some(json!({"start": 0.3})));
+        trim["assets"][0]["type"] = json!("video");
+        outputs.push(app.download_all(&app.run_done(trim).await).await.remove(0));
+    }
+    let audio_start = |path: &Path| {
+        let probe = probe(path);
+        let streams = probe["streams"].as_array().unwrap();
+        let audio = streams.iter().find(|s| s["codec_type"] == "audio").unwrap();
+        audio["start_time"]
+            .as_str()
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+    };
+    let (split, single) = (audio_start(&outputs[0]), audio_start(&outputs[1]));
+    assert!(
+        single > 0.25 && (split - single).abs() < 0.002,
+        "the sound starts at {split} s in chunks, {single} s in one process"
+    );
+    let (packets, whole_packets) = (video_packets(&outputs[0]), video_packets(&outputs[1]));
+    assert_eq!(packets.len(), 93, "every frame from 0.3 s");
+    let cut = packets.iter().zip(&whole_packets).any(|(c, w)| c.1 && !w.1);
+    assert!(cut, "split, a keyframe of its own where a chunk starts");
+}
