@@ -35,7 +35,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perf import Service, ffmpeg, free_port, release_binary, serve_directory  # noqa: E402
+from perf import Service, ffmpeg, free_port, release_binary, s3s_fs, serve_directory  # noqa: E402
 
 
 class Postgres:
@@ -69,16 +69,11 @@ class Postgres:
                         "-D", self.dir], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def s3s_fs(work):
-    """s3s-fs on a free port with the bucket `bench`; the environment points at it."""
-    binary = os.environ.get("MEDIAEDIT_TEST_S3S_FS") or shutil.which("s3s-fs") \
-        or os.path.expanduser("~/.cargo/bin/s3s-fs")
+def shared_storage(work):
+    """s3s-fs with the bucket `bench`; the environment points at it."""
     root = os.path.join(work, "s3")
     os.makedirs(os.path.join(root, "bench"))
-    port = free_port()
-    process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", str(port), "--access-key", "bench",
-                                "--secret-key", "bench-secret", root],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process, port = s3s_fs(root, "bench", "bench-secret")
     os.environ.update(AWS_ENDPOINT=f"http://127.0.0.1:{port}", AWS_REGION="us-east-1",
                       AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench-secret", AWS_ALLOW_HTTP="true")
     return process
@@ -123,7 +118,7 @@ def main():
         src = serve_directory(sources)
         body = {"assets": [{"type": "video", "src": f"{src}/clip.mp4"}], "commands": [args.command]}
         pg = Postgres(work)
-        s3 = s3s_fs(work)
+        s3 = shared_storage(work)
         try:
             one_core, _ = topology(binary, work, pg, "one_core", [({0}, [])], args.runs, body)
             across = [({0}, ["--chunk-across-nodes"]), ({1}, ["--chunk-across-nodes"])]

@@ -90,6 +90,18 @@ def free_port():
         return s.getsockname()[1]
 
 
+def s3s_fs(root, access_key, secret_key):
+    """s3s-fs (the S3-protocol server the tests use) serving `root`, whose folders are
+    its buckets, on a free port of loopback: the process and the port."""
+    binary = os.environ.get("MEDIAEDIT_TEST_S3S_FS") or shutil.which("s3s-fs") \
+        or os.path.expanduser("~/.cargo/bin/s3s-fs")
+    port = free_port()
+    process = subprocess.Popen([binary, "--host", "127.0.0.1", "--port", str(port), "--access-key", access_key,
+                                "--secret-key", secret_key, root],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return process, port
+
+
 def release_binary(given):
     """The binary named by --bin, else a release build of this tree, built now."""
     if given:

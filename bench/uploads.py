@@ -12,7 +12,6 @@ Needs curl, s3s-fs and the test virtual environment with tuspy
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -20,7 +19,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(__file__))
-from perf import Service, free_port  # noqa: E402
+from perf import Service, s3s_fs  # noqa: E402
 
 TUS_SCRIPT = """
 import sys
@@ -45,7 +44,6 @@ def main():
     binary = os.path.abspath(args.bin)
     venv = os.environ.get("MEDIAEDIT_TEST_VENV", os.path.expanduser("~/.cache/mediaedit-test-venv"))
     python = os.path.join(venv, "bin", "python")
-    s3s_fs = shutil.which("s3s-fs") or os.path.expanduser("~/.cargo/bin/s3s-fs")
 
     with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP")) as work:
         source = os.path.join(work, "upload.bin")
@@ -55,10 +53,7 @@ def main():
 
         root = os.path.join(work, "s3")
         os.makedirs(os.path.join(root, "bench"))
-        port = free_port()
-        s3 = subprocess.Popen([s3s_fs, "--host", "127.0.0.1", "--port", str(port),
-                               "--access-key", "k", "--secret-key", "s", root],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        s3, port = s3s_fs(root, "k", "s")
         time.sleep(0.5)
         service = Service(binary, work, 1)
         token = service.tokens[0]

@@ -17,7 +17,7 @@
 //! the measurements.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use crate::media::ffmpeg::transcode::{self, map_args};
 use crate::media::video::info::VideoInfo;
@@ -237,7 +237,6 @@ pub(crate) async fn try_split(
             plan: &plan,
             format,
             farm,
-            audio_start: OnceLock::new(),
         };
         return chunked.run(out_dir, progress).await;
     }
@@ -254,9 +253,6 @@ struct Chunked<'a> {
     /// Where the chunks run across nodes: the farm, and the slots they were planned
     /// for; `None` on this node's slots.
     farm: Option<(Arc<dyn ChunkFarm>, usize)>,
-    /// Where the audio piece starts (see [`Chunked::read_audio_start`]), read as soon
-    /// as that piece is done, while the video chunks may still run.
-    audio_start: OnceLock<Option<f64>>,
 }
 
 impl Chunked<'_> {
@@ -307,11 +303,7 @@ impl Chunked<'_> {
         };
         let output = self.piece_path(dir, piece);
         let run = (self.media, self.input, self.plan);
-        run_piece(run, piece, recipe, &output, report).await?;
-        if matches!(piece, Piece::Audio) {
-            let _ = self.audio_start.set(self.read_audio_start(dir).await?);
-        }
-        Ok(())
+        run_piece(run, piece, recipe, &output, report).await
     }
 
     fn piece_path(&self, dir: &Path, piece: Piece) -> PathBuf {

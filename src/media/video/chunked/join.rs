@@ -27,16 +27,10 @@ impl Chunked<'_> {
         let output = output_path(out_dir, self.format);
         let mut args = join_head();
         let with_audio = !self.recipe.audio.is_empty();
-        // Each input's packets are moved so that the input starts at zero, the audio
-        // piece's too: it is put back where it starts (a source whose sound begins
-        // late, or a part cut before it), where the single-process encode keeps it.
-        // Audio that starts before zero (Opus's pre-skip) is shifted with the video
-        // by the muxer, as in that encode.
         args.push(file_url(&list));
         if with_audio {
-            args.extend(audio_offset(self.audio_start.get().copied().flatten()));
-            args.extend(["-f", self.recipe.audio_muxer(), "-i"].map(OsString::from));
-            args.push(file_url(&self.piece_path(dir, Piece::Audio)));
+            let audio = self.piece_path(dir, Piece::Audio);
+            args.extend(audio_input(self.media, &audio, self.recipe.audio_muxer()).await?);
         }
         args.extend(["-map", "0:v:0"].map(OsString::from));
         if with_audio {
@@ -68,12 +62,6 @@ impl Chunked<'_> {
         Ok((file, frames))
     }
 
-    /// Where the audio piece in `dir` starts (see [`start_of`]).
-    pub(super) async fn read_audio_start(&self, dir: &Path) -> Result<Option<f64>, MediaError> {
-        let piece = self.piece_path(dir, Piece::Audio);
-        start_of(self.media, &piece, self.recipe.audio_muxer()).await
-    }
-
     pub(super) fn concat_list(&self) -> String {
         concat_list(self.plan, self.format.extension())
     }
@@ -101,14 +89,18 @@ pub(super) fn join_head() -> Vec<OsString> {
     args
 }
 
-/// Where the file at `path` (of `muxer`) starts, as ffmpeg reads it (its
-/// `start_time`): what a join takes from its packets to start it at zero, and so what
-/// an audio piece's `-itsoffset` gives back.
-pub(super) async fn start_of(
+/// The join's input options of the audio piece at `path` (of `muxer`), put back where
+/// it starts. A join moves each input's packets so that the input starts at zero, the
+/// audio piece's too, while the single-process encode keeps audio that starts late (a
+/// source whose sound begins after its picture, or a part cut before it) where it is;
+/// the piece's `start_time` as ffmpeg reads it is what the move takes away, so an
+/// `-itsoffset` of as much gives it back. Audio that starts before zero (Opus's
+/// pre-skip) is shifted with the video by the muxer, as in that encode.
+pub(super) async fn audio_input(
     media: &Media,
     path: &Path,
-    muxer: &str,
-) -> Result<Option<f64>, MediaError> {
+    muxer: &'static str,
+) -> Result<Vec<OsString>, MediaError> {
     let mut args: Vec<OsString> = ["-v", "error", "-show_entries", "format=start_time"]
         .map(OsString::from)
         .into();
@@ -116,19 +108,20 @@ pub(super) async fn start_of(
     args.push(file_url(path));
     let out = media.runner().run(&media.config().ffprobe, args).await?;
     let start = String::from_utf8_lossy(&out.stdout);
-    Ok(start
+    let start = start
         .lines()
         .next()
-        .and_then(|l| l.trim().trim_end_matches(',').parse::<f64>().ok()))
+        .and_then(|l| l.trim().trim_end_matches(',').parse::<f64>().ok());
+    Ok(audio_input_at(path, start, muxer))
 }
 
-/// The options that put an audio piece starting at `start` back there in a join,
-/// before its `-i` (see [`start_of`]).
-pub(super) fn audio_offset(start: Option<f64>) -> Vec<OsString> {
-    match start {
-        Some(start) if start.abs() > 1e-6 => {
-            vec!["-itsoffset".into(), format!("{start:.6}").into()]
-        }
-        _ => Vec::new(),
+/// [`audio_input`] of a piece known to start at `start`.
+pub(super) fn audio_input_at(path: &Path, start: Option<f64>, muxer: &str) -> Vec<OsString> {
+    let mut args = Vec::new();
+    if let Some(start) = start.filter(|s| s.abs() > 1e-6) {
+        args.extend(["-itsoffset".into(), format!("{start:.6}").into()]);
     }
+    args.extend(["-f", muxer, "-i"].map(OsString::from));
+    args.push(file_url(path));
+    args
 }

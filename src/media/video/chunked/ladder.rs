@@ -31,7 +31,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use super::join::{audio_offset, start_of};
+use super::join::audio_input;
 use super::pieces::{run_piece, run_pieces, ChunkProgress, Piece};
 use super::plan::{self, Chunk, Plan};
 use super::{concat_list, join_head, ScratchDir};
@@ -146,26 +146,18 @@ impl LadderRecipe {
         args
     }
 
-    /// The join's command line: the chunks listed at `list` (and the audio at `audio`,
-    /// put back where it starts: see `super::join::start_of`), every packet copied into
-    /// the muxer writing `output`.
-    fn join(
-        &self,
-        list: &Path,
-        audio: Option<(&Path, Option<f64>)>,
-        output: &Path,
-    ) -> Vec<OsString> {
+    /// The join's command line: the chunks listed at `list` (and the audio piece, by
+    /// its input options `audio`: see `super::join::audio_input`), every packet copied
+    /// into the muxer writing `output`.
+    fn join(&self, list: &Path, audio: Option<Vec<OsString>>, output: &Path) -> Vec<OsString> {
         let mut args = join_head();
         args.push(file_url(list));
-        if let Some((audio, start)) = audio {
-            args.extend(audio_offset(start));
-            args.extend(["-f", PIECES, "-i"].map(OsString::from));
-            args.push(file_url(audio));
-        }
+        let with_audio = audio.is_some();
+        args.extend(audio.into_iter().flatten());
         for i in 0..self.renditions {
             args.extend(["-map".into(), format!("0:v:{i}").into()]);
         }
-        if audio.is_some() {
+        if with_audio {
             for _ in 0..self.renditions {
                 args.extend(["-map", "1:a:0"].map(OsString::from));
             }
@@ -257,12 +249,11 @@ impl Ladder<'_> {
             );
             return Ok(false);
         }
-        let audio = with_audio.then(|| piece_path(&dir.0, Piece::Audio));
-        let start = match &audio {
-            Some(audio) => start_of(self.media, audio, PIECES).await?,
-            None => None,
-        };
-        let audio = audio.as_deref().map(|audio| (audio, start));
+        let mut audio = None;
+        if with_audio {
+            let piece = piece_path(&dir.0, Piece::Audio);
+            audio = Some(audio_input(self.media, &piece, PIECES).await?);
+        }
         let args = self.recipe.join(&list, audio, output);
         let ffmpeg = &self.media.config().ffmpeg;
         self.media.runner().run(ffmpeg, args).await?;

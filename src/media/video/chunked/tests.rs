@@ -1,7 +1,6 @@
 //! Chunked encodes against the single-process encode of the same recipe, on a clip
 //! with scene cuts and audio, by what ffprobe and ffmpeg's SSIM filter say.
 
-use std::path::Path;
 use std::process::Command;
 use std::sync::Mutex;
 
@@ -9,99 +8,10 @@ use super::plan::{self, Plan};
 use super::*;
 use crate::media::testutil::{media, tempdir};
 
-/// A `w`x`h` clip at 25 fps of three scenes lasting `scenes` seconds (a test pattern, a
-/// fractal zoom, noisy bars: two hard cuts), with a tone as long, by x264 at `preset`.
-pub(crate) fn clip_with_cuts(
-    dir: &Path,
-    (w, h): (u32, u32),
-    scenes: [f64; 3],
-    preset: &str,
-) -> MediaFile {
-    let path = dir.join("cuts.mp4");
-    let [a, b, c] = scenes;
-    let graph = format!(
-        "testsrc2=s={w}x{h}:r=25:d={a}[a];\
-         mandelbrot=s={w}x{h}:r=25,trim=duration={b},setpts=PTS-STARTPTS[b];\
-         smptebars=s={w}x{h}:r=25:d={c},noise=alls=20:allf=t[c];\
-         [a][b][c]concat=n=3,format=yuv420p[v]"
-    );
-    let tone = format!("sine=frequency=300:duration={:.3}", a + b + c);
-    let status = Command::new("ffmpeg")
-        .args(["-nostdin", "-v", "error", "-y", "-filter_complex", &graph])
-        .args(["-f", "lavfi", "-i", &tone])
-        .args(["-map", "[v]", "-map", "0:a", "-c:v", "libx264", "-g", "250"])
-        .args(["-preset", preset, "-c:a", "aac", "-shortest"])
-        .arg(&path)
-        .status()
-        .expect("run ffmpeg");
-    assert!(status.success());
-    MediaFile {
-        path,
-        format: MediaFormat::Mp4,
-    }
-}
+mod clips;
 
-fn probe_lines(path: &Path, args: &[&str]) -> Vec<String> {
-    let out = Command::new("ffprobe")
-        .args(["-v", "error"])
-        .args(args)
-        .args(["-of", "csv=p=0"])
-        .arg(path)
-        .output()
-        .expect("run ffprobe");
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| l.trim_end_matches(',').to_string())
-        .filter(|l| !l.is_empty())
-        .collect()
-}
-
-/// Presentation times of the video packets, in seconds, in order.
-fn video_times(path: &Path) -> Vec<f64> {
-    let lines = probe_lines(
-        path,
-        &["-select_streams", "v:0", "-show_entries", "packet=pts_time"],
-    );
-    let mut times: Vec<f64> = lines.iter().map(|l| l.parse().unwrap()).collect();
-    times.sort_by(f64::total_cmp);
-    times
-}
-
-fn audio_seconds(path: &Path) -> f64 {
-    let lines = probe_lines(
-        path,
-        &[
-            "-select_streams",
-            "a:0",
-            "-show_entries",
-            "packet=pts_time,duration_time",
-        ],
-    );
-    lines
-        .iter()
-        .map(|l| {
-            let (pts, duration) = l.split_once(',').unwrap();
-            pts.parse::<f64>().unwrap() + duration.parse::<f64>().unwrap()
-        })
-        .fold(0.0, f64::max)
-}
-
-/// Mean SSIM (all planes) of `encoded` against `source`, frame by frame.
-pub(crate) fn ssim(encoded: &Path, source: &Path) -> f64 {
-    let out = Command::new("ffmpeg")
-        .args(["-nostdin", "-hide_banner", "-i"])
-        .arg(encoded)
-        .arg("-i")
-        .arg(source)
-        .args(["-lavfi", "[0:v][1:v]ssim", "-f", "null", "-"])
-        .output()
-        .expect("run ffmpeg");
-    let log = String::from_utf8_lossy(&out.stderr);
-    let all = log.rsplit("All:").next().expect("an SSIM line");
-    all.split_whitespace().next().unwrap().parse().unwrap()
-}
+pub(crate) use clips::{audio_delayed, clip_with_cuts, ssim};
+use clips::{audio_seconds, audio_start, video_times};
 
 fn ogg() -> SplitRecipe {
     SplitRecipe {
@@ -215,7 +125,6 @@ async fn chunked_matches_whole_with_audio_after(
         plan: &plan,
         format,
         farm: None,
-        audio_start: OnceLock::new(),
     };
     let joined = chunked
         .run(dir.path(), &report)
@@ -267,36 +176,6 @@ async fn chunked_matches_whole_with_audio_after(
         sources + 2,
         "sources, whole and joined: {left:?}"
     );
-}
-
-/// `source` with its audio moved `delay` seconds later, its video where it was.
-pub(crate) fn audio_delayed(source: &MediaFile, delay: f64) -> MediaFile {
-    let path = source.path.with_file_name("late.mp4");
-    let status = Command::new("ffmpeg")
-        .args(["-nostdin", "-v", "error", "-y", "-i"])
-        .arg(&source.path)
-        .args(["-itsoffset", &delay.to_string(), "-i"])
-        .arg(&source.path)
-        .args(["-map", "0:v", "-map", "1:a", "-c", "copy"])
-        .arg(&path)
-        .status()
-        .expect("run ffmpeg");
-    assert!(status.success());
-    MediaFile { path, ..*source }
-}
-
-/// Where the first audio stream starts, in seconds.
-fn audio_start(path: &Path) -> f64 {
-    let lines = probe_lines(
-        path,
-        &[
-            "-select_streams",
-            "a:0",
-            "-show_entries",
-            "stream=start_time",
-        ],
-    );
-    lines[0].parse().unwrap()
 }
 
 #[tokio::test]
@@ -361,7 +240,6 @@ fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
         plan: &plan,
         format: MediaFormat::Ogv,
         farm: None,
-        audio_start: OnceLock::new(),
     };
     assert_eq!(
         chunked.concat_list(),

@@ -7,6 +7,7 @@ use std::sync::Mutex;
 
 use super::*;
 use crate::media::testutil::{media, tempdir};
+use crate::media::video::chunked::join::audio_input_at;
 use crate::media::video::chunked::tests::{audio_delayed, clip_with_cuts, ssim};
 use crate::media::video::hls::{variants, MediaPlaylist};
 use crate::media::MediaFormat;
@@ -316,7 +317,7 @@ fn a_chunk_encodes_every_rung_of_its_frames_and_the_join_copies_them_to_the_muxe
 
     let join = recipe.join(
         Path::new("/s/l.txt"),
-        Some((Path::new("/s/a.mp4"), Some(0.452))),
+        Some(audio_input_at(Path::new("/s/a.mp4"), Some(0.452), PIECES)),
         Path::new("/o/x"),
     );
     let join: Vec<String> = join
