@@ -117,6 +117,8 @@ impl App {
             min_chunk_work: config.chunking.min_chunk_work,
             ladder_cores_per_chunk: config.chunking.ladder_cores_per_chunk as usize,
             x264_cores_per_chunk: config.chunking.x264_cores_per_chunk as usize,
+            max_step_memory_bytes: config.memory.max_step_memory_bytes,
+            memory_budget_bytes: config.memory.budget(),
         });
         let wake = Arc::new(Notify::new());
         let running = queue::RunningEdits::new();
@@ -153,6 +155,7 @@ impl App {
             tmp_root: tmp_root.clone(),
             min_free_disk_bytes: config.min_free_disk_bytes,
             cache_bytes: config.render_cache_bytes,
+            timeout: Duration::from_secs(config.memory.render_timeout_secs),
         });
         let state = AppState {
             db: db.clone(),

@@ -15,6 +15,7 @@ mod client;
 mod database_url;
 mod front_door;
 mod logging;
+mod memory;
 mod processes;
 mod rate_limits;
 mod retention;
@@ -28,6 +29,7 @@ pub use client::{ClientArgs, CreateArgs, EditCommand};
 pub use database_url::DatabaseUrl;
 pub use front_door::FrontDoorConfig;
 pub use logging::LogFormat;
+pub use memory::MemoryConfig;
 pub use processes::ProcessConfig;
 pub use rate_limits::RateLimitConfig;
 pub use retention::RetentionConfig;
@@ -266,6 +268,9 @@ pub struct ServeConfig {
 
     #[command(flatten)]
     pub chunking: ChunkingConfig,
+
+    #[command(flatten)]
+    pub memory: MemoryConfig,
 
     /// Most pixels an animated image (GIF, APNG, animated WebP) may have summed over
     /// its frames (canvas × frames, read from its headers before any frame is

@@ -102,6 +102,7 @@ codes! {
     TooManyRequests = "too_many_requests", "Too many requests in flight", Some(429), false;
     RequestTooSlow = "request_too_slow", "Request too slow", Some(408), false;
     InvalidTransform = "invalid_transform", "Invalid transform", Some(422), false;
+    RenderTimeout = "render_timeout", "Render timed out", Some(504), true;
     EditNotDone = "edit_not_done", "Edit not done", Some(409), false;
     InternalError = "internal_error", "Internal error", Some(500), false;
     // Edit failures (`attributes.error.code`).

@@ -57,17 +57,11 @@ impl FromRequestParts<AppState> for Organization {
         };
         // The request span (api::router) names its organization from here on.
         tracing::Span::current().record("org", id.as_str());
-        if let Some(slot) = parts.extensions.get::<InFlightSlot>() {
-            if !slot.is_held() {
-                match state.in_flight.try_acquire(&id) {
-                    Some(permit) => slot.hold(permit),
-                    None => {
-                        slot.refuse();
-                        return Err(ApiError::too_many_requests(state.in_flight.max()));
-                    }
-                }
-            }
-        }
+        super::in_flight::admit(
+            &state.in_flight,
+            parts.extensions.get::<InFlightSlot>(),
+            &id,
+        )?;
         let budget = state.rate_limits.for_method(&parts.method);
         let charged = budget.check(&id, Instant::now());
         let quota = match &charged {

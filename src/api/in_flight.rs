@@ -18,6 +18,8 @@ use axum::http::{header, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
 
+use super::error::ApiError;
+
 /// Requests in flight, by organization; only organizations with some are kept.
 pub struct InFlight {
     max: usize,
@@ -105,6 +107,33 @@ impl InFlightSlot {
 
     pub fn refuse(&self) {
         *lock(&self.0) = SlotState::Refused;
+    }
+}
+
+/// Takes a place among `org`'s requests for the request whose `slot` this is (once: a
+/// request that holds one keeps it): `429 too_many_requests` when `org` has its
+/// maximum in flight, and the connection is then closed ([`hold`]). The token
+/// extractor admits a request by its token, a render by the key that signed it.
+pub fn admit(
+    in_flight: &Arc<InFlight>,
+    slot: Option<&InFlightSlot>,
+    org: &str,
+) -> Result<(), ApiError> {
+    let Some(slot) = slot else {
+        return Ok(());
+    };
+    if slot.is_held() {
+        return Ok(());
+    }
+    match in_flight.try_acquire(org) {
+        Some(permit) => {
+            slot.hold(permit);
+            Ok(())
+        }
+        None => {
+            slot.refuse();
+            Err(ApiError::too_many_requests(in_flight.max()))
+        }
     }
 }
 

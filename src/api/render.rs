@@ -4,19 +4,30 @@
 //! (`public, immutable`), varies by `Accept` (for `f:auto`), and carries a strong ETag
 //! that `If-None-Match` is answered `304` against. A cached result is streamed from
 //! storage as it is, never decoded.
+//!
+//! A render is a request of the organization whose key signed it: it takes a place
+//! among that organization's requests in flight (`429` past `--max-requests-per-org`),
+//! waits for its fair share of the node's network and CPU slots, and ends at
+//! `--render-timeout-secs` with `504 render_timeout`. A client that goes away stops
+//! its render, unless another request waits for the same one.
 
 use axum::body::Body;
+use std::sync::Arc;
+
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
+use axum::Extension;
 use futures::TryStreamExt;
 
 use super::error::ApiError;
 use super::files::matches_etag;
+use super::in_flight::{admit, InFlightSlot};
 use super::AppState;
+use crate::error_code::Code;
 use crate::format::MediaFormat;
 use crate::render::cache::Entry;
-use crate::render::Failure;
+use crate::render::{Failure, Renderer};
 use crate::storage::{Storage, StorageError};
 
 /// `Cache-Control` of every image answered: the URL names its content.
@@ -33,10 +44,13 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
         (status = 304, description = "Not modified (If-None-Match)"),
         (status = 403, description = "A bad signature", body = crate::api::schemas::ErrorDocument),
         (status = 422, description = "A bad transform or source, or a source that cannot be fetched or read (the codes of an edit)", body = crate::api::schemas::ErrorDocument),
+        (status = 429, description = "The organization has `--max-requests-per-org` requests in flight on this node", body = crate::api::schemas::ErrorDocument),
+        (status = 504, description = "The render took longer than `--render-timeout-secs`", body = crate::api::schemas::ErrorDocument),
     ))]
 pub async fn render(
     State(state): State<AppState>,
     Path((signature, transform, source)): Path<(String, String, String)>,
+    slot: Option<Extension<InFlightSlot>>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let renderer = &state.renderer;
@@ -45,6 +59,31 @@ pub async fn render(
         .prepare(&signature, &transform, &source, accept)
         .await
         .map_err(api_error)?;
+    // The key's organization is the request's, as a token's is: its share of the node.
+    tracing::Span::current().record("org", job.org.as_str());
+    admit(&state.in_flight, slot.as_deref(), &job.org)?;
+    let timeout = renderer.timeout;
+    match tokio::time::timeout(timeout, answer(renderer, job, &headers)).await {
+        Ok(answered) => answered,
+        // Dropping the render stops it unless another request waits for it too.
+        Err(_) => Err(ApiError::new(
+            StatusCode::GATEWAY_TIMEOUT,
+            Code::RenderTimeout,
+            format!(
+                "The render took longer than {} s and was stopped; retry later, or ask \
+                 for a smaller picture.",
+                timeout.as_secs()
+            ),
+        )),
+    }
+}
+
+/// The image for a checked `job`: from the cache, or rendered now.
+async fn answer(
+    renderer: &Arc<Renderer>,
+    job: crate::render::Job,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
     let if_none_match = headers.get(header::IF_NONE_MATCH);
     let started = std::time::Instant::now();
     if let Some(entry) = renderer.cached(&job).await.map_err(api_error)? {

@@ -138,13 +138,15 @@ async fn run(
     // reads the frame from its stdin.
     let (size_known, size) = tokio::sync::oneshot::channel();
     let path = input.path.clone();
+    let memory = media.memory().clone();
     let prepare = blocking(move || {
         let bytes = std::fs::read(&path)?;
-        let image = load_upright(&bytes, format, limit, |w, h| {
+        let sized = |w, h| {
             let size = video_size(w, h);
             let _ = size_known.send(size);
             Ok(size)
-        })?;
+        };
+        let (image, _lease) = load_upright(&bytes, format, limit, sized, &memory)?;
         drop(bytes);
         let rgb = flatten_onto_white(image);
         Ok(Yuv420::from_rgb(&rgb, Matrix::Bt709))

@@ -2,11 +2,13 @@
 //! applied on the blocking pool, to a still or every frame of an animation.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::media::image::ops::{self, encode_at, write_output};
 use crate::media::image::pipeline::{check_format_size, default_output, load_transformed};
 use crate::media::image::FrameOp;
 use crate::media::limits::VideoLimits;
+use crate::media::memory::MemoryBudget;
 use crate::media::{animation, blocking, cancel, image, MediaFormat};
 use crate::media::{ImageFormat, Media, MediaError, MediaFile};
 
@@ -45,12 +47,13 @@ impl Media {
         let input_format = ops::image_input(input)?;
         let (limit, limits) = (self.config().max_image_pixels, self.limits());
         let (path, out_dir) = (input.path.clone(), out_dir.to_owned());
+        let memory = self.memory().clone();
         blocking(move || {
             transform_image(
                 &path,
                 (input_format, format, quality),
                 &ops,
-                (limit, limits),
+                (limit, limits, &memory),
                 &out_dir,
             )
         })
@@ -100,12 +103,13 @@ fn transform_image(
     path: &Path,
     (input, output, quality): (MediaFormat, Option<ImageFormat>, Option<u8>),
     ops: &[Box<dyn FrameOp>],
-    (max_pixels, limits): (u64, VideoLimits),
+    (max_pixels, limits, memory): (u64, VideoLimits, &Arc<MemoryBudget>),
     out_dir: &Path,
 ) -> Result<MediaFile, MediaError> {
     let bytes = std::fs::read(path)?;
     if let Some(animated) = animated_output(&bytes, input, output) {
-        match animation::transform_animation(&bytes, input, ops, animated, &limits, max_pixels) {
+        let limits = (&limits, max_pixels, memory);
+        match animation::transform_animation(&bytes, input, ops, animated, limits) {
             Ok(encoded) => return write_output(out_dir, animated, &encoded),
             // An APNG whose animation chunks are damaged is shown as its default image,
             // as PNG readers and Pillow show it; the still path below refuses the file
@@ -118,9 +122,9 @@ fn transform_image(
     }
     // Without a format, the output is the input's, PNG or JPEG: none has WebP's limit.
     let sized_for = output.unwrap_or(ImageFormat::Png);
-    let (image, had_alpha) = load_transformed(&bytes, input, max_pixels, ops, |size| {
-        check_format_size(size, sized_for)
-    })?;
+    let check = |size| check_format_size(size, sized_for);
+    let (image, had_alpha, _lease) =
+        load_transformed(&bytes, input, max_pixels, ops, check, memory)?;
     drop(bytes);
     let output = output.unwrap_or_else(|| default_output(input, had_alpha));
     cancel::checkpoint()?;

@@ -18,6 +18,8 @@
 //! - `describe`: what an output file is, for `attributes.outputs`.
 //! - `work`: a file's pixels × frames from its headers (the engine's cost estimate).
 //! - `cancel`: stopping in-process work whose job was given up.
+//! - `memory`: the memory budget in-process steps are charged against before they
+//!   allocate.
 //! - `cores`: pictures worked in bands of rows, one per core.
 //! - `image_transform`: the image commands' entry points on [`Media`].
 
@@ -32,6 +34,7 @@ pub mod image;
 mod image_transform;
 pub(crate) mod libraries;
 pub(crate) mod limits;
+pub mod memory;
 mod sniff;
 pub(crate) mod video;
 mod work;
@@ -113,6 +116,10 @@ pub struct MediaConfig {
     pub ladder_cores_per_chunk: usize,
     /// Cores one chunk of a chunked x264 encode counts for (`--x264-cores-per-chunk`).
     pub x264_cores_per_chunk: usize,
+    /// The most memory one in-process step may be charged (`media::memory`).
+    pub max_step_memory_bytes: u64,
+    /// The memory the in-process steps running at once share.
+    pub memory_budget_bytes: u64,
 }
 
 /// Why a media operation failed. Every variant maps to a stable snake_case code.
@@ -191,6 +198,18 @@ pub enum MediaError {
         frames: u64,
         limit: u64,
     },
+    /// An in-process step whose memory estimate passes one step's limit
+    /// (`media::memory`).
+    #[error(
+        "{what} would take about {} MiB of the service's memory, more than the limit of {} MiB for one step; use a smaller source or smaller options",
+        .bytes >> 20,
+        .limit >> 20
+    )]
+    MemoryTooLarge {
+        what: String,
+        bytes: u64,
+        limit: u64,
+    },
     #[error("the file could not be decoded: {0}")]
     InvalidMedia(String),
     /// An audio command given a file with no audio stream.
@@ -239,6 +258,7 @@ impl MediaError {
             MediaError::VideoTooLarge { .. } => Code::VideoTooLarge,
             MediaError::TooManyFrames { .. } => Code::TooManyFrames,
             MediaError::AnimationTooLarge { .. } => Code::TooMuchWork,
+            MediaError::MemoryTooLarge { .. } => Code::TooMuchWork,
             MediaError::InvalidMedia(_) => Code::InvalidMedia,
             MediaError::NoAudioTrack => Code::NoAudioTrack,
             MediaError::ProcessFailed { .. } => Code::ProcessingFailed,
@@ -268,6 +288,8 @@ struct Inner {
     runner: ProcessRunner,
     /// The last video probes, so that one file is probed once (see `transcode`).
     info_cache: video::inspect_cache::InfoCache,
+    /// Shared by every clone so that the budget bounds the whole service.
+    memory: Arc<memory::MemoryBudget>,
 }
 
 impl Media {
@@ -277,8 +299,11 @@ impl Media {
             .with_memory_limit(config.process_memory_limit)
             .with_scratch_dir(config.scratch_dir.as_deref())
             .with_warm_processes(config.warm_processes, config.shim_dir.as_deref());
+        let memory =
+            memory::MemoryBudget::new(config.max_step_memory_bytes, config.memory_budget_bytes);
         Media {
             inner: Arc::new(Inner {
+                memory,
                 config,
                 runner,
                 info_cache: video::inspect_cache::InfoCache::default(),
@@ -289,6 +314,11 @@ impl Media {
     /// The configuration this instance was built with.
     pub fn config(&self) -> &MediaConfig {
         &self.inner.config
+    }
+
+    /// The memory budget in-process steps are charged against.
+    pub fn memory(&self) -> &Arc<memory::MemoryBudget> {
+        &self.inner.memory
     }
 
     /// Starts the warm ffmpeg and ffprobe processes now, so that the first video edit

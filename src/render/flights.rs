@@ -1,17 +1,34 @@
 //! Request coalescing: identical work asked for while it is already running is not
 //! started again; every asker waits for the one run and gets its result. The work runs
-//! in a task of its own, so it finishes (and fills the cache) even when the request
-//! that started it goes away.
+//! in a task of its own, so an asker that goes away does not stop it for the others;
+//! when the last asker has gone, nobody wants the result and the work is stopped
+//! (its blocking steps at their next checkpoint, `media::cancel`).
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Mutex;
 
 use futures::future::{BoxFuture, FutureExt, Shared};
+use tokio::task::AbortHandle;
 
 /// Work in flight by key, each result `T` handed to every asker.
 pub struct Flights<T: Clone> {
-    running: Mutex<HashMap<String, Shared<BoxFuture<'static, T>>>>,
+    running: Mutex<HashMap<String, Flight<T>>>,
+}
+
+struct Flight<T: Clone> {
+    result: Shared<BoxFuture<'static, T>>,
+    /// Askers waiting for it now.
+    askers: usize,
+    task: AbortHandle,
+}
+
+/// One asker's place in a flight: when the last is dropped before the work is done,
+/// the work is stopped.
+struct Asker<'a, T: Clone + Send + Sync + 'static> {
+    flights: &'a Flights<T>,
+    key: &'a str,
+    result: Shared<BoxFuture<'static, T>>,
 }
 
 impl<T: Clone + Send + Sync + 'static> Flights<T> {
@@ -23,36 +40,70 @@ impl<T: Clone + Send + Sync + 'static> Flights<T> {
 
     /// `work`'s result, or that of the run of `key` already in flight (then `work` is
     /// dropped unstarted); `joined` tells which. `failed` makes the result of a run
-    /// that panicked.
+    /// that panicked or was stopped.
     pub async fn run<F>(&self, key: &str, work: F, failed: fn() -> T) -> (T, bool)
     where
         F: Future<Output = T> + Send + 'static,
     {
-        let (flight, joined) = {
+        let (result, joined) = {
             let mut running = self.lock();
-            match running.get(key) {
-                Some(flight) => (flight.clone(), true),
+            match running.get_mut(key) {
+                Some(flight) => {
+                    flight.askers += 1;
+                    (flight.result.clone(), true)
+                }
                 None => {
                     let task = tokio::spawn(work);
-                    let flight = async move { task.await.unwrap_or_else(|_| failed()) }
+                    let abort = task.abort_handle();
+                    let result = async move { task.await.unwrap_or_else(|_| failed()) }
                         .boxed()
                         .shared();
-                    running.insert(key.to_string(), flight.clone());
-                    (flight, false)
+                    let flight = Flight {
+                        result: result.clone(),
+                        askers: 1,
+                        task: abort,
+                    };
+                    running.insert(key.to_string(), flight);
+                    (result, false)
                 }
             }
         };
-        let result = flight.clone().await;
-        let mut running = self.lock();
-        if running.get(key).is_some_and(|f| f.ptr_eq(&flight)) {
-            running.remove(key);
-        }
-        (result, joined)
+        let asker = Asker {
+            flights: self,
+            key,
+            result,
+        };
+        (asker.result.clone().await, joined)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Shared<BoxFuture<'static, T>>>> {
-        // Every update is one insert or remove: a poisoned map is still consistent.
+    /// Runs in flight now.
+    pub fn in_flight(&self) -> usize {
+        self.lock().len()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Flight<T>>> {
+        // Every update is one insert, remove or count: a poisoned map is still consistent.
         self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> Drop for Asker<'_, T> {
+    /// The asker is done (it has the result) or gone (its request was dropped). The
+    /// flight is forgotten with its last asker, and stopped if it had not finished.
+    fn drop(&mut self) {
+        let mut running = self.flights.lock();
+        let Some(flight) = running.get_mut(self.key) else {
+            return;
+        };
+        if !flight.result.ptr_eq(&self.result) {
+            return;
+        }
+        flight.askers -= 1;
+        if flight.askers == 0 {
+            if let Some(flight) = running.remove(self.key) {
+                flight.task.abort();
+            }
+        }
     }
 }
 
@@ -63,37 +114,4 @@ impl<T: Clone + Send + Sync + 'static> Default for Flights<T> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
-
-    #[tokio::test]
-    async fn eight_askers_together_share_one_run_and_a_later_one_runs_again() {
-        let flights = Arc::new(Flights::<usize>::new());
-        let runs = Arc::new(AtomicUsize::new(0));
-        let ask = |flights: Arc<Flights<usize>>, runs: Arc<AtomicUsize>| async move {
-            let work = {
-                let runs = runs.clone();
-                async move {
-                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                    runs.fetch_add(1, Ordering::SeqCst) + 1
-                }
-            };
-            flights.run("k", work, || 0).await
-        };
-        let askers: Vec<_> = (0..8)
-            .map(|_| tokio::spawn(ask(flights.clone(), runs.clone())))
-            .collect();
-        let mut joined = 0;
-        for asker in askers {
-            let (result, was_joined) = asker.await.unwrap();
-            assert_eq!(result, 1);
-            joined += usize::from(was_joined);
-        }
-        assert_eq!(joined, 7);
-        assert_eq!(runs.load(Ordering::SeqCst), 1);
-        let (again, joined) = ask(flights.clone(), runs.clone()).await;
-        assert_eq!((again, joined), (2, false));
-    }
-}
+mod tests;

@@ -7,7 +7,8 @@
 //! - [`negotiate`]: `f:auto`'s format from `Accept`.
 //! - [`cache`]: results and fetched sources in the shared storage, least recently used
 //!   evicted past `--render-cache-bytes`.
-//! - [`flights`]: identical requests arriving together computed once.
+//! - [`flights`]: identical requests arriving together computed once, and stopped
+//!   when every request waiting for them has gone.
 //! - [`work`]: fetching the source and running the commands, in the node's fair
 //!   network and CPU slots, the same the edits' workers take turns in.
 //!
@@ -140,6 +141,8 @@ pub struct Renderer {
     pub metrics: Arc<Metrics>,
     pub tmp_root: PathBuf,
     pub min_free_disk_bytes: u64,
+    /// How long one render may take (`--render-timeout-secs`).
+    pub timeout: std::time::Duration,
     results: Flights<Result<Rendered, Failure>>,
     sources: Flights<Result<Entry, Failure>>,
 }
@@ -156,6 +159,7 @@ pub struct RendererParts {
     pub tmp_root: PathBuf,
     pub min_free_disk_bytes: u64,
     pub cache_bytes: u64,
+    pub timeout: std::time::Duration,
 }
 
 impl Renderer {
@@ -171,6 +175,7 @@ impl Renderer {
             metrics: parts.metrics,
             tmp_root: parts.tmp_root,
             min_free_disk_bytes: parts.min_free_disk_bytes,
+            timeout: parts.timeout,
             results: Flights::new(),
             sources: Flights::new(),
         })

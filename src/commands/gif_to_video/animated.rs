@@ -4,6 +4,7 @@
 
 use std::io::BufWriter;
 use std::path::Path;
+use std::sync::Arc;
 
 use image::DynamicImage;
 
@@ -11,6 +12,8 @@ use super::{last_duration, timed_h264_args, INPUTS, OUTPUT};
 use crate::media::animation::{self, is_animated};
 use crate::media::image::codec::apng::ApngWriter;
 use crate::media::image::ops::flatten_onto_white;
+use crate::media::image::peak;
+use crate::media::memory::MemoryBudget;
 use crate::media::ffmpeg::transcode::run_demuxed_to_file;
 use crate::media::limits::VideoLimits;
 use crate::media::video::h264::video_size;
@@ -53,6 +56,7 @@ pub(super) async fn run(
         out_dir.to_owned(),
         media.limits(),
     );
+    let memory = media.memory().clone();
     let (frames, timing) = blocking(move || {
         let bytes = std::fs::read(&path)?;
         // A GIF of one frame is a video of one frame, lasting its delay.
@@ -67,7 +71,7 @@ pub(super) async fn run(
             .prefix(".frames-")
             .suffix(".png")
             .tempfile_in(&dir)?;
-        let timing = write_frames(&bytes, format, &limits, frames.as_file_mut())?;
+        let timing = write_frames(&bytes, format, (&limits, &memory), frames.as_file_mut())?;
         Ok((frames, timing))
     })
     .await?;
@@ -85,11 +89,15 @@ pub(super) async fn run(
 fn write_frames(
     bytes: &[u8],
     format: MediaFormat,
-    limits: &VideoLimits,
+    (limits, memory): (&VideoLimits, &Arc<MemoryBudget>),
     out: &mut std::fs::File,
 ) -> Result<Timing, MediaError> {
     let animation = animation::open(bytes, format, limits)?;
     let screen = animation.size;
+    // A frame at a time, each written out as it comes: the encoder holds one.
+    let peak = peak::animation(bytes.len() as u64, screen, Some(1), &[]);
+    let what = format!("Reading a {}×{} animation", screen.0, screen.1);
+    let _lease = memory.reserve(peak, &what)?;
     let declared = animation.declared.unwrap_or(0);
     let failed = |e: png::EncodingError| {
         MediaError::InvalidMedia(format!(

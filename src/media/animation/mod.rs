@@ -21,6 +21,7 @@
 //! by libavif (`avif.rs`).
 
 use std::io::Cursor;
+use std::sync::Arc;
 
 use image::codecs::gif::{GifEncoder, Repeat};
 use image::codecs::webp::WebPDecoder;
@@ -30,8 +31,9 @@ use image::{AnimationDecoder, DynamicImage, Frames, ImageDecoder, RgbaImage};
 use crate::media::image::codec::apng::{ApngFrames, ApngWriter};
 use crate::media::image::codec::gif::frames::GifFrames;
 use crate::media::image::pipeline::{check_format_size, settle, Settled};
-use crate::media::image::{output_size, FrameOp};
+use crate::media::image::{output_size, peak, FrameOp};
 use crate::media::limits::VideoLimits;
+use crate::media::memory::MemoryBudget;
 use crate::media::{ImageFormat, MediaError, MediaFormat};
 
 /// Whether `bytes` (of `format`) hold an animation of more than one frame.
@@ -202,12 +204,15 @@ pub(crate) fn transform_animation(
     format: MediaFormat,
     ops: &[Box<dyn FrameOp>],
     output: ImageFormat,
-    limits: &VideoLimits,
-    max_pixels: u64,
+    (limits, max_pixels, memory): (&VideoLimits, u64, &Arc<MemoryBudget>),
 ) -> Result<Vec<u8>, MediaError> {
     let mut animation = open(bytes, format, limits)?;
     let size = output_size(ops, animation.size, max_pixels)?;
     check_format_size(size, output)?;
+    let peak = peak::animation(bytes.len() as u64, animation.size, animation.declared, ops);
+    let (w, h) = animation.size;
+    let what = format!("Transforming a {w}×{h} animation");
+    let _lease = memory.reserve(peak, &what)?;
     let mut encoder = Encoder::new(output, size, &animation)?;
     // Only an APNG has a place for a picture outside the animation; an animated WebP
     // would play it as a frame (browsers show a 0 ms frame for 100 ms: a flash of a

@@ -224,6 +224,22 @@ impl<'a> Opened<'a> {
         self.header
     }
 
+    /// The stored size [`Opened::decode`] makes for these minimums: a JPEG's shrunk
+    /// size, any other picture's own.
+    pub fn decoded_size(&self, min_width: u32, min_height: u32) -> (u32, u32) {
+        let (width, height) = (self.header.width, self.header.height);
+        match &self.source {
+            Source::Jpeg(_, _, header) if !header.is_lossless => {
+                let factor = shrink_factor(width as usize, height as usize, min_width, min_height);
+                (
+                    factor.scale(width as usize) as u32,
+                    factor.scale(height as usize) as u32,
+                )
+            }
+            _ => (width, height),
+        }
+    }
+
     /// Decodes the stored (not yet oriented) pixels as `Rgb8`, or `Rgba8` when the
     /// image has an alpha channel.
     ///

@@ -27,6 +27,7 @@ pub(crate) mod exif;
 mod geometry;
 pub(crate) mod ops;
 pub mod overlay;
+pub(crate) mod peak;
 pub(crate) mod pipeline;
 mod pixels;
 pub(crate) mod placeholders;
@@ -90,6 +91,13 @@ pub trait FrameOp: Send + Sync + std::fmt::Debug {
     /// so that every frame gets the same box. `None` when it makes no such choice.
     fn settled(&self, _first: &DynamicImage) -> Option<Box<dyn FrameOp>> {
         None
+    }
+
+    /// Bytes the operation holds on an input of `size` besides the input and its output
+    /// picture (the text it draws, the overlay it scales): charged to the step with the
+    /// pictures before anything is decoded (`media::memory`).
+    fn working_memory(&self, _size: (u32, u32)) -> u64 {
+        0
     }
 }
 

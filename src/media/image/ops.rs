@@ -12,7 +12,9 @@ use image::{DynamicImage, ExtendedColorType, ImageEncoder, RgbImage};
 use turbojpeg::{Compressor, PixelFormat, Subsamp};
 
 use crate::media::image::decode::{self, swaps_sides};
+use crate::media::image::peak;
 use crate::media::image::yuv::Yuv420;
+use crate::media::memory::{MemoryBudget, MemoryLease};
 use crate::media::{output_path, ImageFormat, MediaError, MediaFile, MediaFormat, IMAGE_INPUTS};
 
 /// JPEG output quality: the usual web trade-off; artefacts are hard to see at 85.
@@ -88,22 +90,29 @@ pub(crate) fn load_upright(
     format: MediaFormat,
     max_pixels: u64,
     target: impl FnOnce(u32, u32) -> Result<(u32, u32), MediaError>,
-) -> Result<DynamicImage, MediaError> {
+    memory: &std::sync::Arc<MemoryBudget>,
+) -> Result<(DynamicImage, MemoryLease), MediaError> {
     let opened = decode::open(bytes, format, max_pixels)?;
     let header = opened.header();
-    let (upright_w, upright_h) = header.upright_size();
-    let (target_w, target_h) = target(upright_w, upright_h)?;
+    let upright = header.upright_size();
+    let (target_w, target_h) = target(upright.0, upright.1)?;
     let (stored_w, stored_h) = if swaps_sides(header.orientation) {
         (target_h, target_w)
     } else {
         (target_w, target_h)
     };
+    let decoded_at = opened.decoded_size(stored_w, stored_h);
+    // The picture at its target size, and two copies the caller converts it through.
+    let after = 2 * 4 * u64::from(target_w) * u64::from(target_h);
+    let peak = peak::still((bytes.len() as u64, format), decoded_at, upright, &[]) + after;
+    let what = format!("Reading a {}×{} picture", upright.0, upright.1);
+    let lease = memory.reserve(peak, &what)?;
     crate::media::cancel::checkpoint()?;
     let decoded = opened.decode(stored_w, stored_h)?;
     crate::media::cancel::checkpoint()?;
     let mut image = resize(decoded, stored_w, stored_h)?;
     image.apply_orientation(header.orientation);
-    Ok(image)
+    Ok((image, lease))
 }
 
 /// Resizes to exactly `width` x `height` (a no-op when already that size).

@@ -7,11 +7,14 @@
 //! costs no decoding. A still is decoded no larger than its first operation needs
 //! ([`FrameOp::decode_at_least`]: a JPEG shrinks in the DCT domain).
 
+use std::sync::Arc;
+
 use image::DynamicImage;
 
 use crate::media::image::decode::{self, swaps_sides};
 use crate::media::image::ops::{resize, WEBP_MAX_SIDE};
-use crate::media::image::{output_size, FrameOp};
+use crate::media::image::{output_size, peak, FrameOp};
+use crate::media::memory::{MemoryBudget, MemoryLease};
 use crate::media::{cancel, ImageFormat, MediaError, MediaFormat};
 
 /// What an image command writes without a `format`: the input's format when it can
@@ -41,11 +44,14 @@ pub(crate) fn check_format_size(
     Ok(())
 }
 
-/// Decodes `bytes` and applies `ops` to the upright picture: `Rgb8` or `Rgba8`, and
-/// whether the decoded input had an alpha channel.
+/// Decodes `bytes` and applies `ops` to the upright picture: `Rgb8` or `Rgba8`, whether
+/// the decoded input had an alpha channel, and the step's memory lease (held until the
+/// picture is encoded).
 ///
 /// The header is checked against `max_pixels`, then every operation's size (and
-/// `check`, the output format's limit) before decoding. The first operation decides
+/// `check`, the output format's limit), then the step's peak memory is charged to
+/// `memory` (`too_much_work` past one step's limit; a wait for room in the node's
+/// budget), all before decoding. The first operation decides
 /// how small the picture may be decoded; one that only resamples runs on the stored
 /// picture before it is turned upright (less to turn, the same result).
 pub(crate) fn load_transformed(
@@ -54,7 +60,8 @@ pub(crate) fn load_transformed(
     max_pixels: u64,
     ops: &[Box<dyn FrameOp>],
     check: impl FnOnce((u32, u32)) -> Result<(), MediaError>,
-) -> Result<(DynamicImage, bool), MediaError> {
+    memory: &Arc<MemoryBudget>,
+) -> Result<(DynamicImage, bool, MemoryLease), MediaError> {
     let opened = decode::open(bytes, format, max_pixels)?;
     let header = opened.header();
     let upright = header.upright_size();
@@ -71,6 +78,15 @@ pub(crate) fn load_transformed(
         None => (None, ops),
     };
     let (min_w, min_h) = stored(first.map_or(upright, |op| op.decode_at_least(upright)));
+    let decoded_at = opened.decoded_size(min_w, min_h);
+    let peak = peak::still((bytes.len() as u64, format), decoded_at, upright, ops);
+    let what = format!(
+        "Transforming a {}×{} {} picture",
+        upright.0,
+        upright.1,
+        format.name()
+    );
+    let lease = memory.reserve(peak, &what)?;
     cancel::checkpoint()?;
     let mut decoded = opened.decode(min_w, min_h)?;
     cancel::checkpoint()?;
@@ -95,7 +111,7 @@ pub(crate) fn load_transformed(
         cancel::checkpoint()?;
         image = op.apply(image)?;
     }
-    Ok((image, had_alpha))
+    Ok((image, had_alpha, lease))
 }
 
 /// For an animation: `ops` with their pixel-made choices settled on `first` (see

@@ -10,7 +10,8 @@ use base64::Engine;
 use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
 use image::{DynamicImage, RgbaImage};
 
-use crate::media::{blocking, image::decode, Media, MediaError, MediaFile, MediaFormat};
+use crate::media::image::{decode, peak};
+use crate::media::{blocking, Media, MediaError, MediaFile, MediaFormat};
 
 /// The longest side of the copy the placeholders are computed from.
 const SMALL_SIDE: u32 = 32;
@@ -50,10 +51,14 @@ impl Media {
             return Ok(None);
         }
         let (path, format) = (file.path.clone(), file.format);
+        let memory = self.memory().clone();
         blocking(move || {
             let bytes = std::fs::read(&path)?;
             // Our own output, already held to the output limits when it was made.
             let opened = decode::open(&bytes, format, u64::MAX)?;
+            let decoded = opened.decoded_size(SMALL_SIDE, SMALL_SIDE);
+            let peak = peak::decoding((bytes.len() as u64, format), decoded);
+            let _lease = memory.reserve(peak, "Computing an output's placeholders")?;
             let orientation = opened.header().orientation;
             let mut image = opened.decode(SMALL_SIDE, SMALL_SIDE)?;
             image.apply_orientation(orientation);

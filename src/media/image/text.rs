@@ -20,6 +20,11 @@ static FONT_BYTES: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf"
 /// The most characters a `text` may have.
 pub const MAX_CHARS: usize = 200;
 
+/// The bytes drawing text holds per pixel of its canvas at most: the letters'
+/// coverage, the outline's and one horizontal maximum while the outline is grown, or
+/// the two coverages and the painted picture after (4 bytes each).
+pub const MEMORY_PER_PIXEL: u64 = 3 * 4;
+
 /// The outline's colour: near-black, so it stays dark on any background.
 const OUTLINE: [u8; 3] = [0, 0, 0];
 
@@ -120,13 +125,28 @@ pub fn render_text(text: &str, font_size_px: f32, colour: Colour) -> RgbaImage {
     layout(text, font_size_px).render(colour)
 }
 
+/// The glyphs of a layout outlined, and the canvas that holds their ink with room for
+/// the outline: its top-left in layout pixels and its size.
+struct Canvas {
+    outlined: Vec<ab_glyph::OutlinedGlyph>,
+    origin: (i64, i64),
+    size: (usize, usize),
+}
+
 impl Layout {
-    /// The laid-out text drawn (see [`render_text`]).
-    pub fn render(&self, colour: Colour) -> RgbaImage {
+    /// The most memory [`Layout::render`] holds at once: its canvas at
+    /// [`MEMORY_PER_PIXEL`] (exact: the glyphs are outlined to find it, not drawn).
+    pub fn memory(&self) -> u64 {
+        self.canvas()
+            .map_or(0, |c| (c.size.0 * c.size.1) as u64 * MEMORY_PER_PIXEL)
+    }
+
+    /// The canvas, or `None` for text with no ink at all. The ink may reach past the
+    /// advance box (overhangs, accents above the ascent): the canvas is the union of
+    /// every glyph's pixel bounds, padded by the outline.
+    fn canvas(&self) -> Option<Canvas> {
         let fonts = fonts();
-        let pad = self.outline as usize + 1;
-        // The ink may reach past the advance box (italics overhang, accents above the
-        // ascent): the canvas is the union of every glyph's pixel bounds.
+        let pad = self.outline as i64 + 1;
         let outlined: Vec<_> = self
             .glyphs
             .iter()
@@ -135,67 +155,88 @@ impl Layout {
                 fonts.raster.outline_glyph(glyph)
             })
             .collect();
-        let Some(bounds) = outlined
+        let bounds = outlined
             .iter()
             .map(|o| o.px_bounds())
             .reduce(|a, b| ab_glyph::Rect {
                 min: point(a.min.x.min(b.min.x), a.min.y.min(b.min.y)),
                 max: point(a.max.x.max(b.max.x), a.max.y.max(b.max.y)),
-            })
+            })?;
+        let (x0, y0) = (bounds.min.x.floor() as i64, bounds.min.y.floor() as i64);
+        let w = bounds.max.x.ceil() as i64 - x0 + 2 * pad;
+        let h = bounds.max.y.ceil() as i64 - y0 + 2 * pad;
+        Some(Canvas {
+            outlined,
+            origin: (x0 - pad, y0 - pad),
+            size: (w as usize, h as usize),
+        })
+    }
+
+    /// The laid-out text drawn (see [`render_text`]).
+    pub fn render(&self, colour: Colour) -> RgbaImage {
+        let Some(Canvas {
+            outlined,
+            origin: (x0, y0),
+            size: (w, h),
+        }) = self.canvas()
         else {
             return RgbaImage::new(1, 1);
         };
-        let (x0, y0) = (bounds.min.x.floor() as i64, bounds.min.y.floor() as i64);
-        let w = (bounds.max.x.ceil() as i64 - x0) as usize + 2 * pad;
-        let h = (bounds.max.y.ceil() as i64 - y0) as usize + 2 * pad;
         let mut fill = vec![0f32; w * h];
         for glyph in &outlined {
             let b = glyph.px_bounds();
             let (gx, gy) = (b.min.x as i64 - x0, b.min.y as i64 - y0);
             glyph.draw(|x, y, c| {
-                let px = (gx + i64::from(x)) as usize + pad;
-                let py = (gy + i64::from(y)) as usize + pad;
+                let px = (gx + i64::from(x)) as usize;
+                let py = (gy + i64::from(y)) as usize;
                 let cell = &mut fill[py * w + px];
                 // Overlapping glyphs (a mark on its letter) add up, capped at full.
                 *cell = (*cell + c).min(1.0);
             });
         }
         let ring = dilate(&fill, (w, h), self.outline as usize);
-        let image = paint(&fill, &ring, (w, h), colour);
-        crop_to_ink(image)
+        paint(&fill, &ring, (w, h), colour)
     }
 }
 
 /// The letters' coverage grown by a disc of `radius` pixels: the outline's coverage.
 ///
 /// A disc rather than a square keeps the outline's corners round. Each row of the disc
-/// is a horizontal maximum of its half-width, computed once per distinct width, so the
-/// cost is a few radius² operations per pixel; the radius is a sixteenth of the font
-/// size, and the canvas only the text's box.
+/// is a horizontal maximum of its half-width, computed once per distinct width into
+/// one buffer that every row of that width then reads; each horizontal maximum costs a
+/// few operations per pixel whatever the width ([`row_max`]). So the outline keeps two
+/// canvases besides the letters' (the result and one horizontal maximum), whatever its
+/// radius: [`MEMORY_PER_PIXEL`] counts them.
 fn dilate(fill: &[f32], (w, h): (usize, usize), radius: usize) -> Vec<f32> {
     let r = radius as isize;
     let half_widths: Vec<usize> = (-r..=r)
         .map(|dy| (((r * r - dy * dy) as f64).sqrt().round()) as usize)
         .collect();
-    let mut by_width: Vec<Option<Vec<f32>>> = vec![None; radius + 1];
-    for &hw in &half_widths {
-        if by_width[hw].is_none() {
-            by_width[hw] = Some(horizontal_max(fill, (w, h), hw));
-        }
-    }
     let mut out = vec![0f32; w * h];
-    for (i, dy) in (-r..=r).enumerate() {
-        let rows = by_width[half_widths[i]].as_ref().expect("computed above");
-        for y in 0..h as isize {
-            let sy = y + dy;
-            if sy < 0 || sy >= h as isize {
+    let mut rows = vec![0f32; w * h];
+    let mut scratch = (Vec::new(), Vec::new());
+    let mut done = vec![false; radius + 1];
+    for &hw in &half_widths {
+        if std::mem::replace(&mut done[hw], true) {
+            continue;
+        }
+        for (src, dst) in fill.chunks_exact(w).zip(rows.chunks_exact_mut(w)) {
+            row_max(src, hw, dst, &mut scratch);
+        }
+        for (i, dy) in (-r..=r).enumerate() {
+            if half_widths[i] != hw {
                 continue;
             }
-            let (dst, src) = (y as usize * w, sy as usize * w);
-            for x in 0..w {
-                let v = rows[src + x];
-                if v > out[dst + x] {
-                    out[dst + x] = v;
+            for y in 0..h as isize {
+                let sy = y + dy;
+                if sy < 0 || sy >= h as isize {
+                    continue;
+                }
+                let (dst, src) = (y as usize * w, sy as usize * w);
+                for (o, &v) in out[dst..dst + w].iter_mut().zip(&rows[src..src + w]) {
+                    if v > *o {
+                        *o = v;
+                    }
                 }
             }
         }
@@ -203,27 +244,68 @@ fn dilate(fill: &[f32], (w, h): (usize, usize), radius: usize) -> Vec<f32> {
     out
 }
 
-/// Each pixel's maximum over the `half` pixels either side in its row.
-fn horizontal_max(fill: &[f32], (w, h): (usize, usize), half: usize) -> Vec<f32> {
-    let mut out = vec![0f32; w * h];
-    for y in 0..h {
-        let row = &fill[y * w..(y + 1) * w];
-        for x in 0..w {
-            let (from, to) = (x.saturating_sub(half), (x + half + 1).min(w));
-            out[y * w + x] = row[from..to].iter().copied().fold(0.0, f32::max);
+/// Each pixel of `row`'s maximum over the `half` pixels either side (outside the row:
+/// 0, which coverage never goes under), into `out`. Van Herk and Gil-Werman's method:
+/// maxima running forward and backward within blocks of the window's length, so any
+/// window is the larger of two lookups, at three operations a pixel for any `half`.
+fn row_max(row: &[f32], half: usize, out: &mut [f32], (fwd, bwd): &mut (Vec<f32>, Vec<f32>)) {
+    let (n, k) = (row.len(), 2 * half + 1);
+    let m = n + 2 * half;
+    let at = |p: usize| {
+        if p >= half && p < half + n {
+            row[p - half]
+        } else {
+            0.0
         }
+    };
+    fwd.resize(m, 0.0);
+    bwd.resize(m, 0.0);
+    for p in 0..m {
+        fwd[p] = if p % k == 0 {
+            at(p)
+        } else {
+            fwd[p - 1].max(at(p))
+        };
     }
-    out
+    for p in (0..m).rev() {
+        bwd[p] = if p == m - 1 || (p + 1) % k == 0 {
+            at(p)
+        } else {
+            bwd[p + 1].max(at(p))
+        };
+    }
+    for (x, o) in out.iter_mut().enumerate() {
+        *o = bwd[x].max(fwd[x + k - 1]);
+    }
 }
 
-/// The letters in `colour` over the outline in [`OUTLINE`] (source-over per pixel).
+/// The letters in `colour` over the outline in [`OUTLINE`] (source-over per pixel),
+/// on a picture cut to the smallest box holding every pixel with ink (1×1 and
+/// transparent when there is none). The outline covers the letters, so its box is the
+/// ink's.
 fn paint(fill: &[f32], ring: &[f32], (w, h): (usize, usize), colour: Colour) -> RgbaImage {
     let [r, g, b, a] = colour.0;
     let alpha = f32::from(a) / 255.0;
-    let mut image = RgbaImage::new(w as u32, h as u32);
-    for (i, pixel) in image.pixels_mut().enumerate() {
+    let coverage = |i: usize| {
         let (f, o) = (fill[i], ring[i].max(fill[i]));
-        let out_a = f + o * (1.0 - f);
+        (f, o, f + o * (1.0 - f))
+    };
+    let inked = |i: usize| (coverage(i).2 * alpha * 255.0).round() >= 1.0;
+    let (mut x0, mut y0, mut x1, mut y1) = (w, h, 0, 0);
+    for y in 0..h {
+        let row = y * w;
+        if let Some(first) = (0..w).find(|&x| inked(row + x)) {
+            let last = (0..w).rev().find(|&x| inked(row + x)).unwrap_or(first);
+            (x0, x1) = (x0.min(first), x1.max(last + 1));
+            (y0, y1) = (y0.min(y), y + 1);
+        }
+    }
+    if x1 <= x0 || y1 <= y0 {
+        return RgbaImage::new(1, 1);
+    }
+    let mut image = RgbaImage::new((x1 - x0) as u32, (y1 - y0) as u32);
+    for (x, y, pixel) in image.enumerate_pixels_mut() {
+        let (f, o, out_a) = coverage((y as usize + y0) * w + x as usize + x0);
         if out_a <= 0.0 {
             continue;
         }
@@ -239,21 +321,6 @@ fn paint(fill: &[f32], ring: &[f32], (w, h): (usize, usize), colour: Colour) -> 
         ]);
     }
     image
-}
-
-/// `image` cut to the smallest box holding every pixel that is not fully transparent.
-fn crop_to_ink(image: RgbaImage) -> RgbaImage {
-    let (w, h) = image.dimensions();
-    let (mut x0, mut y0, mut x1, mut y1) = (w, h, 0, 0);
-    for (x, y, p) in image.enumerate_pixels() {
-        if p[3] > 0 {
-            (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x + 1), y1.max(y + 1));
-        }
-    }
-    if x1 <= x0 || y1 <= y0 {
-        return RgbaImage::new(1, 1);
-    }
-    image::imageops::crop_imm(&image, x0, y0, x1 - x0, y1 - y0).to_image()
 }
 
 #[cfg(test)]

@@ -69,6 +69,14 @@ impl Watermark {
 }
 
 impl FrameOp for Watermark {
+    /// The overlay as read, scaled for the picture, and the copy it is converted
+    /// through.
+    fn working_memory(&self, size: (u32, u32)) -> u64 {
+        let (w, h) = self.overlay_size(size);
+        let (iw, ih) = self.image.dimensions();
+        4 * (u64::from(iw) * u64::from(ih) + 2 * u64::from(w) * u64::from(h))
+    }
+
     fn output_size(&self, size: (u32, u32)) -> Result<(u32, u32), MediaError> {
         Ok(size)
     }
@@ -169,6 +177,11 @@ impl Text {
 }
 
 impl FrameOp for Text {
+    /// The canvas the text is drawn on (`text::Layout::memory`).
+    fn working_memory(&self, size: (u32, u32)) -> u64 {
+        text::layout(&self.text, self.font_size_for(size)).memory()
+    }
+
     fn output_size(&self, size: (u32, u32)) -> Result<(u32, u32), MediaError> {
         Ok(size)
     }

@@ -102,3 +102,72 @@ fn the_colours_alpha_applies_to_letters_and_outline_and_blank_text_is_empty() {
     assert_eq!(blank.dimensions(), (1, 1));
     assert_eq!(blank.get_pixel(0, 0)[3], 0);
 }
+
+/// The disc's maximum the slow way: every pixel within `radius` of each pixel.
+fn dilate_by_hand(fill: &[f32], (w, h): (usize, usize), radius: usize) -> Vec<f32> {
+    let r = radius as isize;
+    let half = |dy: isize| (((r * r - dy * dy) as f64).sqrt().round()) as isize;
+    let mut out = vec![0f32; w * h];
+    for y in 0..h as isize {
+        for x in 0..w as isize {
+            let mut best = 0f32;
+            for dy in -r..=r {
+                for dx in -half(dy)..=half(dy) {
+                    let (sx, sy) = (x + dx, y + dy);
+                    if sx >= 0 && sy >= 0 && sx < w as isize && sy < h as isize {
+                        best = best.max(fill[sy as usize * w + sx as usize]);
+                    }
+                }
+            }
+            out[y as usize * w + x as usize] = best;
+        }
+    }
+    out
+}
+
+#[test]
+fn the_outline_is_the_discs_maximum_at_every_radius() {
+    let (w, h) = (37, 23);
+    // A fixed pseudo-random coverage, sparse like letters.
+    let mut seed = 7u32;
+    let fill: Vec<f32> = (0..w * h)
+        .map(|_| {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let v = (seed >> 16) % 100;
+            if v < 8 {
+                v as f32 / 8.0
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    for radius in [0, 1, 2, 3, 5, 8, 13, 30] {
+        assert_eq!(
+            dilate(&fill, (w, h), radius),
+            dilate_by_hand(&fill, (w, h), radius),
+            "radius {radius}"
+        );
+    }
+}
+
+#[test]
+fn the_memory_a_layout_declares_covers_the_canvas_it_draws_on() {
+    for (text, size) in [
+        ("MM", 500.0),
+        ("Ég\nqÅ", 300.0),
+        ("i", 9.0),
+        ("ffi W", 200.0),
+    ] {
+        let laid = layout(text, size);
+        let drawn = laid.render(GOLD);
+        let ink = u64::from(drawn.width()) * u64::from(drawn.height());
+        // The canvas is the ink's box with the outline's room around it, no more.
+        let pad = 2 * (u64::from(laid.outline) + 2);
+        let room = (u64::from(drawn.width()) + pad) * (u64::from(drawn.height()) + pad);
+        let declared = laid.memory();
+        assert!(
+            declared >= ink * MEMORY_PER_PIXEL && declared <= room * MEMORY_PER_PIXEL,
+            "{text} at {size}: {declared} declared, {ink} px inked"
+        );
+    }
+}
