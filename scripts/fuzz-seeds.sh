@@ -6,7 +6,8 @@
 #   scripts/fuzz-seeds.sh DIR
 set -euo pipefail
 dir="${1:?usage: fuzz-seeds.sh DIR}"
-for target in request_parse content_detection mp4 matroska gif apng bmp heif_boxes exif; do
+for target in request_parse content_detection mp4 matroska gif apng bmp heif_boxes exif \
+  render_transform ffprobe_output hls tus_metadata; do
   mkdir -p "$dir/$target"
 done
 
@@ -14,6 +15,14 @@ echo '{"assets":[{"type":"image","src":"https://example.com/a.png"}],"commands":
   >"$dir/request_parse/seed.json"
 echo '{"assets":[{"type":"video","src":"http://127.0.0.1:8080/v1/uploads/0b4f3c8e-6a59-4b8f-9f7e-3d2f1b0c9a8d"}],"commands":["video-to-gif"],"options":{"duration":2},"webhook":{"url":"https://example.com/hook"}}' \
   >"$dir/request_parse/upload.json"
+
+printf '%s' 'w:300,h:200,fit:cover,g:smart,f:auto,q:80,we:1,bg:ffffff' >"$dir/render_transform/list"
+printf '%s' 'preset:thumb,fx:0.3,fy:0.7,s:0.5' >"$dir/render_transform/preset"
+printf '%s' 'filename cGhvdG8uanBn,is_confidential,filetype aW1hZ2UvanBlZw==' >"$dir/tus_metadata/seed"
+cp "$(dirname "$0")"/../src/media/testdata/*.json "$dir/ffprobe_output/"
+# A master playlist, a NUL, a media playlist: as `video-to-hls` writes them.
+printf '#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-STREAM-INF:BANDWIDTH=140800,RESOLUTION=640x360,CODECS="avc1.42c01e,mp4a.40.2"\nv0/index.m3u8\n\0#EXTM3U\n#EXT-X-MAP:URI="init_0.mp4"\n#EXTINF:2.000000,\nseg0.m4s\n#EXTINF:0.040000,\nseg1.m4s\n#EXT-X-ENDLIST\n' \
+  >"$dir/hls/seed.m3u8"
 
 ff() { ffmpeg -v error -y -f lavfi "$@"; }
 if command -v ffmpeg >/dev/null; then
@@ -32,6 +41,10 @@ if command -v ffmpeg >/dev/null; then
   ff "${src[@]}" -frames:v 1 -pix_fmt rgb555le "$dir/bmp/seed16.bmp"
   ff "${src[@]}" -frames:v 1 -pix_fmt monow "$dir/bmp/seed1.bmp"
   ff "${src[@]}" -frames:v 1 "$dir/exif/plain.jpg"
+  for seed in "$dir/mp4/seed.mp4" "$dir/matroska/seed.webm" "$dir/gif/seed.gif"; do
+    ffprobe -v error -print_format json -show_format -show_streams "$seed" \
+      >"$dir/ffprobe_output/$(basename "$seed").json"
+  done
   if command -v heif-enc >/dev/null; then
     ff "${src[@]}" -frames:v 1 "$dir/heif_boxes/source.png"
     heif-enc -q 50 "$dir/heif_boxes/source.png" -o "$dir/heif_boxes/seed.heic" >/dev/null 2>&1 || true

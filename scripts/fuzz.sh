@@ -10,7 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
-all=(request_parse content_detection mp4 matroska gif apng bmp heif_boxes exif)
+all=(request_parse content_detection mp4 matroska gif apng bmp heif_boxes exif
+  render_transform ffprobe_output hls tus_metadata)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal

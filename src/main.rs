@@ -12,6 +12,7 @@ fn main() -> anyhow::Result<()> {
     runtime.block_on(async {
         match cli.command {
             Command::Serve(config) => {
+                make_non_dumpable()?;
                 // C libraries other than those the bindings were generated for would be
                 // read with the wrong struct layouts: refuse to start, in one line.
                 if let Err(line) = mediaedit::media::check_libraries() {
@@ -44,6 +45,30 @@ fn parse_or_exit() -> Cli {
         }
         Err(e) => e.exit(),
     }
+}
+
+/// Makes the service non-dumpable (`PR_SET_DUMPABLE` 0), before it opens its database
+/// or starts a child. Its ffmpeg and ffprobe children run as the same user on hostile
+/// files: without this, an exploited one could read `/proc/<service>/environ` (the
+/// database URL, S3 keys), its memory (`/proc/<service>/mem`: tokens and signing keys
+/// as they pass) or attach with `ptrace`, all of which the kernel allows among
+/// processes of one user. A non-dumpable process's `/proc` files belong to root, and
+/// reading its environment or memory needs `CAP_SYS_PTRACE`. A child gets the flag
+/// back when it `exec`s, so nothing of theirs changes; the service writes no core dump
+/// either, which would hold the same secrets.
+fn make_non_dumpable() -> anyhow::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: PR_SET_DUMPABLE takes one integer argument and touches no memory of ours.
+        let set = unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0 as libc::c_ulong, 0, 0, 0) };
+        if set != 0 {
+            anyhow::bail!(
+                "making the process non-dumpable failed: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+    }
+    Ok(())
 }
 
 async fn serve(config: mediaedit::config::ServeConfig) -> anyhow::Result<()> {

@@ -1,9 +1,10 @@
 //! Uploads (docs/API.md): files that are not hosted anywhere, sent to the service
 //! first and then named as an asset `src`. This module owns what both the API and the
 //! workers need: the Upload document, the `src` URL of an upload and its reverse, part
-//! keys, finishing an upload (its hash, taken once) when every byte is in, and the
-//! sweep of parts no row references.
+//! keys, tus `Upload-Metadata` ([`metadata`]), finishing an upload (its hash, taken
+//! once) when every byte is in, and the sweep of parts no row references.
 
+pub mod metadata;
 mod orphans;
 pub use orphans::{sweep_orphan_parts, ORPHAN_GRACE};
 

@@ -171,14 +171,15 @@ pub fn router(state: AppState, with_metrics: bool) -> Router {
         ))
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(
-            // Paths only: queries may carry download signatures, which are never logged.
-            // `org` and `edit_id` are filled in by the auth extractor and by edit
-            // creation, so the lines of a request name whom it was for.
+            // Paths only: queries may carry download signatures, which are never logged,
+            // and a render path's signature (and a source URL's credentials) are
+            // redacted. `org` and `edit_id` are filled in by the auth extractor and by
+            // edit creation, so the lines of a request name whom it was for.
             TraceLayer::new_for_http().make_span_with(|req: &Request<_>| {
                 tracing::info_span!(
                     "request",
                     method = %req.method(),
-                    path = %req.uri().path(),
+                    path = %crate::telemetry::path_for_log(req.uri().path()),
                     org = tracing::field::Empty,
                     edit_id = tracing::field::Empty,
                 )

@@ -81,7 +81,14 @@ pub async fn create(
     }
     append::disk_room(&state)?;
     let now = unix_ms(SystemTime::now());
-    let metadata = headers.get(UPLOAD_METADATA).and_then(|v| v.to_str().ok());
+    let metadata = match headers.get(UPLOAD_METADATA) {
+        Some(value) => {
+            uploads::metadata::parse(value.as_bytes()).map_err(|why| bad_header(&why))?;
+            // Checked: printable ASCII, so a string, stored as sent.
+            value.to_str().ok().map(str::to_string)
+        }
+        None => None,
+    };
     let row = UploadRow {
         id: uuid::Uuid::new_v4().to_string(),
         org_id: org.id.clone(),
@@ -90,7 +97,7 @@ pub async fn create(
         length: length.map(|n| n as i64),
         received: 0,
         sha256: None,
-        metadata: metadata.filter(|m| m.len() <= 4096).map(str::to_string),
+        metadata,
     };
     match state
         .db

@@ -159,7 +159,7 @@ impl Fetcher {
         let mut redirects = 0;
         loop {
             check_parsed(&current, self.config.allow_private, &self.trusted)?;
-            tracing::debug!(source = %redacted(&current), "requesting source");
+            tracing::debug!(source = %crate::telemetry::url_for_log(&current), "requesting source");
             let requested = Instant::now();
             let first_byte_deadline = requested + self.config.stall.first_byte_timeout;
             let request = conditional::ask(self.client.get(current.clone()), known);
@@ -273,13 +273,4 @@ fn redirect_target(current: &Url, response: &reqwest::Response) -> Result<Url, F
         .and_then(|v| v.to_str().ok())
         .ok_or(FetchError::InvalidUrl)?;
     current.join(location).map_err(|_| FetchError::InvalidUrl)
-}
-
-/// A URL fit for logs: scheme, host, port and path, without query or fragment, which
-/// may carry tokens.
-fn redacted(url: &Url) -> String {
-    let mut url = url.clone();
-    url.set_query(None);
-    url.set_fragment(None);
-    url.to_string()
 }

@@ -324,11 +324,3 @@ async fn user_agent_names_mediaedit() {
     let ua = tokio::fs::read_to_string(&dest).await.unwrap();
     assert_eq!(ua, format!("mediaedit/{}", env!("CARGO_PKG_VERSION")));
 }
-
-// ---- check_url ----
-
-#[test]
-fn redacted_urls_drop_query_and_fragment() {
-    let url = Url::parse("https://cdn.example.com/a.png?token=secret#frag").unwrap();
-    assert_eq!(redacted(&url), "https://cdn.example.com/a.png");
-}

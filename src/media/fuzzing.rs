@@ -6,9 +6,12 @@
 
 use std::path::Path;
 
+use crate::media::limits::VideoLimits;
+use crate::media::video::hls::{self, MediaPlaylist, Rates};
+use crate::media::video::info::VideoInfo;
 use crate::media::{
     image::codec::apng, image::codec::bmp, image::codec::gif, image::codec::heif_boxes,
-    image::exif, video::mkv, video::mp4, MediaFormat,
+    image::exif, video::mkv, video::mp4, video::probe, MediaFormat,
 };
 
 /// The pixels a decoded picture may have here: the service's limit is larger, but a
@@ -101,5 +104,77 @@ pub fn exif(bytes: &[u8]) {
     }
     for (_, body) in exif::jpeg_segments(bytes) {
         assert!(body.len() <= bytes.len());
+    }
+}
+
+/// ffprobe's JSON output as the service reads it: the typed probe, then what a video
+/// source is taken to be (sizes, length, frame rate, rotation, pixel aspect) and its
+/// check against the limits, and what an audio source is taken to be.
+pub fn ffprobe_output(bytes: &[u8]) {
+    let Ok(probe) = probe::parse(bytes) else {
+        return;
+    };
+    if let Some(audio) = probe.audio() {
+        let _ = audio.duration.or(probe.format.duration);
+    }
+    let Ok(info) = VideoInfo::from_probe(&probe) else {
+        return;
+    };
+    assert!(info.width > 0 && info.height > 0);
+    assert!(info.shown.0 > 0 && info.shown.1 > 0);
+    if let Some(seconds) = info.duration {
+        assert!(seconds.is_finite() && seconds > 0.0);
+    }
+    let limits = VideoLimits {
+        max_seconds: 600.0,
+        max_pixels: 7680 * 4320,
+        max_frames: 100_000,
+    };
+    let _ = info.check(&limits);
+}
+
+/// The HLS playlists `video-to-hls` rewrites and reads back: a master playlist (the
+/// bytes before the first NUL) and a media playlist (the rest). Its variants and
+/// their attributes, the media playlist's segments and their rates (each segment's
+/// size taken from its name's first bytes, so any size is reached), and the master
+/// rewritten with them, which must name the same streams with the stated rates.
+pub fn hls(bytes: &[u8]) {
+    let (master, media) = match bytes.iter().position(|b| *b == 0) {
+        Some(nul) => (&bytes[..nul], &bytes[nul + 1..]),
+        None => (bytes, &[][..]),
+    };
+    let (master, media) = (
+        String::from_utf8_lossy(master),
+        String::from_utf8_lossy(media),
+    );
+    for variant in hls::variants(&master) {
+        let _ = variant.resolution();
+        let _ = hls::attribute(&variant.attributes, "CODECS");
+    }
+    let playlist = MediaPlaylist::parse(&media);
+    let size_of = |name: &str| {
+        let mut le = [0u8; 8];
+        let first = &name.as_bytes()[..name.len().min(8)];
+        le[..first.len()].copy_from_slice(first);
+        u64::from_le_bytes(le)
+    };
+    let init = playlist.map.as_deref().map_or(0, size_of);
+    let sizes: Vec<u64> = playlist.segments.iter().map(|s| size_of(&s.uri)).collect();
+    let rates = Rates::of(&playlist, init, &sizes);
+    assert!(rates.peak >= 1 && rates.average >= 1);
+    let Ok(uris) = hls::stream_uris(&master) else {
+        return;
+    };
+    let measured = vec![rates; uris.len()];
+    let rewritten = hls::with_bandwidths(&master, &measured);
+    let again = hls::stream_uris(&rewritten).expect("the rewritten master reads back");
+    assert_eq!(again, uris);
+    for line in rewritten.lines() {
+        if let Some(attributes) = line.strip_prefix("#EXT-X-STREAM-INF:") {
+            let peak = hls::attribute(attributes, "BANDWIDTH");
+            assert_eq!(peak, Some(rates.peak.to_string().as_str()));
+            let average = hls::attribute(attributes, "AVERAGE-BANDWIDTH");
+            assert_eq!(average, Some(rates.average.to_string().as_str()));
+        }
     }
 }

@@ -14,7 +14,9 @@
 //! on a node ([`shares`]): a receiver that never answers holds that many of the
 //! node's slots, and the other organizations' events are claimed past its backlog.
 //! What a failed attempt records says what happened in general words, never the
-//! address, port or host it reached, so the log cannot be used to map a network.
+//! address, port or host it reached, so the record cannot be used to map a network;
+//! the server log has the cause, and the URL only as `telemetry::url_for_log` shows
+//! it (no query, no userinfo: either may hold the receiver's token).
 
 mod shares;
 pub mod signing;
@@ -121,7 +123,9 @@ impl Dispatcher {
                         Ok(Some(event)) => {
                             let share = self.shares.take(&event.org_id);
                             let dispatcher = self.clone();
-                            let span = tracing::info_span!("webhook", event_id = %event.id, edit_id = %event.edit_id, org = %event.org_id, attempt = event.attempt);
+                            // Every line of the attempt names the receiver, as logs may show it.
+                            let url = crate::telemetry::url_text_for_log(&event.url);
+                            let span = tracing::info_span!("webhook", event_id = %event.id, edit_id = %event.edit_id, org = %event.org_id, attempt = event.attempt, %url);
                             tokio::spawn(
                                 async move {
                                     dispatcher.attempt(event).await;
@@ -253,9 +257,11 @@ impl Dispatcher {
             .send()
             .await
             .map_err(|e| {
-                // The full error names the address reached: for the log only.
-                tracing::info!(error = %error_chain(&e), "a webhook attempt failed");
-                Failure::Retry(None, crate::fetch::general_words(&e).into())
+                // The full error names the address reached: for the log only, and
+                // without the URL, whose query or userinfo may hold a credential.
+                let words = crate::fetch::general_words(&e);
+                tracing::info!(error = %error_chain(&e.without_url()), "a webhook attempt failed");
+                Failure::Retry(None, words.into())
             })?;
         let status = response.status();
         drain(response).await;

@@ -48,12 +48,23 @@ impl Server {
         env: &[(&str, &str)],
         stderr: Stdio,
     ) -> Server {
+        Server::start_through(Command::new(BIN), data_dir, args, env, stderr).await
+    }
+
+    /// [`Server::start_with_args`] with `command` as the start of the command line: the
+    /// binary itself, or a program that runs it in the same process (`setpriv … BIN`).
+    pub async fn start_through(
+        mut command: Command,
+        data_dir: &Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        stderr: Stdio,
+    ) -> Server {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
             .port();
-        let mut command = Command::new(BIN);
         command
             .arg("serve")
             .args(args)

@@ -120,9 +120,31 @@ impl MediaPlaylist {
 
 /// The measured rates of one variant, in bits per second.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Rates {
-    peak: u64,
-    average: u64,
+pub struct Rates {
+    pub peak: u64,
+    pub average: u64,
+}
+
+impl Rates {
+    /// The rates of `playlist` when its init section takes `init` bytes and its
+    /// segments `sizes` (one per segment, in order; missing ones count as empty).
+    pub fn of(playlist: &MediaPlaylist, init: u64, sizes: &[u64]) -> Rates {
+        let (mut peak, mut bytes) = (0u64, init);
+        for (i, segment) in playlist.segments.iter().enumerate() {
+            let len = sizes.get(i).copied().unwrap_or(0);
+            bytes = bytes.saturating_add(len);
+            // A segment under a tenth of a second (the tail of a clip) would make a
+            // meaningless peak of its few bytes: it counts as a tenth of a second.
+            let bits = len.saturating_add(init).saturating_mul(8);
+            let rate = bits as f64 / segment.seconds.max(0.1);
+            peak = peak.max(rate.ceil() as u64);
+        }
+        let seconds = playlist.seconds().max(0.1);
+        Rates {
+            peak: peak.max(1),
+            average: (bytes.saturating_mul(8) as f64 / seconds).ceil().max(1.0) as u64,
+        }
+    }
 }
 
 /// Rewrites the master playlist at `master` with each variant's measured
@@ -131,34 +153,62 @@ struct Rates {
 pub async fn state_bandwidths(master: &Path) -> Result<(), MediaError> {
     let text = tokio::fs::read_to_string(master).await?;
     let base = master.parent().unwrap_or(Path::new("."));
-    let mut out = String::with_capacity(text.len() + 256);
-    let mut lines = text.lines().peekable();
+    let mut measured = Vec::new();
+    for uri in stream_uris(&text)? {
+        measured.push(measure(&base.join(uri)).await?);
+    }
+    tokio::fs::write(master, with_bandwidths(&text, &measured)).await?;
+    Ok(())
+}
+
+/// The URI of each `#EXT-X-STREAM-INF` of a master playlist, in order: the line right
+/// after it. `InvalidMedia` when that line is not a URI.
+pub fn stream_uris(master: &str) -> Result<Vec<&str>, MediaError> {
+    let mut lines = master.lines().peekable();
+    let mut uris = Vec::new();
     while let Some(line) = lines.next() {
-        let Some(attributes) = line.strip_prefix("#EXT-X-STREAM-INF:") else {
+        if line.starts_with("#EXT-X-STREAM-INF:") {
+            let uri = lines
+                .peek()
+                .map(|l| l.trim())
+                .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                .ok_or_else(|| ours("a variant without a URI"))?;
+            uris.push(uri);
+        }
+    }
+    Ok(uris)
+}
+
+/// `master` with the `BANDWIDTH` and `AVERAGE-BANDWIDTH` of its `n`th
+/// `#EXT-X-STREAM-INF` set from `measured[n]` (first, replacing any stated), every
+/// other attribute and line kept. A stream past the end of `measured` keeps its line.
+pub fn with_bandwidths(master: &str, measured: &[Rates]) -> String {
+    let mut out = String::with_capacity(master.len() + 256);
+    let mut measured = measured.iter();
+    for line in master.lines() {
+        let rewritten = line
+            .strip_prefix("#EXT-X-STREAM-INF:")
+            .and_then(|attributes| Some((attributes, measured.next()?)));
+        let Some((attributes, rates)) = rewritten else {
             out.push_str(line);
             out.push('\n');
             continue;
         };
-        let uri = lines
-            .peek()
-            .map(|l| l.trim().to_string())
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .ok_or_else(|| ours("a variant without a URI"))?;
-        let rates = measure(&base.join(&uri)).await?;
-        let kept: Vec<String> = split_attributes(attributes)
-            .into_iter()
-            .filter(|(k, _)| *k != "BANDWIDTH" && *k != "AVERAGE-BANDWIDTH")
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        out.push_str(&format!(
-            "#EXT-X-STREAM-INF:BANDWIDTH={},AVERAGE-BANDWIDTH={},{}\n",
-            rates.peak,
-            rates.average,
-            kept.join(",")
-        ));
+        let mut list = vec![
+            format!("BANDWIDTH={}", rates.peak),
+            format!("AVERAGE-BANDWIDTH={}", rates.average),
+        ];
+        list.extend(
+            split_attributes(attributes)
+                .into_iter()
+                .filter(|(k, _)| *k != "BANDWIDTH" && *k != "AVERAGE-BANDWIDTH")
+                .map(|(k, v)| format!("{k}={v}")),
+        );
+        out.push_str("#EXT-X-STREAM-INF:");
+        out.push_str(&list.join(","));
+        out.push('\n');
     }
-    tokio::fs::write(master, out).await?;
-    Ok(())
+    out
 }
 
 /// The peak and average rates of the media playlist at `playlist`.
@@ -170,20 +220,11 @@ async fn measure(playlist: &Path) -> Result<Rates, MediaError> {
         Some(uri) => size(base.join(uri)).await?,
         None => 0,
     };
-    let (mut peak, mut bytes) = (0u64, init);
+    let mut sizes = Vec::with_capacity(parsed.segments.len());
     for segment in &parsed.segments {
-        let len = size(base.join(&segment.uri)).await?;
-        bytes += len;
-        // A segment under a tenth of a second (the tail of a clip) would make a
-        // meaningless peak of its few bytes: it counts as a tenth of a second.
-        let rate = ((len + init) * 8) as f64 / segment.seconds.max(0.1);
-        peak = peak.max(rate.ceil() as u64);
+        sizes.push(size(base.join(&segment.uri)).await?);
     }
-    let seconds = parsed.seconds().max(0.1);
-    Ok(Rates {
-        peak: peak.max(1),
-        average: ((bytes * 8) as f64 / seconds).ceil().max(1.0) as u64,
-    })
+    Ok(Rates::of(&parsed, init, &sizes))
 }
 
 async fn size(path: PathBuf) -> Result<u64, MediaError> {
@@ -215,6 +256,33 @@ mod tests {
             attribute(&found[0].attributes, "CODECS"),
             Some("avc1.42c01e,mp4a.40.2")
         );
+    }
+
+    #[test]
+    fn every_stream_gets_its_rates_first_and_a_stream_without_a_uri_is_ours_to_refuse() {
+        let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,CODECS=\"a,b\"\nv0.m3u8\n\
+            #EXT-X-STREAM-INF:\nv1.m3u8\n";
+        assert_eq!(stream_uris(master).unwrap(), ["v0.m3u8", "v1.m3u8"]);
+        let rates = [
+            Rates {
+                peak: 9,
+                average: 5,
+            },
+            Rates {
+                peak: 7,
+                average: 3,
+            },
+        ];
+        assert_eq!(
+            with_bandwidths(master, &rates),
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=9,AVERAGE-BANDWIDTH=5,CODECS=\"a,b\"\nv0.m3u8\n\
+             #EXT-X-STREAM-INF:BANDWIDTH=7,AVERAGE-BANDWIDTH=3\nv1.m3u8\n"
+        );
+        assert!(stream_uris("#EXT-X-STREAM-INF:BANDWIDTH=1\n#EXT-X-ENDLIST\n").is_err());
+        // Sizes past any real file's are held, not overflowed.
+        let playlist = MediaPlaylist::parse("#EXTINF:1,\na\n#EXTINF:1,\nb\n");
+        let huge = Rates::of(&playlist, u64::MAX, &[u64::MAX, u64::MAX]);
+        assert_eq!(huge.peak, u64::MAX);
     }
 
     #[tokio::test]

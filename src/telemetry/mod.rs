@@ -6,7 +6,12 @@
 //! gains `org` once the token is resolved (and `edit_id` when it creates an edit). In
 //! JSON, every line carries the innermost span's fields under `span` and the whole chain
 //! under `spans`, so a collector can select one edit's or one organization's lines
-//! without parsing messages. Tokens and signed URLs are never fields.
+//! without parsing messages. Tokens and signed URLs are never fields: a URL or a
+//! request path is logged through [`redact`], which leaves out every credential.
+
+mod redact;
+
+pub use redact::{path_for_log, url_for_log, url_text_for_log, REDACTED};
 
 use tracing_subscriber::EnvFilter;
 
