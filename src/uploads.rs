@@ -72,6 +72,20 @@ pub fn render_upload(row: &UploadRow, public_url: &Url) -> Value {
     })
 }
 
+/// Deletes the objects of upload `id`: its parts, and every render cached from it
+/// (docs/API.md, "Render"), so no render URL made before the delete serves it after.
+/// The rows go next (`Db::delete_expired_upload`, the render cache's entries of it
+/// included); cut short in between, the sweep does both again. Returns the keys of the
+/// renders deleted, for this node to forget.
+pub async fn delete_objects(db: &Db, storage: &Storage, id: &str) -> anyhow::Result<Vec<String>> {
+    storage.delete_prefix(&format!("uploads/{id}/")).await?;
+    let renders = db.render_cache_keys_of_upload(id).await?;
+    for key in &renders {
+        storage.delete(key).await?;
+    }
+    Ok(renders)
+}
+
 /// Why finishing an upload failed.
 #[derive(Debug, thiserror::Error)]
 pub enum FinishError {

@@ -87,7 +87,8 @@ async fn answer(
     let if_none_match = headers.get(header::IF_NONE_MATCH);
     let started = std::time::Instant::now();
     if let Some(entry) = renderer.cached(&job).await.map_err(api_error)? {
-        if matches_etag(if_none_match, &entry.etag) {
+        let still = renderer.still_cached(&job, &entry);
+        if matches_etag(if_none_match, &entry.etag) && still.await.map_err(api_error)? {
             renderer
                 .metrics
                 .render_answered("not_modified", started.elapsed());
@@ -100,7 +101,8 @@ async fn answer(
                     Body::from_stream(Storage::bytes_of(object).map_err(std::io::Error::other));
                 return image(&entry, body);
             }
-            // Evicted by another node since: rendered again.
+            // Evicted by another node since, or deleted with its upload: rendered
+            // again (or refused, the upload gone).
             Err(StorageError::NotFound) => renderer.cache.forget(&entry.object_key).await,
             Err(e) => return Err(ApiError::internal(&e)),
         }

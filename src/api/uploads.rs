@@ -221,8 +221,9 @@ pub async fn patch(
     Ok(response)
 }
 
-/// `DELETE /v1/uploads/{id}` (tus termination): gone at once; its parts are deleted
-/// now (a PATCH still streaming included), or by the sweep if this is cut short.
+/// `DELETE /v1/uploads/{id}` (tus termination): gone at once; its parts, and the
+/// renders cached from it, are deleted now (a PATCH still streaming included), or by
+/// the sweep if this is cut short.
 #[utoipa::path(delete, path = "/v1/uploads/{id}", operation_id = "deleteUpload", tag = "uploads", params(("id" = String, Path, description = "The upload's id")),
     responses((status = 204, description = "Terminated"), (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument), (status = 429, description = "Over the budget", body = crate::api::schemas::ErrorDocument), (status = 404, description = "No such upload", body = crate::api::schemas::ErrorDocument)))]
 pub async fn delete(
@@ -238,10 +239,8 @@ pub async fn delete(
     // another node finds the upload gone when it records its part, and deletes it.
     state.uploads_in_flight.stop(&id);
     let deleted = async {
-        state
-            .storage
-            .delete_prefix(&format!("uploads/{id}/"))
-            .await?;
+        let renders = uploads::delete_objects(&state.db, &state.storage, &id).await?;
+        state.renderer.cache.forget_here(&renders);
         state.db.delete_expired_upload(&id, now).await?;
         Ok::<_, anyhow::Error>(())
     };

@@ -15,7 +15,7 @@ mod spec;
 #[cfg(test)]
 mod real_files;
 
-pub use options::{OptionKind, OptionSpec, Options};
+pub use options::{OptionKind, OptionSpec, Options, SourceFile};
 pub use spec::{CommandSpec, OptionProblem, Prediction, Shape};
 
 pub(crate) use spec::CommandDef;

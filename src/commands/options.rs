@@ -121,7 +121,15 @@ pub const FORMAT: OptionSpec = OptionSpec {
 pub struct Options {
     given: BTreeMap<&'static str, Value>,
     /// The files of the `Source` options, once the edit has fetched them.
-    fetched: BTreeMap<&'static str, MediaFile>,
+    fetched: BTreeMap<&'static str, SourceFile>,
+}
+
+/// The fetched file of a `Source` option, and its bytes' SHA-256: what the result
+/// cache's key holds for the option, since the same URL may serve other bytes later.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SourceFile {
+    pub file: MediaFile,
+    pub sha256: String,
 }
 
 impl Options {
@@ -212,22 +220,28 @@ impl Options {
     }
 
     /// Records the fetched file of source option `name`.
-    pub fn set_fetched(&mut self, name: &'static str, file: MediaFile) {
-        self.fetched.insert(name, file);
+    pub fn set_fetched(&mut self, name: &'static str, fetched: SourceFile) {
+        self.fetched.insert(name, fetched);
     }
 
     /// The fetched file of a `Source` option, once fetched.
     pub fn source(&self, spec: &OptionSpec) -> Option<&MediaFile> {
-        self.fetched.get(spec.name)
+        self.fetched.get(spec.name).map(|f| &f.file)
     }
 
     /// The options' values for `specs` (given or defaulted), as canonical JSON: the
     /// part of the result cache's key that options make. An edit that names a default
-    /// shares results with one that leaves it out.
+    /// shares results with one that leaves it out. A fetched `Source` option is keyed
+    /// by its bytes' SHA-256, not its URL: the same URL serving a new file is a new
+    /// key, and the same file under two URLs one key. The edit keys its options once
+    /// it has fetched them (`queue::pipeline`).
     pub fn key<'a>(&self, specs: impl IntoIterator<Item = &'a OptionSpec>) -> String {
         let mut values = BTreeMap::new();
         for spec in specs {
-            if let Some(value) = self.value(spec) {
+            if let Some(fetched) = self.fetched.get(spec.name) {
+                let digest = serde_json::json!({ "sha256": fetched.sha256 });
+                values.insert(spec.name, digest);
+            } else if let Some(value) = self.value(spec) {
                 values.insert(spec.name, value);
             }
         }
@@ -253,5 +267,36 @@ mod tests {
         options.set("width", Value::from(300));
         assert_eq!(options.optional_number(&WIDTH), Some(300.0));
         assert_ne!(options.key([&SCALE, &WIDTH]), implicit);
+    }
+
+    #[test]
+    fn a_fetched_source_keys_by_its_bytes_digest_not_its_url() {
+        const OVERLAY: OptionSpec = OptionSpec {
+            name: "overlay",
+            doc: "",
+            kind: OptionKind::Source { takes: &[] },
+        };
+        let fetched = |url: &str, sha256: &str| {
+            let mut options = Options::of(&[("overlay", Value::from(url))]);
+            let file = MediaFile {
+                path: "/tmp/overlay".into(),
+                format: crate::media::MediaFormat::Png,
+            };
+            let sha256 = sha256.to_string();
+            options.set_fetched("overlay", SourceFile { file, sha256 });
+            options.key([&OVERLAY])
+        };
+        let red = fetched("https://example.com/logo.png", "aa");
+        assert_ne!(
+            red,
+            fetched("https://example.com/logo.png", "bb"),
+            "new bytes"
+        );
+        assert_eq!(
+            red,
+            fetched("https://example.com/copy.png", "aa"),
+            "same bytes"
+        );
+        assert!(!red.contains("example.com"), "{red}");
     }
 }

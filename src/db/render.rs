@@ -24,7 +24,11 @@ pub struct RenderCacheRow {
     pub format: String,
     pub etag: String,
     pub last_used: i64,
+    /// The upload a result was rendered from: deleting the upload deletes the entry.
+    pub upload_id: Option<String>,
 }
+
+const CACHE_COLUMNS: &str = "object_key, bytes, format, etag, last_used, upload_id";
 
 impl Db {
     /// Stores `secret` as a render key of `org` (made if needed).
@@ -103,9 +107,9 @@ impl Db {
         object_key: &str,
     ) -> Result<Option<RenderCacheRow>, DbError> {
         Ok(with_pool!(self, |pool, sql| {
-            sqlx::query_as(&sql(
-                "SELECT object_key, bytes, format, etag, last_used FROM render_cache WHERE object_key = $1",
-            ))
+            sqlx::query_as(&sql(&format!(
+                "SELECT {CACHE_COLUMNS} FROM render_cache WHERE object_key = $1"
+            )))
             .bind(object_key)
             .fetch_optional(pool)
             .await?
@@ -115,17 +119,18 @@ impl Db {
     /// Records (or refreshes) an entry; its object is already stored.
     pub async fn put_render_cache_entry(&self, row: &RenderCacheRow) -> Result<(), DbError> {
         with_pool!(self, |pool, sql| {
-            sqlx::query(&sql(
-                "INSERT INTO render_cache (object_key, bytes, format, etag, last_used) \
-                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (object_key) DO UPDATE SET \
+            sqlx::query(&sql(&format!(
+                "INSERT INTO render_cache ({CACHE_COLUMNS}) \
+                 VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (object_key) DO UPDATE SET \
                  bytes = excluded.bytes, format = excluded.format, etag = excluded.etag, \
-                 last_used = excluded.last_used",
-            ))
+                 last_used = excluded.last_used, upload_id = excluded.upload_id"
+            )))
             .bind(&row.object_key)
             .bind(row.bytes)
             .bind(&row.format)
             .bind(&row.etag)
             .bind(row.last_used)
+            .bind(&row.upload_id)
             .execute(pool)
             .await?;
         });
@@ -166,10 +171,9 @@ impl Db {
         limit: i64,
     ) -> Result<Vec<RenderCacheRow>, DbError> {
         Ok(with_pool!(self, |pool, sql| {
-            sqlx::query_as(&sql(
-                "SELECT object_key, bytes, format, etag, last_used FROM render_cache \
-                 ORDER BY last_used, object_key LIMIT $1",
-            ))
+            sqlx::query_as(&sql(&format!(
+                "SELECT {CACHE_COLUMNS} FROM render_cache ORDER BY last_used, object_key LIMIT $1"
+            )))
             .bind(limit)
             .fetch_all(pool)
             .await?
@@ -185,5 +189,21 @@ impl Db {
                 .await?;
         });
         Ok(())
+    }
+
+    /// The object keys of the entries rendered from upload `upload_id`: what deleting
+    /// the upload deletes (`Db::delete_expired_upload` removes the rows).
+    pub async fn render_cache_keys_of_upload(
+        &self,
+        upload_id: &str,
+    ) -> Result<Vec<String>, DbError> {
+        Ok(with_pool!(self, |pool, sql| {
+            sqlx::query_scalar(&sql(
+                "SELECT object_key FROM render_cache WHERE upload_id = $1 ORDER BY object_key",
+            ))
+            .bind(upload_id)
+            .fetch_all(pool)
+            .await?
+        }))
     }
 }

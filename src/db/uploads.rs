@@ -185,9 +185,11 @@ impl Db {
         self.expired_in("uploads", now_ms, limit).await
     }
 
-    /// Deletes the rows of expired upload `id` (its objects are already gone).
+    /// Deletes the rows of expired upload `id`, its parts' and the render cache's
+    /// entries rendered from it (their objects are already gone).
     pub async fn delete_expired_upload(&self, id: &str, now_ms: i64) -> Result<(), DbError> {
-        self.delete_expired_in("uploads", &[("upload_parts", "upload_id")], id, now_ms)
+        let dependents = [("upload_parts", "upload_id"), ("render_cache", "upload_id")];
+        self.delete_expired_in("uploads", &dependents, id, now_ms)
             .await
     }
 }

@@ -9,13 +9,17 @@
 //!
 //! The key is a SHA-256 over [`RECIPES`] (bumped with every release, so a changed
 //! recipe never serves an old result), the asset's type, the commands, the options
-//! (as parsed, so `2` and `2.0` are the same) and the source's SHA-256. Entries are
+//! (as parsed, so `2` and `2.0` are the same; a fetched file such as `watermark`'s
+//! overlay by its bytes' SHA-256, never its URL) and the source's SHA-256. Every
+//! fetched input is keyed by its bytes, so the same URLs serving new files never
+//! answer with the old result. Entries are
 //! written only once the edit is recorded `done`. Sources are fetched again each time
 //! (a URL's content may change), with a conditional request when the last answer had
 //! validators: a `304` then finds the entry without downloading anything.
 
 use sha2::{Digest, Sha256};
 
+use crate::commands::Options;
 use crate::db::{Db, SourceValidators, StoredOutput};
 use crate::edits::NewEdit;
 use crate::media::MediaFormat;
@@ -28,8 +32,14 @@ use super::JobRef;
 /// change with any release.
 const RECIPES: &str = concat!("mediaedit ", env!("CARGO_PKG_VERSION"));
 
-/// The cache key of asset `i` of `edit` when its source's SHA-256 is `source_sha256`.
-pub(super) fn asset_key(edit: &NewEdit, i: usize, source_sha256: &str) -> String {
+/// The cache key of asset `i` of `edit` when its source's SHA-256 is `source_sha256`
+/// and its options, with the files they name fetched, are `options`.
+pub(super) fn asset_key(
+    edit: &NewEdit,
+    options: &Options,
+    i: usize,
+    source_sha256: &str,
+) -> String {
     let mut hash = Sha256::new();
     let commands: Vec<&str> = edit.commands.iter().map(|c| c.name()).collect();
     let specs = edit
@@ -40,7 +50,7 @@ pub(super) fn asset_key(edit: &NewEdit, i: usize, source_sha256: &str) -> String
         RECIPES,
         edit.assets[i].kind.as_str(),
         &commands.join(","),
-        &edit.options.key(specs),
+        &options.key(specs),
         source_sha256,
     ] {
         // Length-prefixed, so no two different lists of parts hash alike.
@@ -76,15 +86,16 @@ impl<'a> ResultCache<'a> {
 
     /// Asset `asset` of `edit` whose source hashes to `source_sha256`, answered from
     /// the cache for `job`: `Ok` with the copied outputs on a hit, `Err` with the key
-    /// to remember its outputs under on a miss.
+    /// to remember its outputs under on a miss. `options` are the edit's with the
+    /// files they name fetched, which the key holds by their bytes.
     pub async fn answer(
         &self,
-        edit: &NewEdit,
+        (edit, options): (&NewEdit, &Options),
         asset: usize,
         source_sha256: &str,
         job: &JobRef,
     ) -> Result<Vec<StoredOutput>, String> {
-        let key = asset_key(edit, asset, source_sha256);
+        let key = asset_key(edit, options, asset, source_sha256);
         self.reuse(&key, job, asset).await.ok_or(key)
     }
 
@@ -205,17 +216,18 @@ mod tests {
                 json!({"assets": [{"type": "video", "src": src}], "commands": ["modify-video-speed"], "options": {"speed": s}}),
             )
         };
-        let key = asset_key(&base, 0, "aa");
-        assert_eq!(key, asset_key(&same, 0, "aa"), "the URL is not the content");
-        assert_ne!(key, asset_key(&base, 0, "ab"));
-        assert_ne!(key, asset_key(&other_command, 0, "aa"));
+        let key_of = |edit: &NewEdit, sha256| asset_key(edit, &edit.options, 0, sha256);
+        let key = key_of(&base, "aa");
+        assert_eq!(key, key_of(&same, "aa"), "the URL is not the content");
+        assert_ne!(key, key_of(&base, "ab"));
+        assert_ne!(key, key_of(&other_command, "aa"));
         assert_eq!(
-            asset_key(&speed(json!(2)), 0, "aa"),
-            asset_key(&speed(json!(2.0)), 0, "aa")
+            key_of(&speed(json!(2)), "aa"),
+            key_of(&speed(json!(2.0)), "aa")
         );
         assert_ne!(
-            asset_key(&speed(json!(2)), 0, "aa"),
-            asset_key(&speed(json!(3)), 0, "aa")
+            key_of(&speed(json!(2)), "aa"),
+            key_of(&speed(json!(3)), "aa")
         );
     }
 }

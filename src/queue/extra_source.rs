@@ -18,7 +18,7 @@ use super::context::WorkerContext;
 use super::limits::ensure_free_disk;
 use super::upload_source::read_upload;
 use super::JobError;
-use crate::commands::Options;
+use crate::commands::{Options, SourceFile};
 use crate::db::Db;
 use crate::fetch::{Fetch, FetchError, Fetcher};
 use crate::media::{Media, MediaFile, MediaFormat};
@@ -56,7 +56,7 @@ impl WorkerContext {
 }
 
 /// Fetches `src` (a URL, or an upload's `src`) of organization `org` into `dest` and
-/// sniffs it. The errors are an asset's: `invalid_source_url`,
+/// sniffs it; with the bytes' SHA-256, which the result cache keys it by. The errors are an asset's: `invalid_source_url`,
 /// `source_address_forbidden`, `source_too_large`, `source_http_error`,
 /// `source_timeout`, `source_unreachable`, `source_too_many_redirects`,
 /// `upload_not_found` (another organization's upload reads as gone), and
@@ -68,7 +68,7 @@ pub async fn fetch_extra_source(
     src: &Url,
     dest: &Path,
     takes: &[MediaFormat],
-) -> Result<MediaFile, JobError> {
+) -> Result<SourceFile, JobError> {
     if let Some(dir) = dest.parent() {
         ensure_free_disk(dir, access.min_free_disk_bytes)?;
     }
@@ -82,23 +82,26 @@ pub async fn fetch_extra_source(
             _ = access.stopping.cancelled() => return Err(JobError::handed_back()),
         },
     };
-    if let Fetch::NotModified = fetched {
+    let Fetch::Body(fetched) = fetched else {
         // Only a conditional request can be answered so, and this one was not.
         return Err(FetchError::HttpStatus(304).into());
-    }
+    };
     let format = access.media.detect_for(dest, takes).await?;
     if !takes.contains(&format) {
         return Err(crate::media::MediaError::unsupported(format, takes).into());
     }
-    Ok(MediaFile {
+    let file = MediaFile {
         path: dest.to_path_buf(),
         format,
-    })
+    };
+    let sha256 = fetched.validators.sha256;
+    Ok(SourceFile { file, sha256 })
 }
 
 /// Fetches every file of `sources` (what [`Options::sources`] found) into
-/// `tmp/sources`, and records each in `options` for the commands to find. A failure is placed at its
-/// option (`Option \`overlay\`: …`).
+/// `tmp/sources`, and records each in `options` for the commands to find (and for the
+/// result cache's key, by its bytes). A failure is placed at its option
+/// (`Option \`overlay\`: …`).
 pub async fn fetch_option_sources(
     access: &SourceAccess<'_>,
     org: &str,
@@ -114,10 +117,10 @@ pub async fn fetch_option_sources(
         let place = format!("Option `{name}`");
         // Checked when the edit was created; a stored edit that no longer parses is ours.
         let url = Url::parse(&src).map_err(|_| JobError::internal(false))?;
-        let file = fetch_extra_source(access, org, &url, &dir.join(name), takes)
+        let fetched = fetch_extra_source(access, org, &url, &dir.join(name), takes)
             .await
             .map_err(|e| e.at(&place))?;
-        options.set_fetched(name, file);
+        options.set_fetched(name, fetched);
     }
     Ok(())
 }

@@ -173,9 +173,11 @@ impl EditRun<'_> {
             None => None,
         };
         let job = &self.claim.job;
+        // The options with their files fetched: the key holds those by their bytes.
+        let keyed = (self.edit, &self.options);
         let mut fetched = self.download(i, &source, known.as_ref()).await?;
         if let (Fetch::NotModified, Some(cache), Some(known)) = (&fetched, &cache, &known) {
-            if let Ok(keys) = cache.answer(self.edit, i, &known.sha256, job).await {
+            if let Ok(keys) = cache.answer(keyed, i, &known.sha256, job).await {
                 return Ok(self.reused(i, keys));
             }
             // The outputs are gone: the body is needed after all.
@@ -189,7 +191,7 @@ impl EditRun<'_> {
         if let Some(cache) = &cache {
             let validators = &fetched.validators;
             cache.remember_validators(url.as_str(), validators).await;
-            match cache.answer(self.edit, i, &validators.sha256, job).await {
+            match cache.answer(keyed, i, &validators.sha256, job).await {
                 Ok(keys) => return Ok(self.reused(i, keys)),
                 Err(key) => cache_key = Some(key),
             }

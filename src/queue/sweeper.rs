@@ -1,9 +1,9 @@
 //! The sweep: deletes edits whose retention has run out (or that were deleted), with
 //! every object stored for them, outputs of earlier attempts included; and uploads
-//! past their expiry (or terminated), with their parts; and idempotency keys older
-//! than their day. Every `ORPHANS_EVERY` it also deletes upload parts that no row
-//! references (see `uploads::sweep_orphan_parts`): listing every part costs more than
-//! the indexed query, and such parts are rare.
+//! past their expiry (or terminated), with their parts and the renders cached from
+//! them; and idempotency keys older than their day. Every `ORPHANS_EVERY` it also
+//! deletes upload parts that no row references (see `uploads::sweep_orphan_parts`):
+//! listing every part costs more than the indexed query, and such parts are rare.
 //!
 //! Durable and safe with several nodes because every step is idempotent and the row
 //! goes last: the objects under `edits/<id>/` are deleted, then the row (with the result
@@ -77,7 +77,7 @@ pub async fn sweep_expired(db: &Db, storage: &Storage) -> anyhow::Result<usize> 
         }
         let uploads = db.expired_uploads(now, BATCH).await?;
         for id in &uploads {
-            storage.delete_prefix(&format!("uploads/{id}/")).await?;
+            crate::uploads::delete_objects(db, storage, id).await?;
             db.delete_expired_upload(id, now).await?;
         }
         swept += expired.len() + uploads.len();

@@ -6,8 +6,9 @@
 //!
 //! Each node also remembers the entries it has seen, so a hit costs no database read;
 //! the last use is written back at most every [`TOUCH_EVERY`] per entry, which is all
-//! the precision least-recently-used eviction needs. An entry another node evicted is
-//! found missing when its object is read; it is then forgotten and made again.
+//! the precision least-recently-used eviction needs. An entry another node evicted, or
+//! deleted with the upload it was rendered from, is found missing when its object is
+//! read; it is then forgotten (and made again, or refused for the upload gone).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -100,7 +101,8 @@ impl RenderCache {
     }
 
     /// Records `entry`, whose object is stored, then evicts down to the budget.
-    pub async fn insert(&self, entry: Entry) -> Result<(), DbError> {
+    /// `upload` is the upload it was rendered from, whose delete deletes it.
+    pub async fn insert(&self, entry: Entry, upload: Option<&str>) -> Result<(), DbError> {
         self.db
             .put_render_cache_entry(&RenderCacheRow {
                 object_key: entry.object_key.clone(),
@@ -108,6 +110,7 @@ impl RenderCache {
                 format: entry.format.clone(),
                 etag: entry.etag.clone(),
                 last_used: now_ms(),
+                upload_id: upload.map(str::to_string),
             })
             .await?;
         self.remember(entry);
@@ -119,6 +122,33 @@ impl RenderCache {
         self.lock().remove(object_key);
         if let Err(e) = self.db.delete_render_cache_entry(object_key).await {
             tracing::warn!(error = %e, "forgetting a render cache entry failed");
+        }
+    }
+
+    /// Deletes an entry that must not be served (rendered from an upload deleted
+    /// meanwhile): its object, then its row.
+    pub async fn delete(&self, object_key: &str) -> Result<(), StorageError> {
+        self.lock().remove(object_key);
+        self.storage.delete(object_key).await?;
+        self.forget(object_key).await;
+        Ok(())
+    }
+
+    /// Forgets on this node the entries under `object_keys`, whose objects and rows
+    /// were deleted (with their upload); other nodes find the objects gone.
+    pub fn forget_here(&self, object_keys: &[String]) {
+        let mut known = self.lock();
+        for key in object_keys {
+            known.remove(key);
+        }
+    }
+
+    /// Whether the object of `entry` is still stored.
+    pub async fn stored(&self, entry: &Entry) -> Result<bool, StorageError> {
+        match self.storage.head(&entry.object_key).await {
+            Ok(_) => Ok(true),
+            Err(StorageError::NotFound) => Ok(false),
+            Err(e) => Err(e),
         }
     }
 

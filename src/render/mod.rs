@@ -46,8 +46,9 @@ use negotiate::Wanted;
 use transform::Transform;
 
 /// Bumped when what a render makes of the same request changes, so old results are
-/// not served for new requests.
-const RESULT_VERSION: &str = "render-1";
+/// not served for new requests. `render-2`: results keyed by organization for URLs
+/// too, and entries of uploads' renders indexed by their upload.
+const RESULT_VERSION: &str = "render-2";
 
 /// Why a render was refused or failed: an API error's status, code and sentence.
 #[derive(Debug, Clone, PartialEq)]
@@ -253,6 +254,17 @@ impl Renderer {
             .map_err(|e| internal(&e))
     }
 
+    /// Whether `entry`, the cached result of `job`, still stands where the answer does
+    /// not read it (`304`): always for a URL's; for an upload's, while its object is
+    /// stored, since deleting the upload deletes it on whichever node, and this node's
+    /// memory of the entry does not know.
+    pub async fn still_cached(&self, job: &Job, entry: &Entry) -> Result<bool, Failure> {
+        match job.source {
+            Source::Url(_) => Ok(true),
+            Source::Upload(_) => self.cache.stored(entry).await.map_err(|e| internal(&e)),
+        }
+    }
+
     /// Renders `job`, or joins the identical render already running.
     pub async fn render(self: &Arc<Self>, job: Job) -> Result<Rendered, Failure> {
         let started = std::time::Instant::now();
@@ -324,27 +336,33 @@ fn parse_source(text: &str) -> Result<Source, Failure> {
     Ok(Source::Url(url))
 }
 
-/// `render/results/<hash>`: the hash of everything the result depends on. The
-/// organization is part of it for uploads only (a URL's bytes are anyone's).
+/// `render/results/<hash>`: the hash of everything the result depends on, the
+/// organization included, for URLs too: nothing cached crosses organizations, so one
+/// organization's render never answers another's request for a URL whose file may be
+/// gone, or another, by now (docs/SECURITY.md).
 fn result_key(org: &str, commands: &[Command], options: &Options, source: &Source) -> String {
     let names: Vec<&str> = commands.iter().map(|c| c.name()).collect();
     let specs = commands.iter().flat_map(|c| c.options().iter().copied());
     let source = match source {
         Source::Url(url) => format!("url {url}"),
-        Source::Upload(id) => format!("upload {org} {id}"),
+        Source::Upload(id) => format!("upload {id}"),
     };
-    let text = serde_json::json!([RESULT_VERSION, names, options.key(specs), source]).to_string();
+    let text =
+        serde_json::json!([RESULT_VERSION, org, names, options.key(specs), source]).to_string();
     format!(
         "render/results/{}",
         hex::encode(Sha256::digest(text.as_bytes()))
     )
 }
 
-/// `render/sources/<hash of the URL>`.
-fn source_key(url: &Url) -> String {
+/// `render/sources/<hash of the organization and the URL>`: a fetched source is cached
+/// for the organization that fetched it only; another fetches it for itself, from the
+/// origin, which may have removed or changed it since.
+fn source_key(org: &str, url: &Url) -> String {
+    let text = serde_json::json!([org, url.as_str()]).to_string();
     format!(
         "render/sources/{}",
-        hex::encode(Sha256::digest(url.as_str().as_bytes()))
+        hex::encode(Sha256::digest(text.as_bytes()))
     )
 }
 

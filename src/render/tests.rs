@@ -28,7 +28,7 @@ fn a_source_is_an_upload_or_the_base64url_of_an_http_url() {
 }
 
 #[test]
-fn results_differ_by_options_and_source_and_uploads_by_organization() {
+fn results_and_sources_differ_by_options_source_and_organization() {
     let url = Source::Url(Url::parse("https://example.com/a.jpg").unwrap());
     let cmds = [Command::ResizeImage];
     let small = Options::of(&[("width", 10.into())]);
@@ -37,13 +37,19 @@ fn results_differ_by_options_and_source_and_uploads_by_organization() {
         result_key("a", &cmds, &small, &url),
         result_key("a", &cmds, &large, &url)
     );
-    assert_eq!(
+    assert_ne!(
         result_key("a", &cmds, &small, &url),
-        result_key("b", &cmds, &small, &url)
+        result_key("b", &cmds, &small, &url),
+        "nothing cached crosses organizations"
     );
     let upload = Source::Upload("u".into());
     assert_ne!(
         result_key("a", &cmds, &small, &upload),
         result_key("b", &cmds, &small, &upload)
     );
+    let a = Url::parse("https://example.com/a.jpg").unwrap();
+    let b = Url::parse("https://example.com/b.jpg").unwrap();
+    assert_eq!(source_key("a", &a), source_key("a", &a));
+    assert_ne!(source_key("a", &a), source_key("b", &a));
+    assert_ne!(source_key("a", &a), source_key("a", &b));
 }

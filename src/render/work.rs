@@ -1,6 +1,6 @@
-//! The work of one render: the source (an upload, or a URL fetched once and cached
-//! across every transform of it), the commands run on it in a CPU slot, the result
-//! stored in the cache.
+//! The work of one render: the source (an upload, or a URL fetched once per
+//! organization and cached across every transform of it), the commands run on it in a
+//! CPU slot, the result stored in the cache.
 //!
 //! A URL's fetch waits for a slot of the node's network stage and the commands for a
 //! slot of its CPU stage: the very [`FairSlots`](crate::queue::slots::FairSlots) the
@@ -93,10 +93,17 @@ impl Renderer {
             .await
             .map_err(|e| internal(&e))?;
         self.metrics.stored(entry.bytes);
+        let upload = match &job.source {
+            Source::Upload(id) => Some(id.as_str()),
+            Source::Url(_) => None,
+        };
         self.cache
-            .insert(entry.clone())
+            .insert(entry.clone(), upload)
             .await
             .map_err(|e| internal(&e))?;
+        if let Some(id) = upload {
+            self.upload_still_there(&job.org, id, &entry).await?;
+        }
         Ok(Rendered {
             entry,
             bytes: Some(bytes),
@@ -109,7 +116,7 @@ impl Renderer {
         match &job.source {
             Source::Upload(id) => self.upload_file(&job.org, id, dir).await,
             Source::Url(url) => {
-                let key = source_key(url);
+                let key = source_key(&job.org, url);
                 for _ in 0..2 {
                     let entry = match self.cache.lookup(&key).await.map_err(|e| internal(&e))? {
                         Some(entry) => entry,
@@ -128,6 +135,20 @@ impl Renderer {
                 Err(internal(&"a cached source vanished twice"))
             }
         }
+    }
+
+    /// Checks that upload `id`, which `entry` was rendered from, was not deleted while
+    /// it rendered: a delete finds the entries of the upload recorded by then, so one
+    /// recorded later is this render's to delete (`upload_not_found` then).
+    async fn upload_still_there(&self, org: &str, id: &str, entry: &Entry) -> Result<(), Failure> {
+        let max_bytes = self.fetcher.max_bytes();
+        let Err(gone) = upload_parts_of((&self.db, max_bytes), org, id).await else {
+            return Ok(());
+        };
+        if let Err(e) = self.cache.delete(&entry.object_key).await {
+            tracing::warn!(error = %e, "deleting the render of a deleted upload failed");
+        }
+        Err(gone.into())
     }
 
     /// Upload `id` of `org`: its stored file in place when it is one part on this
@@ -166,8 +187,9 @@ impl Renderer {
     }
 
     /// Fetches `url` under the rules of an asset's source (the SSRF guard, the byte
-    /// cap, the time and stall limits) and caches it under `key`; requests for the same
-    /// URL arriving meanwhile wait for this one fetch.
+    /// cap, the time and stall limits) and caches it under `key`, which is `org`'s own;
+    /// requests of `org` for the same URL arriving meanwhile wait for this one fetch
+    /// (another organization's fetch theirs).
     async fn fetch_source(&self, org: &str, url: &Url, key: &str) -> Result<Entry, Failure> {
         let (fetcher, network) = (self.fetcher.clone(), self.network.clone());
         let (tmp_root, min_free) = (self.tmp_root.clone(), self.min_free_disk_bytes);
@@ -204,7 +226,7 @@ impl Renderer {
             .await;
         let entry = fetched?;
         self.cache
-            .insert(entry.clone())
+            .insert(entry.clone(), None)
             .await
             .map_err(|e| internal(&e))?;
         Ok(entry)

@@ -59,6 +59,11 @@ impl FixtureServer {
         self.url(name)
     }
 
+    /// Stops serving `name`: its URL answers `404` from now on.
+    pub fn remove(&self, name: &str) {
+        self.files.lock().unwrap().remove(name);
+    }
+
     pub fn url(&self, name: &str) -> String {
         format!("http://{}/files/{name}", self.addr)
     }

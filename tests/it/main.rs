@@ -31,6 +31,7 @@ mod backends;
 mod binary;
 mod budgets;
 mod cache;
+mod cache_keys;
 mod child_env;
 mod chunk_claims;
 mod chunk_nodes;

@@ -18,11 +18,16 @@ on_both_backends!(
 
 /// A render key of the app's organization, stored as `render-key create` stores it.
 pub async fn render_key(app: &TestApp) -> String {
+    render_key_of(app, ORG).await
+}
+
+/// A render key of organization `org`, stored as `render-key create` stores it.
+pub async fn render_key_of(app: &TestApp, org: &str) -> String {
     let key = format!("rk_{}", uuid::Uuid::new_v4().simple());
     let now = mediaedit::db::unix_ms(std::time::SystemTime::now());
     app.db()
         .await
-        .create_render_key(ORG, &key, now)
+        .create_render_key(org, &key, now)
         .await
         .unwrap();
     key

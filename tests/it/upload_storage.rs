@@ -116,7 +116,7 @@ async fn assert_no_upload_bytes(app: &TestApp) {
 }
 
 /// The app's storage, as another node would open it.
-fn storage_of(app: &TestApp) -> Storage {
+pub(crate) fn storage_of(app: &TestApp) -> Storage {
     let mut config = test_config(app.data_dir.path());
     use_backend(&mut config, app.cluster.as_ref());
     Storage::open(

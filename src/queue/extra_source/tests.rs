@@ -6,6 +6,7 @@ use std::time::{Duration, SystemTime};
 use axum::routing::get;
 use axum::Router;
 use image::{DynamicImage, Rgba, RgbaImage};
+use sha2::Digest;
 use tokio::net::TcpListener;
 
 use super::*;
@@ -124,7 +125,7 @@ impl Fixture {
 
 const TAKES: &[MediaFormat] = &[MediaFormat::Png, MediaFormat::Jpeg, MediaFormat::Webp];
 
-fn code_of(result: Result<MediaFile, JobError>) -> Code {
+fn code_of(result: Result<SourceFile, JobError>) -> Code {
     result.expect_err("the fetch should fail").code
 }
 
@@ -134,23 +135,27 @@ async fn a_url_and_an_upload_come_back_as_sniffed_files_that_decode() {
     let access = fx.access(&fetch, &media);
     let src = Url::parse(&format!("{base}/logo.png")).unwrap();
     let dest = fx.dir.path().join("overlay-url");
-    let file = fetch_extra_source(&access, "acme", &src, &dest, TAKES)
+    let fetched = fetch_extra_source(&access, "acme", &src, &dest, TAKES)
         .await
         .unwrap();
+    let file = &fetched.file;
     assert_eq!(
         (file.format, file.path.as_path()),
         (MediaFormat::Png, dest.as_path())
     );
-    let picture = media.read_overlay(&file).await.unwrap();
+    let logo_sha256 = hex::encode(sha2::Sha256::digest(logo_png()));
+    assert_eq!(fetched.sha256, logo_sha256, "the digest of the bytes");
+    let picture = media.read_overlay(file).await.unwrap();
     assert_eq!(picture.dimensions(), (30, 20));
     assert_eq!(picture.get_pixel(5, 5).0, [250, 10, 20, 128], "alpha kept");
 
     let src = fx.upload("acme", &logo_png()).await;
     let dest = fx.dir.path().join("overlay-upload");
-    let file = fetch_extra_source(&access, "acme", &src, &dest, TAKES)
+    let fetched = fetch_extra_source(&access, "acme", &src, &dest, TAKES)
         .await
         .unwrap();
-    assert_eq!(file.format, MediaFormat::Png);
+    assert_eq!(fetched.file.format, MediaFormat::Png);
+    assert_eq!(fetched.sha256, logo_sha256);
     assert_eq!(std::fs::read(&dest).unwrap(), logo_png());
 }
 
@@ -186,10 +191,10 @@ async fn an_extra_source_fails_with_the_codes_of_an_asset() {
     assert_eq!(code_of(fetched), Code::SourceTooLarge);
 
     // The pixel limit holds when the picture is read.
-    let file = fetch_extra_source(&access, "acme", &at("/logo.png"), &dest, TAKES)
+    let fetched = fetch_extra_source(&access, "acme", &at("/logo.png"), &dest, TAKES)
         .await
         .unwrap();
     let small_limit = media_with_limit(100);
-    let read = small_limit.read_overlay(&file).await;
+    let read = small_limit.read_overlay(&fetched.file).await;
     assert_eq!(read.unwrap_err().code(), Code::ImageTooLarge);
 }
