@@ -24,6 +24,19 @@ fn peak_memory(pid: u32) -> u64 {
     kib * 1024
 }
 
+/// Asserts `pid`'s peak memory is at most `limit` over `baseline` after `what`.
+fn assert_peak_grew_at_most(pid: u32, baseline: u64, limit: u64, what: &str) {
+    let grew = peak_memory(pid).saturating_sub(baseline);
+    eprintln!("{what}: the peak grew {} MiB", grew / MIB);
+    assert!(
+        grew <= limit,
+        "{what} raised the peak by {} MiB (from {} MiB), more than {} MiB",
+        grew / MIB,
+        baseline / MIB,
+        limit / MIB
+    );
+}
+
 /// Runs `body` to its end as `token`; the finished document.
 async fn finish(server: &Server, token: &str, body: Value) -> Value {
     let response = server.post_edit(token, &body).await;
@@ -89,14 +102,7 @@ async fn no_option_value_takes_more_memory_than_one_step_may_and_steps_together_
             _ => assert_eq!(doc["error"]["code"], "too_much_work", "{options}: {doc}"),
         }
     }
-    let grew = peak_memory(pid).saturating_sub(baseline);
-    eprintln!("text at its largest: the peak grew {} MiB", grew / MIB);
-    assert!(
-        grew <= STEP_LIMIT + 64 * MIB,
-        "text raised the peak by {} MiB (from {} MiB)",
-        grew / MIB,
-        baseline / MIB
-    );
+    assert_peak_grew_at_most(pid, baseline, STEP_LIMIT + 64 * MIB, "text at its largest");
 
     // A picture whose decoding alone is past one step's limit: refused before it is.
     let huge = fixtures.add("huge.png", fixtures::png(5000, 4000));
@@ -127,12 +133,5 @@ async fn no_option_value_takes_more_memory_than_one_step_may_and_steps_together_
     for doc in futures::future::join_all(edits).await {
         assert_eq!(doc["status"], "done", "{doc}");
     }
-    let grew = peak_memory(pid).saturating_sub(baseline);
-    eprintln!("four large steps: the peak grew {} MiB", grew / MIB);
-    assert!(
-        grew <= NODE_BUDGET + 64 * MIB,
-        "four large steps raised the peak by {} MiB (from {} MiB)",
-        grew / MIB,
-        baseline / MIB
-    );
+    assert_peak_grew_at_most(pid, baseline, NODE_BUDGET + 64 * MIB, "four large steps");
 }
