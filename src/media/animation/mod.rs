@@ -346,6 +346,7 @@ impl Encoder {
 
 mod avif;
 mod avif_loop;
+pub(crate) mod canvas;
 pub(crate) mod pixels;
 mod webp;
 use avif::AnimatedAvif;
