@@ -346,7 +346,6 @@ impl Encoder {
 
 mod avif;
 mod avif_loop;
-pub(crate) mod canvas;
 pub(crate) mod pixels;
 mod webp;
 use avif::AnimatedAvif;

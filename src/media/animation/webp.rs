@@ -229,7 +229,7 @@ unsafe fn unfold_in(mux: *mut libwebp_sys::WebPMux, delays: &[i32], loops: u32) 
                     w::WEBP_DECODER_ABI_VERSION as _,
                 );
                 (read == w::VP8StatusCode::VP8_STATUS_OK)
-                    .then(|| (features.width as u32, features.height as u32))
+                    .then_some((features.width as u32, features.height as u32))
             };
             // The pixel fills in between; the last filler disposes as the frame did,
             // over the frame's rectangle when that is cleared.

@@ -16,7 +16,7 @@
 //! Frames are read here from the `png` crate's raw subframes (the `image` crate's APNG
 //! reader refuses 16-bit files and drops the default image), whatever the number of
 //! `fdAT` chunks a frame's data is split over, and laid on the canvas every animation
-//! shares (`media::animation::canvas`, with GIF) by their `fcTL`: `blend_op` source,
+//! shares (`codec::canvas`, with GIF) by their `fcTL`: `blend_op` source,
 //! or over as Pillow lays it, after the previous frame's `dispose_op` (none,
 //! background, previous), as the APNG specification says; 16-bit samples are cut to 8
 //! bits, palettes and `tRNS` expanded.
@@ -28,7 +28,7 @@ use image::metadata::LoopCount;
 use image::{Delay, Frame, ImageError, ImageResult, RgbaImage};
 use png::{BlendOp, DisposeOp, Transformations};
 
-use crate::media::animation::canvas::{Blend, Canvas, Dispose, Rect};
+use crate::media::image::codec::canvas::{Blend, Canvas, Dispose, Rect};
 
 /// What a valid `acTL` before the image data declares — frames and plays (0:
 /// forever) — and whether an `fcTL` comes before the image data (the default image is

@@ -4,7 +4,7 @@
 //!
 //! Built on the block walker of the parent module (which also reads past a second
 //! header appended to the first) and `weezl`'s LZW decoder. Each frame is laid on the
-//! canvas every animation shares (`media::animation::canvas`, with APNG) after the
+//! canvas every animation shares (`codec::canvas`, with APNG) after the
 //! previous frame's disposal (none, cleared to transparent, or put back as it was),
 //! its transparent index leaving the canvas as it was.
 //!
@@ -20,7 +20,7 @@
 use image::metadata::LoopCount;
 use image::{Delay, RgbaImage};
 
-use crate::media::animation::canvas::{Blend, Canvas, Dispose, Rect};
+use crate::media::image::codec::canvas::{Blend, Canvas, Dispose, Rect};
 use crate::media::image::codec::gif::{shown_cs, Block, Blocks, Control, Frame};
 use crate::media::MediaError;
 

@@ -1,7 +1,7 @@
-//! The one canvas model of every animation the service decodes: GIF
-//! (`codec::gif::frames`) and APNG (`codec::apng`) frames are laid here, so that a
-//! frame comes out alike whichever format and whichever command (`resize-image`,
-//! `image-to-webp`, `image-to-video`, `gif-to-video`) it goes through.
+//! The one canvas model of every animation the service decodes: GIF (`gif::frames`)
+//! and APNG (`apng`) frames are laid here, so that a frame comes out alike whichever
+//! format and whichever command (`resize-image`, `image-to-webp`, `image-to-video`,
+//! `gif-to-video`, through `media::animation`) it goes through.
 //!
 //! Each frame covers a rectangle of the canvas. Before it is drawn, the frame before
 //! it leaves the canvas as its disposal says (GIF's disposal method, APNG's
