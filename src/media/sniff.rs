@@ -105,16 +105,22 @@ fn is_mp3(head: &[u8]) -> bool {
 /// the refusal (`unsupported_input_format`), so that the sender knows what they sent
 /// rather than being told it is in no format at all. `None` for unknown bytes.
 pub fn sniff_unread(head: &[u8]) -> Option<&'static str> {
-    // An icon directory: reserved 0, type 1 (icon) or 2 (cursor), at least one image,
-    // each entry's reserved byte 0.
+    // An icon directory: reserved 0, type 1 (icon) or 2 (cursor), and at least one
+    // image, each entry's reserved byte 0 — or no image at all, when the six bytes of
+    // the directory's header are the whole file (Pillow's `no_cursors.cur`).
     let icon = |kind: u8| {
         head.starts_with(&[0, 0, kind, 0])
-            && head.get(4..6).is_some_and(|n| n != [0, 0])
-            && head.get(9) == Some(&0)
+            && match head.get(4..6) {
+                Some([0, 0]) => head.len() == 6,
+                Some(_) => head.get(9) == Some(&0),
+                None => false,
+            }
     };
-    let netpbm = head.first() == Some(&b'P')
-        && head.get(1).is_some_and(|d| (b'1'..=b'7').contains(d))
-        && head.get(2).is_some_and(u8::is_ascii_whitespace);
+    let netpbm = |digits: &[u8]| {
+        head.first() == Some(&b'P')
+            && head.get(1).is_some_and(|d| digits.contains(d))
+            && head.get(2).is_some_and(u8::is_ascii_whitespace)
+    };
     Some(match () {
         _ if icon(1) => "an ICO icon",
         _ if icon(2) => "a CUR cursor",
@@ -126,7 +132,9 @@ pub fn sniff_unread(head: &[u8]) -> Option<&'static str> {
         {
             "a JPEG 2000 image"
         }
-        _ if netpbm => "a Netpbm image (PBM, PGM or PPM)",
+        _ if netpbm(b"1234567") => "a Netpbm image (PBM, PGM or PPM)",
+        // The float member of the family: `PF` (colour) or `Pf` (grey).
+        _ if netpbm(b"Ff") => "a PFM image (Portable Float Map)",
         _ if head.starts_with(b"8BPS") => "a Photoshop document (PSD)",
         _ if head.starts_with(b"%PDF-") => "a PDF document",
         _ if head.starts_with(b"%!PS") || head.starts_with(&[0xC5, 0xD0, 0xD3, 0xC6]) => {
@@ -295,6 +303,10 @@ mod tests {
             (b"\xFF\x4F\xFF\x51\0\x2F", "a JPEG 2000 image"),
             (b"P6\n128 128\n255\n", "a Netpbm image (PBM, PGM or PPM)"),
             (b"P4 8 8\n", "a Netpbm image (PBM, PGM or PPM)"),
+            (b"Pf\n128 128\n-1.0\n", "a PFM image (Portable Float Map)"),
+            (b"PF\n64 32\n2.5\n", "a PFM image (Portable Float Map)"),
+            (b"\0\0\x02\0\0\0", "a CUR cursor"),
+            (b"\0\0\x01\0\0\0", "an ICO icon"),
             (b"8BPS\0\x01", "a Photoshop document (PSD)"),
             (b"%PDF-1.4\n", "a PDF document"),
             (b"%!PS-Adobe-3.0 EPSF-3.0", "a PostScript document (EPS)"),
@@ -309,7 +321,10 @@ mod tests {
             &b"hello world"[..],
             b"P9 no",
             b"Phoenix",
-            b"\0\0\x01\0\0\0",
+            b"PFX\n",
+            // An empty icon directory is the whole file, or it is no icon.
+            b"\0\0\x01\0\0\0\x01\x02",
+            b"\0\0\x02\0\0\0\0\0\0\0",
             b"",
         ] {
             assert_eq!(sniff_unread(unknown), None, "{unknown:?}");

@@ -314,12 +314,13 @@ impl Encoder {
         })
     }
 
-    fn add(&mut self, frame: RgbaImage, delay_ms: f64) -> Result<(), MediaError> {
+    fn add(&mut self, mut frame: RgbaImage, delay_ms: f64) -> Result<(), MediaError> {
         let failed = |e: &dyn std::fmt::Display| {
             MediaError::InvalidMedia(format!("a frame could not be encoded ({e})"))
         };
         match self {
             Encoder::Gif(gif, _) => {
+                crate::media::image::ops::gif_transparency(&mut frame);
                 let delay = image::Delay::from_numer_denom_ms(delay_ms.round() as u32, 1);
                 gif.encode_frame(image::Frame::from_parts(frame, 0, 0, delay))
                     .map_err(|e| failed(&e))

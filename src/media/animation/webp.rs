@@ -13,6 +13,8 @@ pub(super) struct AnimatedWebp {
     /// Each frame's delay as handed to the encoder (whole milliseconds).
     delays: Vec<i32>,
     loops: u32,
+    /// Whether any frame fed has a pixel that is not opaque (see [`with_alpha_flag`]).
+    transparent: bool,
 }
 
 // SAFETY: the encoder is used from one thread at a time (moved, never shared).
@@ -50,11 +52,13 @@ impl AnimatedWebp {
                 timestamp_ms: 0.0,
                 delays: Vec::new(),
                 loops,
+                transparent: false,
             })
         }
     }
 
     pub(super) fn add(&mut self, frame: &RgbaImage, delay_ms: f64) -> Result<(), MediaError> {
+        self.transparent = self.transparent || frame.pixels().any(|p| p[3] < 255);
         // SAFETY: the picture imports `frame` (width × height RGBA) and is freed here.
         unsafe {
             let mut picture = libwebp_sys::WebPPicture::new()
@@ -106,7 +110,8 @@ impl AnimatedWebp {
             }
             let bytes = std::slice::from_raw_parts(data.bytes, data.size).to_vec();
             libwebp_sys::WebPDataClear(&mut data);
-            Ok(unfold_repeats(&bytes, &self.delays, self.loops).unwrap_or(bytes))
+            let bytes = unfold_repeats(&bytes, &self.delays, self.loops).unwrap_or(bytes);
+            Ok(with_alpha_flag(bytes, self.transparent))
         }
     }
 }
@@ -118,11 +123,26 @@ impl Drop for AnimatedWebp {
     }
 }
 
+/// `webp` with its `VP8X` alpha flag set when the frames fed were not all opaque.
+/// libwebp's encoder sets the flag from the frames it writes, and it trims a frame to
+/// the rectangle that changes: a first frame whose transparent border is trimmed away
+/// leaves no frame with alpha, and readers that go by the flag (Pillow, the reference
+/// of the real-file check) then show the uncovered canvas black instead of transparent.
+fn with_alpha_flag(mut webp: Vec<u8>, transparent: bool) -> Vec<u8> {
+    const ALPHA: u8 = 0x10;
+    if transparent && webp.get(12..16) == Some(b"VP8X") && webp.len() > 20 {
+        webp[20] |= ALPHA;
+    }
+    webp
+}
+
 /// `webp` with every frame the encoder folded into the one before (it drops a frame
 /// identical to its predecessor and lengthens that one's delay) put back as a frame of
-/// its own: a 1×1 transparent pixel blended over the canvas, which changes nothing on
+/// its own: a transparent frame blended over the canvas, which changes nothing on
 /// screen but keeps the source's frame count and each frame's own delay — libwebp's
-/// own device for delays too long for one frame. Frames that were all alike come back
+/// own device for delays too long for one frame. The frame's disposal moves to the
+/// last of its fillers (which then covers the frame's rectangle), so that the frames
+/// after the frame see the canvas it left, not a canvas cleared too early. Frames that were all alike come back
 /// from the encoder as a still image, which becomes an animation again (playing
 /// `loops` times). `None` (keep `webp`) when nothing was folded or the delays do not
 /// add up to a folding.
@@ -185,25 +205,66 @@ unsafe fn unfold_in(mux: *mut libwebp_sys::WebPMux, delays: &[i32], loops: u32) 
         &frames.iter().map(|f| f.duration).collect::<Vec<_>>(),
         delays,
     );
-    let filler = transparent_pixel();
-    let mut ok = complete && groups.is_some() && filler.is_some();
-    if let (true, Some(groups), Some(filler)) = (complete, &groups, &filler) {
+    let mut ok = complete && groups.is_some();
+    if let (true, Some(groups)) = (complete, &groups) {
         while w::WebPMuxDeleteFrame(mux, 1) == w::WebPMuxError::WEBP_MUX_OK {}
         for (frame, group) in frames.iter_mut().zip(groups) {
             frame.duration = group[0];
-            ok &= w::WebPMuxPushFrame(mux, frame, 1) == w::WebPMuxError::WEBP_MUX_OK;
-            for &delay in &group[1..] {
-                let mut pixel: w::WebPMuxFrameInfo = std::mem::zeroed();
-                pixel.bitstream = w::WebPData {
-                    bytes: filler.as_ptr(),
-                    size: filler.len(),
-                };
-                pixel.duration = delay;
-                pixel.id = w::WebPChunkId::WEBP_CHUNK_ANMF;
-                pixel.dispose_method = w::WebPMuxAnimDispose::WEBP_MUX_DISPOSE_NONE;
-                pixel.blend_method = w::WebPMuxAnimBlend::WEBP_MUX_BLEND;
-                ok &= w::WebPMuxPushFrame(mux, &pixel, 1) == w::WebPMuxError::WEBP_MUX_OK;
+            let dispose = frame.dispose_method;
+            let fillers = &group[1..];
+            if !fillers.is_empty() {
+                frame.dispose_method = w::WebPMuxAnimDispose::WEBP_MUX_DISPOSE_NONE;
             }
+            ok &= w::WebPMuxPushFrame(mux, frame, 1) == w::WebPMuxError::WEBP_MUX_OK;
+            let Some((&last, between)) = fillers.split_last() else {
+                continue;
+            };
+            let cleared = dispose == w::WebPMuxAnimDispose::WEBP_MUX_DISPOSE_BACKGROUND;
+            let size = |frame: &w::WebPMuxFrameInfo| {
+                let mut features: w::WebPBitstreamFeatures = std::mem::zeroed();
+                let read = w::WebPGetFeaturesInternal(
+                    frame.bitstream.bytes,
+                    frame.bitstream.size,
+                    &mut features,
+                    w::WEBP_DECODER_ABI_VERSION as _,
+                );
+                (read == w::VP8StatusCode::VP8_STATUS_OK)
+                    .then_some((features.width as u32, features.height as u32))
+            };
+            // The pixel fills in between; the last filler disposes as the frame did,
+            // over the frame's rectangle when that is cleared.
+            let last_size = if cleared { size(frame) } else { Some((1, 1)) };
+            let (Some(pixel), Some(cover)) = (
+                transparent(1, 1),
+                last_size.and_then(|(fw, fh)| transparent(fw, fh)),
+            ) else {
+                ok = false;
+                continue;
+            };
+            let push = |bitstream: &[u8], delay: i32, at: (i32, i32), dispose| {
+                let mut filler: w::WebPMuxFrameInfo = std::mem::zeroed();
+                filler.bitstream = w::WebPData {
+                    bytes: bitstream.as_ptr(),
+                    size: bitstream.len(),
+                };
+                filler.x_offset = at.0;
+                filler.y_offset = at.1;
+                filler.duration = delay;
+                filler.id = w::WebPChunkId::WEBP_CHUNK_ANMF;
+                filler.dispose_method = dispose;
+                filler.blend_method = w::WebPMuxAnimBlend::WEBP_MUX_BLEND;
+                w::WebPMuxPushFrame(mux, &filler, 1) == w::WebPMuxError::WEBP_MUX_OK
+            };
+            let none = w::WebPMuxAnimDispose::WEBP_MUX_DISPOSE_NONE;
+            for &delay in between {
+                ok &= push(&pixel, delay, (0, 0), none);
+            }
+            let at = if cleared {
+                (frame.x_offset, frame.y_offset)
+            } else {
+                (0, 0)
+            };
+            ok &= push(&cover, last, at, dispose);
         }
     }
     frames
@@ -243,13 +304,20 @@ fn fold_groups(encoded: &[i32], fed: &[i32]) -> Option<Vec<Vec<i32>>> {
     fed.next().is_none().then_some(groups)
 }
 
-/// A lossless WebP of one fully transparent pixel.
-fn transparent_pixel() -> Option<Vec<u8>> {
-    let pixel = [0u8; 4];
+/// A lossless WebP of `width` × `height` fully transparent pixels.
+fn transparent(width: u32, height: u32) -> Option<Vec<u8>> {
+    let pixels = vec![0u8; width as usize * height as usize * 4];
     let mut out: *mut u8 = std::ptr::null_mut();
-    // SAFETY: one RGBA pixel in, a buffer libwebp allocates out, freed by WebPFree.
+    // SAFETY: `pixels` holds width × height RGBA pixels; libwebp allocates `out`,
+    // freed by WebPFree.
     unsafe {
-        let size = libwebp_sys::WebPEncodeLosslessRGBA(pixel.as_ptr(), 1, 1, 4, &mut out);
+        let size = libwebp_sys::WebPEncodeLosslessRGBA(
+            pixels.as_ptr(),
+            width as _,
+            height as _,
+            (width * 4) as _,
+            &mut out,
+        );
         if size == 0 || out.is_null() {
             return None;
         }

@@ -189,11 +189,26 @@ pub(crate) fn encode_at(
 /// A still picture as a one-frame GIF (a palette of its own, NeuQuant).
 fn encode_gif(image: DynamicImage) -> Result<Vec<u8>, MediaError> {
     let mut out = Vec::new();
-    let frame = image::Frame::new(image.into_rgba8());
+    let mut rgba = image.into_rgba8();
+    gif_transparency(&mut rgba);
+    let frame = image::Frame::new(rgba);
     image::codecs::gif::GifEncoder::new_with_speed(&mut out, 10)
         .encode_frame(frame)
         .map_err(|e| not_encoded("encoded as GIF", e))?;
     Ok(out)
+}
+
+/// `rgba` with the transparency a GIF can hold: a pixel is transparent or opaque, cut
+/// at half (the `gif` crate's encoder makes every pixel that is not wholly transparent
+/// opaque, so the faint edge a resize leaves around a transparent area came out as a
+/// ring of black and stray colours).
+pub(crate) fn gif_transparency(rgba: &mut image::RgbaImage) {
+    for pixel in rgba.pixels_mut() {
+        pixel.0 = match pixel.0 {
+            [.., a] if a < 128 => [0; 4],
+            [r, g, b, _] => [r, g, b, 255],
+        };
+    }
 }
 
 /// libjpeg-turbo at `quality` (85 by default) with 4:2:0 chroma, the common web setting.

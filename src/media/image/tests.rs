@@ -338,3 +338,29 @@ fn a_box_works_from_a_picture_decoded_smaller() {
     assert!(boxed(100, 50, Fit::Contain, Gravity::Center).only_resamples((400, 400)));
     assert!(!op.only_resamples((400, 400)));
 }
+
+#[test]
+fn a_gif_output_cuts_transparency_at_half() {
+    // A faint edge (alpha 1 and 100) beside opaque and half-opaque red: GIF has no
+    // partial transparency, so the faint pixels vanish and the others are opaque.
+    let faint = [
+        (0, 0, 255, 1),
+        (0, 0, 0, 100),
+        (255, 0, 0, 200),
+        (255, 0, 0, 255),
+    ];
+    let image = image::RgbaImage::from_fn(4, 1, |x, _| {
+        let (r, g, b, a) = faint[x as usize];
+        Rgba([r, g, b, a])
+    });
+    let gif = ops::encode_at(
+        DynamicImage::ImageRgba8(image),
+        crate::media::ImageFormat::Gif,
+        None,
+    )
+    .unwrap();
+    let decoded = image::load_from_memory(&gif).unwrap().to_rgba8();
+    let alpha: Vec<u8> = decoded.pixels().map(|p| p[3]).collect();
+    assert_eq!(alpha, [0, 0, 255, 255]);
+    assert_eq!(decoded.get_pixel(2, 0).0, [255, 0, 0, 255]);
+}

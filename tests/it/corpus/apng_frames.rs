@@ -68,7 +68,7 @@ async fn every_apng_ends_on_the_frame_pillow_shows_in_every_command() {
         let path = format!("pillow/apng/{name}.png");
         let entry = corpus.entries.iter().find(|e| e.path == path).unwrap();
         let expected = [((0, 0), *at_origin), ((64, 32), *at_middle)];
-        if let Err(why) = check(&media, &corpus.path(entry), &expected, dir.path()).await {
+        if let Err(why) = check(&media, &corpus.path(entry), &[&expected], dir.path()).await {
             failures.push(format!("{path}: {why}"));
         }
     }
@@ -88,14 +88,71 @@ async fn the_dispose_op_of_the_frame_before_is_the_one_applied() {
         .find(|e| e.path == "pillow/apng/dispose_op_previous_frame.png")
         .unwrap();
     let expected = [((0, 0), [255, 0, 0, 255])];
-    check(&media, &corpus.path(entry), &expected, dir.path())
+    check(&media, &corpus.path(entry), &[&expected], dir.path())
         .await
         .unwrap();
 }
 
+const RED: [u8; 4] = [255, 0, 0, 255];
+
+/// Every frame of the dispose_op files as the APNG specification (and ffmpeg, and
+/// Pillow seeking to each frame afresh) lays them, at (0, 0) and (64, 32): what
+/// `previous` puts back and what `background` clears reach the frame after, whatever
+/// the output format (an animated WebP's folded frames included). Pillow stepping
+/// through the frames one by one shows `dispose_op_previous`'s last frame red: once
+/// a frame blended over is loaded, its reader puts back the frame itself.
+#[tokio::test]
+async fn every_frame_of_the_dispose_ops_is_laid_as_the_specification_says() {
+    let corpus = Corpus::load();
+    let media = media();
+    let dir = tempfile::tempdir().unwrap();
+    let files: &[(&str, &[&Expected])] = &[
+        (
+            "dispose_op_background",
+            &[
+                &[((0, 0), RED), ((64, 32), RED)],
+                &[((0, 0), RED), ((64, 32), RED)],
+                &[((0, 0), CLEAR), ((64, 32), CLEAR)],
+            ],
+        ),
+        (
+            "dispose_op_previous",
+            &[
+                &[((0, 0), GREEN), ((64, 32), GREEN)],
+                &[((0, 0), RED), ((64, 32), RED)],
+                &[((0, 0), GREEN), ((64, 32), GREEN)],
+            ],
+        ),
+        (
+            "dispose_op_previous_region",
+            &[
+                &[((0, 0), GREEN), ((64, 32), GREEN)],
+                &[((0, 0), GREEN), ((64, 32), RED)],
+                &[((0, 0), GREEN), ((64, 32), GREEN)],
+            ],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, frames) in files {
+        let path = format!("pillow/apng/{name}.png");
+        let entry = corpus.entries.iter().find(|e| e.path == path).unwrap();
+        if let Err(why) = check(&media, &corpus.path(entry), frames, dir.path()).await {
+            failures.push(format!("{path}: {why}"));
+        }
+    }
+    assert_no_failures("APNG frames", files.len(), &failures);
+}
+
 type Expected = [((u32, u32), [u8; 4])];
 
-async fn check(media: &Media, path: &Path, expected: &Expected, out: &Path) -> Result<(), String> {
+/// Runs `path` through every command that animates; the last `expected.len()`
+/// frames of each output against `expected`, in order.
+async fn check(
+    media: &Media,
+    path: &Path,
+    expected: &[&Expected],
+    out: &Path,
+) -> Result<(), String> {
     let input = source(media, path)
         .await
         .map_err(|e| format!("not read: {e}"))?;
@@ -107,25 +164,32 @@ async fn check(media: &Media, path: &Path, expected: &Expected, out: &Path) -> R
                 .map_err(|e| format!("{} failed: {e}", command.name()))
         }
     };
+    let last = |frames: Vec<RgbaImage>| {
+        let skip = frames.len().checked_sub(expected.len());
+        let skip = skip.ok_or_else(|| format!("{} frames", frames.len()))?;
+        Ok::<_, String>(frames.into_iter().skip(skip).zip(expected))
+    };
     let apng = run(Command::ResizeImage).await?;
-    let last = last_frame(&std::fs::read(&apng.path).unwrap(), true)?;
-    compare("resize-image", &last, expected, 1, false)?;
-
+    for (frame, expected) in last(frames(&std::fs::read(&apng.path).unwrap(), true)?)? {
+        compare("resize-image", &frame, expected, 1, false)?;
+    }
     let webp = run(Command::ImageToWebp).await?;
-    let last = last_frame(&std::fs::read(&webp.path).unwrap(), false)?;
-    compare("image-to-webp", &last, expected, 12, false)?;
-
+    for (frame, expected) in last(frames(&std::fs::read(&webp.path).unwrap(), false)?)? {
+        compare("image-to-webp", &frame, expected, 12, false)?;
+    }
     let video = run(Command::GifToVideo).await?;
-    let last = last_video_frame(&video.path, out)?;
-    compare("gif-to-video", &last, expected, 12, true)
+    for (frame, expected) in last(video_frames(&video.path, out)?)? {
+        compare("gif-to-video", &frame, expected, 12, true)?;
+    }
+    Ok(())
 }
 
-/// The last frame of an APNG (`png`, read by the `image` crate) or WebP (read by
-/// libwebp) output as a viewer shows it.
-fn last_frame(bytes: &[u8], png: bool) -> Result<RgbaImage, String> {
+/// The frames of an APNG (`png`, read by the `image` crate) or WebP (read by libwebp)
+/// output as a viewer shows them.
+fn frames(bytes: &[u8], png: bool) -> Result<Vec<RgbaImage>, String> {
     if !png {
         let frames = super::webp::frames(bytes)?;
-        return Ok(frames.last().ok_or("no frame")?.0.clone());
+        return Ok(frames.into_iter().map(|(frame, _)| frame).collect());
     }
     let decoder = PngDecoder::new(Cursor::new(bytes)).map_err(|e| e.to_string())?;
     if !decoder.is_apng().map_err(|e| e.to_string())? {
@@ -133,24 +197,32 @@ fn last_frame(bytes: &[u8], png: bool) -> Result<RgbaImage, String> {
     }
     let frames = decoder.apng().map_err(|e| e.to_string())?.into_frames();
     let frames = frames.collect_frames().map_err(|e| e.to_string())?;
-    Ok(frames.last().ok_or("no frame")?.buffer().clone())
+    Ok(frames.into_iter().map(|f| f.into_buffer()).collect())
 }
 
-/// The last frame of a video, decoded by ffmpeg.
-fn last_video_frame(video: &Path, dir: &Path) -> Result<RgbaImage, String> {
-    let png = dir.join(format!("last-{}.png", uuid::Uuid::new_v4().simple()));
+/// Every frame of a video, decoded by ffmpeg.
+fn video_frames(video: &Path, dir: &Path) -> Result<Vec<RgbaImage>, String> {
+    let frames = dir.join(format!("frames-{}", uuid::Uuid::new_v4().simple()));
+    std::fs::create_dir(&frames).map_err(|e| e.to_string())?;
     let status = std::process::Command::new("ffmpeg")
         .args(["-v", "error", "-i"])
         .arg(video)
-        // Every frame written over the one before: the last one stays.
-        .args(["-update", "1"])
-        .arg(&png)
+        // One picture per frame of the stream, none repeated or dropped.
+        .args(["-fps_mode", "passthrough"])
+        .arg(frames.join("%05d.png"))
         .status()
         .map_err(|e| e.to_string())?;
     if !status.success() {
-        return Err("ffmpeg could not decode the output's last frame".into());
+        return Err("ffmpeg could not decode the output's frames".into());
     }
-    Ok(decode(&png)?.to_rgba8())
+    let mut paths: Vec<_> = std::fs::read_dir(&frames)
+        .map_err(|e| e.to_string())?
+        .map(|entry| entry.unwrap().path())
+        .collect();
+    paths.sort();
+    let decoded = paths.iter().map(|p| Ok(decode(p)?.to_rgba8())).collect();
+    std::fs::remove_dir_all(&frames).map_err(|e| e.to_string())?;
+    decoded
 }
 
 /// `image`'s pixels against `expected`, within `tolerance` a channel: as RGBA (colour
@@ -176,7 +248,7 @@ fn compare(
             .any(|c| got[c].abs_diff(want[c]) > tolerance)
         {
             return Err(format!(
-                "{command}'s last frame is {got:?} at ({x}, {y}), not {want:?}"
+                "{command}'s frame is {got:?} at ({x}, {y}), not {want:?}"
             ));
         }
     }

@@ -280,11 +280,19 @@ async fn formats_the_service_does_not_read_are_named_in_the_refusal() {
             made(&["-c:v", "jpeg2000", "-f", "image2"], "a.j2k"),
             "a JPEG 2000 image",
         ),
+        ("pfm", made(&[], "a.pfm"), "a PFM image"),
+        (
+            "pfm-grey",
+            made(&["-pix_fmt", "grayf32le"], "a.pfm"),
+            "a PFM image",
+        ),
         (
             "cur",
             b"\0\0\x02\0\x01\0\x20\x20\0\0\x01\0\x20\0".to_vec(),
             "a CUR cursor",
         ),
+        // Pillow's no_cursors.cur: a cursor directory of no cursor, the whole file.
+        ("cur-empty", b"\0\0\x02\0\0\0".to_vec(), "a CUR cursor"),
         (
             "icns",
             b"icns\0\0\x01\0ic07\0\0\0\xf8".to_vec(),

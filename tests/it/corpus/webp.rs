@@ -1,6 +1,8 @@
 //! Animated WebP outputs read by libwebp's own animation decoder (`WebPAnimDecoder`,
 //! what Chrome and Pillow use), not by the `image` crate's, whose compositing of
-//! partly transparent frames differs: the outputs are judged as viewers show them.
+//! partly transparent frames differs: the outputs are judged as viewers show them. A
+//! WebP that does not say it has alpha (`VP8X`'s flag) is shown opaque, as Pillow
+//! shows it (in RGB), whatever its frames leave uncovered.
 
 use image::RgbaImage;
 
@@ -29,6 +31,14 @@ pub fn frames(bytes: &[u8]) -> Result<Vec<(RgbaImage, i32)>, String> {
         let mut info: webp::WebPAnimInfo = std::mem::zeroed();
         webp::WebPAnimDecoderGetInfo(decoder, &mut info);
         let (width, height) = (info.canvas_width, info.canvas_height);
+        let mut features: webp::WebPBitstreamFeatures = std::mem::zeroed();
+        let read = webp::WebPGetFeaturesInternal(
+            bytes.as_ptr(),
+            bytes.len(),
+            &mut features,
+            webp::WEBP_DECODER_ABI_VERSION as _,
+        );
+        let opaque = read != webp::VP8StatusCode::VP8_STATUS_OK || features.has_alpha == 0;
         let mut frames = Vec::new();
         let mut before = 0;
         while webp::WebPAnimDecoderHasMoreFrames(decoder) != 0 {
@@ -38,7 +48,10 @@ pub fn frames(bytes: &[u8]) -> Result<Vec<(RgbaImage, i32)>, String> {
                 return Err("a WebP frame does not decode".into());
             }
             let len = width as usize * height as usize * 4;
-            let pixels = std::slice::from_raw_parts(buffer, len).to_vec();
+            let mut pixels = std::slice::from_raw_parts(buffer, len).to_vec();
+            if opaque {
+                pixels.chunks_exact_mut(4).for_each(|p| p[3] = 255);
+            }
             frames.push((
                 RgbaImage::from_raw(width, height, pixels).unwrap(),
                 timestamp - before,

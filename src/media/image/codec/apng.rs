@@ -13,19 +13,22 @@
 //! its own default image, and leaves it out of animated WebP and video outputs, as
 //! animating viewers leave it out (see `animation.rs`).
 //!
-//! Frames are composited here from the `png` crate's raw subframes (the `image`
-//! crate's APNG reader refuses 16-bit files and drops the default image), whatever the
-//! number of `fdAT` chunks a frame's data is split over: each is laid onto the canvas
-//! by its `fcTL` (`blend_op` source, or over as Pillow lays it, see [`over`]) after
-//! the previous frame's `dispose_op` (none, background, previous), as the APNG
-//! specification says; 16-bit samples are cut to 8 bits, palettes and `tRNS` expanded.
+//! Frames are read here from the `png` crate's raw subframes (the `image` crate's APNG
+//! reader refuses 16-bit files and drops the default image), whatever the number of
+//! `fdAT` chunks a frame's data is split over, and laid on the canvas every animation
+//! shares (`codec::canvas`, with GIF) by their `fcTL`: `blend_op` source,
+//! or over as Pillow lays it, after the previous frame's `dispose_op` (none,
+//! background, previous), as the APNG specification says; 16-bit samples are cut to 8
+//! bits, palettes and `tRNS` expanded.
 
 use std::io::Cursor;
 use std::num::NonZeroU32;
 
 use image::metadata::LoopCount;
-use image::{Delay, Frame, ImageError, ImageResult, Rgba, RgbaImage};
+use image::{Delay, Frame, ImageError, ImageResult, RgbaImage};
 use png::{BlendOp, DisposeOp, Transformations};
+
+use crate::media::image::codec::canvas::{Blend, Canvas, Dispose, Rect};
 
 /// What a valid `acTL` before the image data declares — frames and plays (0:
 /// forever) — and whether an `fcTL` comes before the image data (the default image is
@@ -61,11 +64,7 @@ pub(crate) struct ApngFrames<'a> {
     reader: png::Reader<Cursor<&'a [u8]>>,
     /// The raw subframe, reused.
     buffer: Vec<u8>,
-    canvas: RgbaImage,
-    /// The canvas region under the previous frame, for `dispose_op` previous.
-    saved: Option<RgbaImage>,
-    /// How the previous frame leaves the canvas, and where it was.
-    pending: Option<(DisposeOp, (u32, u32, u32, u32))>,
+    canvas: Canvas,
     remaining: u32,
     /// The default image, when it is not a frame of the animation.
     pub default_image: Option<RgbaImage>,
@@ -105,9 +104,7 @@ impl<'a> ApngFrames<'a> {
         let mut frames = ApngFrames {
             reader,
             buffer: vec![0; size],
-            canvas: RgbaImage::new(width, height),
-            saved: None,
-            pending: None,
+            canvas: Canvas::new(width, height),
             remaining: actl.num_frames,
             default_image: None,
             declared: actl.num_frames,
@@ -117,9 +114,10 @@ impl<'a> ApngFrames<'a> {
         };
         if separate_default {
             let (w, h) = frames.read_subframe()?;
-            let mut image = RgbaImage::new(width, height);
+            let mut image = Canvas::new(width, height);
+            image.begin((0, 0, w, h), Dispose::None);
             frames.draw(&mut image, (0, 0, w, h), BlendOp::Source);
-            frames.default_image = Some(image);
+            frames.default_image = Some(image.image().clone());
         }
         Ok(frames)
     }
@@ -141,11 +139,19 @@ impl<'a> ApngFrames<'a> {
         Ok((out.width, out.height))
     }
 
-    /// Draws the subframe in `buffer` (of the rectangle `x, y, w, h`) onto `target`.
-    fn draw(&self, target: &mut RgbaImage, (x, y, w, h): (u32, u32, u32, u32), blend: BlendOp) {
+    /// Lays the subframe in `buffer` (of the rectangle `x, y, w, h`) on `canvas`.
+    fn draw(&self, canvas: &mut Canvas, (x, y, w, h): Rect, blend: BlendOp) {
         let (color, _) = self.reader.output_color_type();
         let samples = color.samples();
         let line = w as usize * samples;
+        let blend = match blend {
+            BlendOp::Source => Blend::Source,
+            // Pillow pastes a palette frame's indices through its alpha, so a pixel
+            // takes the frame's palette entry or keeps its own (an index between two
+            // is rounded to one of them), colours never mixed.
+            BlendOp::Over if self.indexed => Blend::Cut,
+            BlendOp::Over => Blend::Over,
+        };
         for (row, pixels) in self
             .buffer
             .chunks_exact(line.max(1))
@@ -160,45 +166,12 @@ impl<'a> ApngFrames<'a> {
                     [r, g, b, a] => [r, g, b, a],
                     _ => [0; 4],
                 };
-                let (tx, ty) = (x + col as u32, y + row as u32);
-                let Some(dest) = target.get_pixel_mut_checked(tx, ty) else {
-                    continue;
-                };
-                match blend {
-                    BlendOp::Source => *dest = Rgba(source),
-                    // Pillow pastes a palette frame's indices through its alpha, so a
-                    // pixel takes the frame's palette entry or keeps its own (an index
-                    // between two is rounded to one of them), colours never mixed.
-                    BlendOp::Over if self.indexed => {
-                        if source[3] >= 128 {
-                            *dest = Rgba(source);
-                        }
-                    }
-                    BlendOp::Over => *dest = over(*dest, source),
-                }
+                canvas.put(x + col as u32, y + row as u32, source, blend);
             }
         }
     }
 
     fn next_frame(&mut self) -> ImageResult<Frame> {
-        // The previous frame leaves the canvas as its dispose_op says.
-        match self.pending.take() {
-            Some((DisposeOp::Background, (x, y, w, h))) => {
-                for ty in y..y + h {
-                    for tx in x..x + w {
-                        if let Some(p) = self.canvas.get_pixel_mut_checked(tx, ty) {
-                            *p = Rgba([0; 4]);
-                        }
-                    }
-                }
-            }
-            Some((DisposeOp::Previous, (x, y, _, _))) => {
-                if let Some(saved) = self.saved.take() {
-                    image::imageops::replace(&mut self.canvas, &saved, x.into(), y.into());
-                }
-            }
-            _ => {}
-        }
         let (w, h) = self.read_subframe()?;
         let fc = self
             .reader
@@ -212,25 +185,19 @@ impl<'a> ApngFrames<'a> {
         {
             return Err(damaged("a frame outside the canvas"));
         }
-        let mut dispose = fc.dispose_op;
-        if dispose == DisposeOp::Previous {
-            if self.remaining + 1 == self.declared {
-                // The first frame has nothing before it: the specification says to
-                // clear it instead.
-                dispose = DisposeOp::Background;
-            } else {
-                let region = image::imageops::crop_imm(&self.canvas, rect.0, rect.1, w, h);
-                self.saved = Some(region.to_image());
-            }
-        }
-        let mut canvas = std::mem::take(&mut self.canvas);
+        let dispose = match fc.dispose_op {
+            DisposeOp::None => Dispose::None,
+            DisposeOp::Background => Dispose::Background,
+            DisposeOp::Previous => Dispose::Previous,
+        };
+        let mut canvas = std::mem::replace(&mut self.canvas, Canvas::new(0, 0));
+        canvas.begin(rect, dispose);
         self.draw(&mut canvas, rect, fc.blend_op);
         self.canvas = canvas;
-        self.pending = Some((dispose, rect));
         // Delays are fractions of a second; a denominator of 0 means 100.
         let den = if fc.delay_den == 0 { 100 } else { fc.delay_den };
         let delay = Delay::from_numer_denom_ms(u32::from(fc.delay_num) * 1000, den.into());
-        Ok(Frame::from_parts(self.canvas.clone(), 0, 0, delay))
+        Ok(Frame::from_parts(self.canvas.image().clone(), 0, 0, delay))
     }
 }
 
@@ -246,21 +213,6 @@ impl Iterator for ApngFrames<'_> {
         }
         Some(frame)
     }
-}
-
-/// `source` laid over `dest` as Pillow lays an APNG frame of `blend_op` over (the
-/// reference of the real-file check): pasted through its own alpha, every channel —
-/// alpha included — moved from `dest` towards `source` by `alpha / 255`, rounded as
-/// Pillow rounds. The APNG specification's "over" differs for partly transparent
-/// pixels: over an opaque pixel it stays opaque, where Pillow's fades.
-fn over(dest: Rgba<u8>, source: [u8; 4]) -> Rgba<u8> {
-    let mask = u32::from(source[3]);
-    let mut out = [0u8; 4];
-    for i in 0..4 {
-        let sum = u32::from(dest[i]) * (255 - mask) + u32::from(source[i]) * mask + 128;
-        out[i] = (((sum >> 8) + sum) >> 8) as u8;
-    }
-    Rgba(out)
 }
 
 /// A damaged animation, as the error the `image` crate's frame iterators give.
@@ -337,18 +289,6 @@ mod tests {
         assert_eq!(delay_fraction(1000.0 / 3.0), (100, 300));
         assert_eq!(delay_fraction(70_000.0), (7000, 100));
         assert_eq!(delay_fraction(0.0), (0, 1000));
-    }
-
-    #[test]
-    fn over_blends_by_the_source_alpha() {
-        let dest = Rgba([0, 0, 255, 255]);
-        assert_eq!(over(dest, [255, 0, 0, 255]), Rgba([255, 0, 0, 255]));
-        assert_eq!(over(dest, [255, 0, 0, 0]), dest);
-        assert_eq!(over(dest, [255, 0, 0, 128]), Rgba([128, 0, 127, 191]));
-        // Pillow's own test file: 127 frames of green at alpha 2 laid over opaque
-        // green fade it to alpha 97.
-        let faded = (0..127).fold(Rgba([0, 255, 0, 255]), |d, _| over(d, [0, 255, 0, 2]));
-        assert_eq!(faded, Rgba([0, 255, 0, 97]));
     }
 
     #[test]

@@ -1,11 +1,13 @@
 //! The image codecs read and written in this process: the C libraries (libjpeg-turbo,
 //! libtiff, libheif, libavif; `sys` declares the ones without a maintained binding)
 //! the BMP reader written to match Pillow, and the GIF and APNG structure readers
-//! (blocks and chunks, frames as viewers compose them) and the APNG writer.
+//! (blocks and chunks, frames laid on the one canvas of `canvas.rs` as viewers lay
+//! them) and the APNG writer.
 
 pub(crate) mod apng;
 pub(crate) mod avif;
 pub(crate) mod bmp;
+pub(crate) mod canvas;
 pub(crate) mod gif;
 pub(crate) mod heif;
 pub(crate) mod heif_boxes;

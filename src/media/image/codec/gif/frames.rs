@@ -3,9 +3,10 @@
 //! GIF comes out the same whichever command it is given to.
 //!
 //! Built on the block walker of the parent module (which also reads past a second
-//! header appended to the first) and `weezl`'s LZW decoder. Each frame is drawn onto
-//! the canvas after the previous frame's disposal (none, cleared to transparent, or
-//! put back as it was), its transparent index leaving the canvas as it was.
+//! header appended to the first) and `weezl`'s LZW decoder. Each frame is laid on the
+//! canvas every animation shares (`codec::canvas`, with APNG) after the
+//! previous frame's disposal (none, cleared to transparent, or put back as it was),
+//! its transparent index leaving the canvas as it was.
 //!
 //! The first frame is drawn as Pillow (the reference of the real-file check) draws
 //! it: the canvas is the screen grown to cover the first frame; where the first frame
@@ -17,8 +18,9 @@
 //! a stray second header (ffmpeg starts over there; Pillow and browsers do not).
 
 use image::metadata::LoopCount;
-use image::{Delay, Rgba, RgbaImage};
+use image::{Delay, RgbaImage};
 
+use crate::media::image::codec::canvas::{Blend, Canvas, Dispose, Rect};
 use crate::media::image::codec::gif::{shown_cs, Block, Blocks, Control, Frame};
 use crate::media::MediaError;
 
@@ -31,12 +33,9 @@ pub(crate) struct GifFrames<'a> {
     /// (fuzzing found a later frame of 65535x65535 allocating 4 GB).
     max_pixels: u64,
     blocks: Blocks<'a>,
-    canvas: RgbaImage,
+    canvas: Canvas,
     /// The control of the frame to come.
     control: Control,
-    /// How the previous frame leaves the canvas: its disposal, its rectangle and, to
-    /// put back, what was under it.
-    pending: Option<(u8, Rect, Option<RgbaImage>)>,
     first: bool,
     /// The decoded colour indices of a frame, reused.
     indices: Vec<u8>,
@@ -45,9 +44,6 @@ pub(crate) struct GifFrames<'a> {
     /// The frames the blocks hold (what the iteration gives, damaged ones included).
     pub frames: u64,
 }
-
-/// A frame's rectangle on the canvas: x, y, width, height.
-type Rect = (u32, u32, u32, u32);
 
 impl<'a> GifFrames<'a> {
     /// Opens a GIF, its canvas checked against `max_pixels` before anything is drawn:
@@ -84,9 +80,8 @@ impl<'a> GifFrames<'a> {
             bytes,
             max_pixels,
             blocks,
-            canvas: RgbaImage::new(width, height),
+            canvas: Canvas::new(width, height),
             control: Control::default(),
-            pending: None,
             first: true,
             indices: Vec::new(),
             size: (width, height),
@@ -105,7 +100,7 @@ impl<'a> GifFrames<'a> {
                     let control = std::mem::take(&mut self.control);
                     let drawn = self.draw(&frame, control);
                     let delay_ms = shown_cs(control.delay_cs) as u32 * 10;
-                    return Some(drawn.map(|()| (self.canvas.clone(), delay_ms)));
+                    return Some(drawn.map(|()| (self.canvas.image().clone(), delay_ms)));
                 }
             }
         }
@@ -113,13 +108,6 @@ impl<'a> GifFrames<'a> {
 
     fn draw(&mut self, frame: &Frame, control: Control) -> Result<(), MediaError> {
         crate::media::cancel::checkpoint()?;
-        match self.pending.take() {
-            Some((2, rect, _)) => fill(&mut self.canvas, rect, Rgba([0; 4])),
-            Some((3, (x, y, _, _), Some(saved))) => {
-                image::imageops::replace(&mut self.canvas, &saved, x.into(), y.into());
-            }
-            _ => {}
-        }
         let bytes: &'a [u8] = self.bytes;
         let palette = frame
             .palette
@@ -129,22 +117,24 @@ impl<'a> GifFrames<'a> {
         let colour = |index: u8| match palette {
             Some(table) => table
                 .get(usize::from(index) * 3..usize::from(index) * 3 + 3)
-                .map_or(Rgba([0, 0, 0, 255]), |c| Rgba([c[0], c[1], c[2], 255])),
-            None => Rgba([index, index, index, 255]),
+                .map_or([0, 0, 0, 255], |c| [c[0], c[1], c[2], 255]),
+            None => [index, index, index, 255],
         };
-        let (cw, ch) = self.canvas.dimensions();
-        let rect = clip(frame, (cw, ch));
         if self.first {
             let background = match control.transparent {
-                Some(_) => Rgba([0; 4]),
+                Some(_) => [0; 4],
                 None => colour(0),
             };
-            fill(&mut self.canvas, (0, 0, cw, ch), background);
+            self.canvas.fill(background);
             self.first = false;
         }
-        let saved = (control.disposal == 3).then(|| {
-            image::imageops::crop_imm(&self.canvas, rect.0, rect.1, rect.2, rect.3).to_image()
-        });
+        let rect: Rect = (
+            frame.left.into(),
+            frame.top.into(),
+            frame.width.into(),
+            frame.height.into(),
+        );
+        self.canvas.begin(rect, dispose(control.disposal));
         let (w, h) = (usize::from(frame.width), usize::from(frame.height));
         if (w * h) as u64 > self.max_pixels {
             return Err(MediaError::InvalidMedia(format!(
@@ -153,18 +143,27 @@ impl<'a> GifFrames<'a> {
         }
         decode_indices(bytes, frame.data, w * h, &mut self.indices);
         for (n, &index) in self.indices.iter().enumerate() {
-            if Some(index) == control.transparent {
-                continue;
-            }
+            // The transparent index leaves the canvas under it as it was.
+            let pixel = match control.transparent {
+                Some(transparent) if transparent == index => [0; 4],
+                _ => colour(index),
+            };
             let row = stored_row(n / w.max(1), h, frame.interlaced);
             let x = u32::from(frame.left) + (n % w.max(1)) as u32;
             let y = u32::from(frame.top) + row as u32;
-            if let Some(pixel) = self.canvas.get_pixel_mut_checked(x, y) {
-                *pixel = colour(index);
-            }
+            self.canvas.put(x, y, pixel, Blend::Cut);
         }
-        self.pending = Some((control.disposal, rect, saved));
         Ok(())
+    }
+}
+
+/// A Graphic Control Extension's disposal method: 2 clears, 3 puts back, and 0, 1
+/// and the values GIF89a leaves undefined keep the frame, as browsers read them.
+fn dispose(method: u8) -> Dispose {
+    match method {
+        2 => Dispose::Background,
+        3 => Dispose::Previous,
+        _ => Dispose::None,
     }
 }
 
@@ -187,22 +186,6 @@ impl Iterator for GifFrames<'_> {
                     ))
                 }),
         )
-    }
-}
-
-/// The part of `frame` that lies on a canvas of `size`.
-fn clip(frame: &Frame, (cw, ch): (u32, u32)) -> Rect {
-    let (x, y) = (u32::from(frame.left).min(cw), u32::from(frame.top).min(ch));
-    let w = u32::from(frame.width).min(cw - x);
-    let h = u32::from(frame.height).min(ch - y);
-    (x, y, w, h)
-}
-
-fn fill(canvas: &mut RgbaImage, (x, y, w, h): Rect, colour: Rgba<u8>) {
-    for ty in y..y + h {
-        for tx in x..x + w {
-            canvas.put_pixel(tx, ty, colour);
-        }
     }
 }
 
@@ -262,4 +245,4 @@ fn decode_indices(bytes: &[u8], at: usize, max: usize, out: &mut Vec<u8>) {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

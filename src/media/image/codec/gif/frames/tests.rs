@@ -2,7 +2,11 @@ use super::*;
 
 /// A GIF of `w`×`h` with the given global table, each frame `(left, top, w, h,
 /// control, indices)`, its data LZW-coded by weezl.
-fn gif(screen: (u16, u16), table: &[[u8; 3]], frames: &[(Rect, Control, Vec<u8>)]) -> Vec<u8> {
+pub(crate) fn gif(
+    screen: (u16, u16),
+    table: &[[u8; 3]],
+    frames: &[(Rect, Control, Vec<u8>)],
+) -> Vec<u8> {
     let mut b = b"GIF89a".to_vec();
     b.extend_from_slice(&screen.0.to_le_bytes());
     b.extend_from_slice(&screen.1.to_le_bytes());
@@ -38,7 +42,7 @@ const RED: [u8; 3] = [255, 0, 0];
 const GREEN: [u8; 3] = [0, 255, 0];
 const BLUE: [u8; 3] = [0, 0, 255];
 
-fn frames(bytes: &[u8]) -> Vec<RgbaImage> {
+pub(crate) fn frames(bytes: &[u8]) -> Vec<RgbaImage> {
     let mut frames = GifFrames::open(bytes, 1 << 20, |_, _| unreachable!()).unwrap();
     std::iter::from_fn(|| frames.next_frame())
         .map(|f| f.unwrap().0)
@@ -65,7 +69,7 @@ fn a_later_frame_larger_than_the_limit_is_refused_before_its_indices_are_allocat
     assert!(why.contains("65535x65535"), "{why}");
 }
 
-fn control(disposal: u8, transparent: Option<u8>) -> Control {
+pub(crate) fn control(disposal: u8, transparent: Option<u8>) -> Control {
     Control {
         delay_cs: 10,
         disposal,
