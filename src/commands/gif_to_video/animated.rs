@@ -96,7 +96,7 @@ fn write_frames(
     let screen = animation.size;
     // A frame at a time, each written out as it comes: the encoder holds one.
     let peak = peak::animation(bytes.len() as u64, screen, Some(1), &[]);
-    let what = format!("Reading a {}×{} animation", screen.0, screen.1);
+    let what = format!("Reading a {}x{} animation", screen.0, screen.1);
     let _lease = memory.reserve(peak, &what)?;
     let declared = animation.declared.unwrap_or(0);
     let failed = |e: png::EncodingError| {

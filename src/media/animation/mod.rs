@@ -211,7 +211,7 @@ pub(crate) fn transform_animation(
     check_format_size(size, output)?;
     let peak = peak::animation(bytes.len() as u64, animation.size, animation.declared, ops);
     let (w, h) = animation.size;
-    let what = format!("Transforming a {w}×{h} animation");
+    let what = format!("Transforming a {w}x{h} animation");
     let _lease = memory.reserve(peak, &what)?;
     let mut encoder = Encoder::new(output, size, &animation)?;
     // Only an APNG has a place for a picture outside the animation; an animated WebP

@@ -224,6 +224,20 @@ impl<'a> Opened<'a> {
         self.header
     }
 
+    /// Bytes a pixel takes while [`Opened::decode`] decodes it, at most: what the
+    /// decoder makes (a 16-bit picture, say) and, when that is not 8-bit RGB or RGBA,
+    /// the 8-bit copy it is turned into. 8 where the header does not say.
+    pub fn decoding_bytes_per_pixel(&self) -> u64 {
+        match &self.source {
+            Source::Jpeg(..) | Source::Gif(_) | Source::Bmp(_) => 4,
+            Source::Image(decoder) => match u64::from(decoder.color_type().bytes_per_pixel()) {
+                small @ 0..=4 => small.max(3) + 4 * u64::from(small < 3),
+                large => large + 4,
+            },
+            Source::Tiff(_) | Source::Heif(_) => 8,
+        }
+    }
+
     /// The stored size [`Opened::decode`] makes for these minimums: a JPEG's shrunk
     /// size, any other picture's own.
     pub fn decoded_size(&self, min_width: u32, min_height: u32) -> (u32, u32) {

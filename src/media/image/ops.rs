@@ -104,8 +104,11 @@ pub(crate) fn load_upright(
     let decoded_at = opened.decoded_size(stored_w, stored_h);
     // The picture at its target size, and two copies the caller converts it through.
     let after = 2 * 4 * u64::from(target_w) * u64::from(target_h);
-    let peak = peak::still((bytes.len() as u64, format), decoded_at, upright, &[]) + after;
-    let what = format!("Reading a {}×{} picture", upright.0, upright.1);
+    let per_pixel = Some(opened.decoding_bytes_per_pixel());
+    let turned = header.orientation != image::metadata::Orientation::NoTransforms;
+    let source = (bytes.len() as u64, format, per_pixel);
+    let peak = peak::still(source, decoded_at, (upright, turned), &[]) + after;
+    let what = format!("Reading a {}x{} picture", upright.0, upright.1);
     let lease = memory.reserve(peak, &what)?;
     crate::media::cancel::checkpoint()?;
     let decoded = opened.decode(stored_w, stored_h)?;

@@ -27,28 +27,30 @@ fn pixels((w, h): (u32, u32)) -> u64 {
     u64::from(w) * u64::from(h)
 }
 
-/// A still: `file_bytes` of `format`, stored `stored` pixels decoded at `decoded`,
-/// `upright` once turned, through `ops`.
+/// A still of `file_bytes` decoded at `decoded` pixels, `per_pixel` bytes each while
+/// decoding (`None`: as its `format` may need at most), through `ops` on its `upright`
+/// size; `turned` when turning it upright makes a copy.
 pub(crate) fn still(
-    (file_bytes, format): (u64, MediaFormat),
+    (file_bytes, format, per_pixel): (u64, MediaFormat, Option<u64>),
     decoded: (u32, u32),
-    upright: (u32, u32),
+    (upright, turned): ((u32, u32), bool),
     ops: &[Box<dyn FrameOp>],
 ) -> u64 {
-    let per_pixel = if format == MediaFormat::Jpeg {
+    let per_pixel = per_pixel.unwrap_or(if format == MediaFormat::Jpeg {
         RGBA
     } else {
         DECODING
-    };
+    });
     let decoding = file_bytes + pixels(decoded) * per_pixel;
-    let (transforming, last, kept) = through(ops, upright, pixels(decoded) + pixels(upright));
+    let copy = if turned { pixels(upright) } else { 0 };
+    let (transforming, last, kept) = through(ops, upright, pixels(decoded) + copy);
     let encoding = pixels(last) * ENCODING;
     decoding.max(file_bytes + transforming).max(encoding) + kept
 }
 
 /// Decoding alone: `file_bytes` of `format` decoded at `decoded`, turned upright.
 pub(crate) fn decoding((file_bytes, format): (u64, MediaFormat), decoded: (u32, u32)) -> u64 {
-    still((file_bytes, format), decoded, decoded, &[])
+    still((file_bytes, format, None), decoded, (decoded, true), &[])
 }
 
 /// An animation: `file_bytes`, frames of `canvas` pixels (`frames` of them, when the
@@ -88,27 +90,46 @@ mod tests {
     #[test]
     fn a_still_is_charged_its_largest_stage_and_what_its_operations_keep() {
         let halve: Vec<Box<dyn FrameOp>> = vec![Box::new(Scale(0.5))];
+        let size = (4000, 3000);
         let jpeg = still(
-            (1 << 20, MediaFormat::Jpeg),
-            (4000, 3000),
-            (4000, 3000),
+            (1 << 20, MediaFormat::Jpeg, None),
+            size,
+            (size, true),
             &halve,
         );
-        // Decoded and upright (both 12 MP) going into the resize: 96 MB.
+        // Decoded and turned upright (both 12 MP) going into the resize: 96 MB.
         assert_eq!(jpeg, (1 << 20) + 2 * 12_000_000 * 4 + 3_000_000 * 4);
+        let upright = still(
+            (1 << 20, MediaFormat::Jpeg, None),
+            size,
+            (size, false),
+            &halve,
+        );
+        assert_eq!(upright, (1 << 20) + 12_000_000 * 4 + 3_000_000 * 4);
         let png = still(
-            (1 << 20, MediaFormat::Png),
-            (4000, 3000),
-            (4000, 3000),
+            (1 << 20, MediaFormat::Png, None),
+            size,
+            (size, true),
             &halve,
         );
         assert!(png >= jpeg, "a PNG may decode at 16 bits");
         // A 16-bit PNG decoded whole: 8 bytes a pixel, and the file beside it.
-        let alone = decoding((5 << 20, MediaFormat::Png), (4000, 3000));
+        let alone = decoding((5 << 20, MediaFormat::Png), size);
         assert!(alone >= (5 << 20) + 12_000_000 * 8, "{alone}");
         let text: Vec<Box<dyn FrameOp>> = vec![Box::new(Text::new("MM"))];
-        let with_text = still((1 << 20, MediaFormat::Png), (400, 300), (400, 300), &text);
-        let plain = still((1 << 20, MediaFormat::Png), (400, 300), (400, 300), &[]);
+        let small = (400, 300);
+        let with_text = still(
+            (1 << 20, MediaFormat::Png, None),
+            small,
+            (small, false),
+            &text,
+        );
+        let plain = still(
+            (1 << 20, MediaFormat::Png, None),
+            small,
+            (small, false),
+            &[],
+        );
         assert!(with_text > plain, "the drawn text is counted");
     }
 

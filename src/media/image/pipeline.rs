@@ -79,9 +79,16 @@ pub(crate) fn load_transformed(
     };
     let (min_w, min_h) = stored(first.map_or(upright, |op| op.decode_at_least(upright)));
     let decoded_at = opened.decoded_size(min_w, min_h);
-    let peak = peak::still((bytes.len() as u64, format), decoded_at, upright, ops);
+    let per_pixel = Some(opened.decoding_bytes_per_pixel());
+    let turned = header.orientation != image::metadata::Orientation::NoTransforms;
+    let peak = peak::still(
+        (bytes.len() as u64, format, per_pixel),
+        decoded_at,
+        (upright, turned),
+        ops,
+    );
     let what = format!(
-        "Transforming a {}×{} {} picture",
+        "Transforming a {}x{} {} picture",
         upright.0,
         upright.1,
         format.name()

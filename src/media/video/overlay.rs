@@ -55,7 +55,7 @@ impl Media {
             let header = opened.header();
             let size = (header.width, header.height);
             let peak = crate::media::image::peak::decoding((bytes.len() as u64, format), size);
-            let what = format!("Reading a {}×{} overlay", size.0, size.1);
+            let what = format!("Reading a {}x{} overlay", size.0, size.1);
             // Held while the overlay is read; the picture it leaves is the step's.
             let _lease = memory.reserve(peak, &what)?;
             let mut image = opened.decode(header.width, header.height)?;
@@ -101,7 +101,7 @@ impl Media {
         let size = self.video_frame_size(input).await?;
         // The picture drawn, then copied and encoded as a PNG: at most a frame's size.
         let peak = op.working_memory(size) + 3 * 4 * u64::from(size.0) * u64::from(size.1);
-        let what = format!("Drawing an overlay for a {}×{} video", size.0, size.1);
+        let what = format!("Drawing an overlay for a {}x{} video", size.0, size.1);
         let lease = self.memory().reserve_async(peak, &what).await?;
         let picture = op.picture_for(size)?;
         let png = write_png(&picture, out_dir).await?;

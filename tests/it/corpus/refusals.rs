@@ -18,6 +18,9 @@ const REFUSAL_CODES: &[&str] = &[
     "video_too_large",
     "too_many_frames",
     "video_too_long",
+    // A header claiming a picture whose decoding would take more memory than one step
+    // may (`libtiff_segfault.tif`: 65535×900, 16 bits a sample): refused before it is.
+    "too_much_work",
 ];
 
 /// Files Pillow refuses that the format's own reference reads: PNGs with a flaw in an
