@@ -11,10 +11,7 @@ use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use image::{DynamicImage, ExtendedColorType, ImageEncoder, RgbImage};
 use turbojpeg::{Compressor, PixelFormat, Subsamp};
 
-use crate::media::image::decode::{self, swaps_sides};
-use crate::media::image::peak;
 use crate::media::image::yuv::Yuv420;
-use crate::media::memory::{MemoryBudget, MemoryLease};
 use crate::media::{output_path, ImageFormat, MediaError, MediaFile, MediaFormat, IMAGE_INPUTS};
 
 /// JPEG output quality: the usual web trade-off; artefacts are hard to see at 85.
@@ -76,46 +73,6 @@ fn too_large(width: u64, height: u64, limit: u64) -> MediaError {
         height,
         limit,
     }
-}
-
-/// Decodes `bytes` to an upright `Rgb8` / `Rgba8` picture of exactly the size `target`
-/// picks from the upright input size.
-///
-/// The header is checked against `max_pixels` and `target` runs before decoding, so
-/// a refused size costs no decoding work. Resizing happens before rotating: the
-/// stored picture is resized to the target with sides swapped, which is the same
-/// result for less work.
-pub(crate) fn load_upright(
-    bytes: &[u8],
-    format: MediaFormat,
-    max_pixels: u64,
-    target: impl FnOnce(u32, u32) -> Result<(u32, u32), MediaError>,
-    memory: &std::sync::Arc<MemoryBudget>,
-) -> Result<(DynamicImage, MemoryLease), MediaError> {
-    let opened = decode::open(bytes, format, max_pixels)?;
-    let header = opened.header();
-    let upright = header.upright_size();
-    let (target_w, target_h) = target(upright.0, upright.1)?;
-    let (stored_w, stored_h) = if swaps_sides(header.orientation) {
-        (target_h, target_w)
-    } else {
-        (target_w, target_h)
-    };
-    let decoded_at = opened.decoded_size(stored_w, stored_h);
-    // The picture at its target size, and two copies the caller converts it through.
-    let after = 2 * 4 * u64::from(target_w) * u64::from(target_h);
-    let per_pixel = Some(opened.decoding_bytes_per_pixel());
-    let turned = header.orientation != image::metadata::Orientation::NoTransforms;
-    let source = (bytes.len() as u64, format, per_pixel);
-    let peak = peak::still(source, decoded_at, (upright, turned), &[]) + after;
-    let what = format!("Reading a {}x{} picture", upright.0, upright.1);
-    let lease = memory.reserve(peak, &what)?;
-    crate::media::cancel::checkpoint()?;
-    let decoded = opened.decode(stored_w, stored_h)?;
-    crate::media::cancel::checkpoint()?;
-    let mut image = resize(decoded, stored_w, stored_h)?;
-    image.apply_orientation(header.orientation);
-    Ok((image, lease))
 }
 
 /// Resizes to exactly `width` x `height` (a no-op when already that size).
