@@ -13,8 +13,9 @@ hand on the same file, process start included) alternate N times (default 3); th
 table shows the medians, their ratio and the issue's goal for it. Every service run
 is made by an organization of its own, so the result cache never answers a run it
 did not mean to; the cache row repeats one edit in one organization on purpose.
-Then: POST /v1/edits p50/p99 at 16 connections while the workers are busy, and the
-server's peak RSS with two 24 MP images in flight.
+Then: POST /v1/edits p50/p99 at 16 connections while the workers are busy, the
+server's peak RSS over the whole run (VmHWM), and that of a fresh server with two
+24 MP images in flight.
 """
 
 import argparse
@@ -321,6 +322,7 @@ def main():
             if not args.skip_latency and (not args.only or args.only == "latency"):
                 rate, p50, p99 = post_latency(service, src)
                 print(f"\nPOST /v1/edits, 16 connections, workers busy: {rate:.0f}/s, p50 {p50:.1f} ms, p99 {p99:.1f} ms (goal p99 <= 100 ms)")
+            print(f"peak RSS of the server over the run: {service.peak_rss_mib():.0f} MiB (goal < 300 MiB)")
         finally:
             service.stop()
         if not args.only or args.only == "rss":

@@ -5,7 +5,8 @@
 # with which the build generates the Rust declarations of libavif, libtiff and libheif
 # from their installed headers (bindgen).
 #
-# With --bench, also vipsthumbnail (libvips-tools), the benchmarks' reference.
+# With --bench, also vipsthumbnail (libvips-tools) and cwebp (webp), the benchmarks'
+# references.
 # With --test, also what the test suite's scale-out tests run against: PostgreSQL
 # (Debian's `postgresql`; the tests start a throwaway cluster with initdb + pg_ctl) and
 # the S3-protocol server `s3s-fs`, built once with cargo into $CARGO_HOME/bin; Debian's
@@ -32,7 +33,7 @@ for arg in "$@"; do
   case "$arg" in
     --test) with_test_tools=true ;;
     # The benchmarks' reference tools: vipsthumbnail (libvips-tools) for
-    # bench/render.py and bench/perf.py's vips rows.
+    # bench/render.py and bench/perf.py's vips rows, cwebp for its WebP row.
     --bench) with_bench_tools=true ;;
   esac
 done
@@ -69,6 +70,8 @@ fi
 
 if $with_bench_tools; then
   command -v vipsthumbnail >/dev/null 2>&1 || missing+=(libvips-tools)
+  # cwebp, the reference of bench/perf.py's image-to-webp row.
+  command -v cwebp >/dev/null 2>&1 || missing+=(webp)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

@@ -19,9 +19,11 @@
 //!
 //! [`format`] names the media formats every layer speaks of (a leaf: it imports
 //! nothing of the crate). [`config`] holds every setting; [`app`] wires the parts together and runs them;
-//! [`telemetry`] writes the log (text or JSON lines).
+//! [`telemetry`] writes the log (text or JSON lines); [`allocator`] keeps large
+//! buffers from staying with the process once freed.
 
 pub mod admin;
+pub mod allocator;
 pub mod api;
 pub mod app;
 pub mod client;

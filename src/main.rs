@@ -5,7 +5,7 @@ use mediaedit::admin;
 use mediaedit::config::{Cli, Command};
 
 fn main() -> anyhow::Result<()> {
-    mediaedit::media::memory::release_large_blocks();
+    mediaedit::allocator::return_large_buffers();
     let cli = parse_or_exit();
     mediaedit::telemetry::init(cli.log_format);
     let runtime = tokio::runtime::Runtime::new()?;

@@ -14,10 +14,12 @@
 //! takes it: ffmpeg's own GIF decoder starts a new canvas at a stray second header and
 //! lays the first frame on the background colour where Pillow and the image commands
 //! do not; and ffmpeg 5.1 cannot decode an animated WebP). The frames are flattened
-//! onto white and written losslessly to a temporary APNG of whole frames, each with its
-//! delay in milliseconds, which ffmpeg reads through its `apng` demuxer (named, as
-//! every input): variable frame durations reach ffmpeg exactly, and no more than a
-//! frame is ever held in memory. Measured against the alternatives: raw frames through
+//! onto white and written losslessly as an APNG of whole frames, each with its delay
+//! in milliseconds, which ffmpeg reads through its `apng` demuxer (named, as every
+//! input): variable frame durations reach ffmpeg exactly, and no more than a frame is
+//! ever held in memory. A GIF's frames reach ffmpeg through a pipe while it encodes
+//! (`streamed.rs`: its timing is known from its headers), an animated WebP's or APNG's
+//! through a temporary file. Measured against the alternatives: raw frames through
 //! a pipe have no timestamps (a fine fixed rate repeats each frame tens of times), and
 //! PNG files listed in an ffconcat file need the `concat` demuxer, which probes each
 //! listed file by guess.
@@ -96,8 +98,8 @@ async fn run(
     }
 }
 
-/// A GIF's limits checked from its blocks, then its frames through the same path as
-/// WebP and APNG.
+/// A GIF's limits checked from its blocks, then its frames handed to ffmpeg as they
+/// are decoded.
 async fn run_gif(
     media: &Media,
     input: &MediaFile,
@@ -105,9 +107,10 @@ async fn run_gif(
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
     let bytes = tokio::fs::read(&input.path).await?;
-    check(&gif::scan(&bytes)?, &media.limits())?;
+    let scan = gif::scan(&bytes)?;
+    check(&scan, &media.limits())?;
     drop(bytes);
-    animated::run(media, input, out_dir, progress).await
+    streamed::run(media, input, &scan, out_dir, progress).await
 }
 
 /// The video limits, checked on what the headers say before anything is decoded.
@@ -149,6 +152,7 @@ fn last_duration(start: u64, total: u64) -> String {
 }
 
 mod animated;
+mod streamed;
 
 #[cfg(test)]
 mod tests {

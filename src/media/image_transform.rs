@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::media::image::ops::{self, encode_at, write_output};
 use crate::media::image::pipeline::{check_format_size, default_output, load_transformed};
+use crate::media::image::placeholders::kept::FromPixels;
 use crate::media::image::FrameOp;
 use crate::media::limits::VideoLimits;
 use crate::media::memory::MemoryBudget;
@@ -128,9 +129,12 @@ fn transform_image(
     drop(bytes);
     let output = output.unwrap_or_else(|| default_output(input, had_alpha));
     cancel::checkpoint()?;
+    let placeholders = FromPixels::of(&image, output == ImageFormat::Jpeg);
     let encoded = encode_at(image, output, quality)?;
     cancel::checkpoint()?;
-    write_output(out_dir, output, &encoded)
+    let file = write_output(out_dir, output, &encoded)?;
+    placeholders.keep(&file.path);
+    Ok(file)
 }
 
 /// The format an animated `input` is written in, keeping its animation, or `None` for a

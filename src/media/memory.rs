@@ -140,26 +140,6 @@ impl Drop for MemoryLease {
     }
 }
 
-/// Blocks from this size up are mapped on their own and unmapped when freed.
-const RELEASED_FROM: i32 = 4 << 20;
-
-/// Makes the allocator give every large block (a picture, a frame, an encoded file)
-/// back to the system as soon as it is freed, so what a step took leaves the node's
-/// resident memory when the step ends, and the budget's count of live steps is what
-/// the node holds. glibc's default raises its threshold for doing so to the largest
-/// block freed yet (up to 32 MiB), after which pictures of a few megapixels are kept
-/// in per-thread arenas that each step's thread fills anew: the service's resident
-/// memory then grew past what any steps held at once. Called once, at start, before
-/// any thread; other C libraries have nothing to set.
-pub fn release_large_blocks() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets allocator parameters; called before other threads run.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, RELEASED_FROM);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, RELEASED_FROM);
-    }
-}
-
 /// Half the memory of this machine (or of the control group it runs in, when that is
 /// smaller): `--memory-budget-bytes`' default. 4 GiB when neither can be read.
 pub fn half_the_machine() -> u64 {

@@ -396,8 +396,8 @@ where
     T: Send + 'static,
 {
     // Dropping this future (the job was given up) raises the flag the work checks
-    // between its phases.
-    let (_cancel_on_drop, f) = cancel::guarded(f);
+    // between its phases. The task's wish for placeholders goes with the work.
+    let (_cancel_on_drop, f) = cancel::guarded(image::placeholders::kept::carried(f));
     match tokio::task::spawn_blocking(f).await {
         Ok(result) => result,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),

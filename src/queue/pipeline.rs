@@ -15,6 +15,7 @@ use crate::commands::{Fused, Options};
 use crate::db::{SourceValidators, StoredOutput};
 use crate::edits::NewEdit;
 use crate::fetch::{Fetch, FetchError};
+use crate::media::image::placeholders::kept::Kept;
 use crate::media::video::chunked::with_lender;
 use crate::media::MediaFile;
 
@@ -128,6 +129,8 @@ impl EditRun<'_> {
             Sourced::File(file, key) => (file, key),
         };
         let mut files = vec![source];
+        // The last step's outputs are stored: their placeholders come from their pixels.
+        let kept = Kept::default();
         let commands = &self.edit.commands;
         let mut c = 0;
         while c < commands.len() {
@@ -138,13 +141,20 @@ impl EditRun<'_> {
                 Some(fused) => Step::Fused(fused),
                 None => Step::One(commands[c]),
             };
-            files = self.command(i, c, step, &files, &dir).await.map_err(|e| {
+            let run = self.command(i, c, step, &files, &dir);
+            let last = c + step.commands() == commands.len();
+            let ran = if last {
+                kept.around(run).await
+            } else {
+                run.await
+            };
+            files = ran.map_err(|e| {
                 let place = step.place(i, c, e.code);
                 e.at(&place)
             })?;
             c += step.commands();
         }
-        let outputs = self.store(i, &files).await?;
+        let outputs = self.store(i, &files, &kept).await?;
         // This asset's files are stored: free the disk now, not when the edit ends,
         // so an edit of twenty large videos needs room for one at a time.
         if let Err(e) = tokio::fs::remove_dir_all(&dir).await {

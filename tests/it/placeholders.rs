@@ -9,11 +9,15 @@ use image::{DynamicImage, ImageFormat, Rgb, RgbImage};
 use serde_json::json;
 
 use crate::backends::Backend;
+use crate::clips::filtered_clip;
 use crate::fixtures;
 use crate::helpers::*;
 use crate::webhooks::{with_webhook, Receiver};
 
-on_both_backends!(image_outputs_carry_placeholders_that_decode_to_the_outputs_colours);
+on_both_backends!(
+    image_outputs_carry_placeholders_that_decode_to_the_outputs_colours,
+    extracted_frames_carry_placeholders_that_decode_to_the_frames_colours,
+);
 
 /// 240x160: the left three quarters red, the rest blue.
 fn two_colours() -> RgbImage {
@@ -66,6 +70,41 @@ fn assert_near(a: [f64; 3], b: [f64; 3], tolerance: f64, what: &str) {
     }
 }
 
+/// The placeholders of `output` (an entry of `attributes.outputs`) decode to the
+/// colours of `decoded`, the downloaded file, whose pixel at `(40, 40)` has the
+/// dominant colour.
+fn assert_placeholders_of(output: &serde_json::Value, decoded: &RgbImage, what: &str) {
+    let pixels: Vec<[u8; 3]> = decoded.pixels().map(|p| p.0).collect();
+    let (mean, mean_light) = means(&pixels);
+
+    let blurhash = output["blurhash"].as_str().expect("a blurhash");
+    assert_eq!(blurhash.len(), 28, "{what}: 4x3 components");
+    let from_blurhash = blurhash::decode(blurhash, 24, 16, 1.0).unwrap();
+    let (_, blur_light) = means(&rgb_pixels(&from_blurhash));
+    assert_near(blur_light, mean_light, 8.0, &format!("{what} blurhash"));
+
+    let thumbhash = output["thumbhash"].as_str().expect("a thumbhash");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(thumbhash)
+        .unwrap();
+    let (r, g, b, a) = thumbhash::thumb_hash_to_average_rgba(&bytes).unwrap();
+    assert!(a > 0.99, "{what}: {a}");
+    let average = [r, g, b].map(|c| f64::from(c) * 255.0);
+    assert_near(average, mean, 12.0, &format!("{what} thumbhash"));
+
+    let dominant = output["dominantColor"].as_str().expect("a dominantColor");
+    let hex =
+        |i: usize| f64::from(u8::from_str_radix(&dominant[1 + 2 * i..3 + 2 * i], 16).unwrap());
+    assert_eq!(dominant.len(), 7, "{dominant}");
+    let in_output = decoded.get_pixel(40, 40).0.map(f64::from);
+    assert_near(
+        [hex(0), hex(1), hex(2)],
+        in_output,
+        6.0,
+        &format!("{what} dominant"),
+    );
+}
+
 async fn image_outputs_carry_placeholders_that_decode_to_the_outputs_colours(backend: Backend) {
     let app = spawn_app_on(backend, |_| {}).await;
     let png = fixtures::encode(DynamicImage::ImageRgb8(two_colours()), ImageFormat::Png);
@@ -79,38 +118,10 @@ async fn image_outputs_carry_placeholders_that_decode_to_the_outputs_colours(bac
         let path = &app.download_all(&doc).await[0];
         let decoded = fixtures::decode(path).to_rgb8();
         assert_eq!(decoded.dimensions(), (120, 80), "{format}");
-        let pixels: Vec<[u8; 3]> = decoded.pixels().map(|p| p.0).collect();
-        let (mean, mean_light) = means(&pixels);
-
-        let blurhash = output["blurhash"].as_str().expect("a blurhash");
-        assert_eq!(blurhash.len(), 28, "{format}: 4x3 components");
-        let from_blurhash = blurhash::decode(blurhash, 24, 16, 1.0).unwrap();
-        let (_, blur_light) = means(&rgb_pixels(&from_blurhash));
-        assert_near(blur_light, mean_light, 8.0, &format!("{format} blurhash"));
-
-        let thumbhash = output["thumbhash"].as_str().expect("a thumbhash");
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(thumbhash)
-            .unwrap();
-        let (r, g, b, a) = thumbhash::thumb_hash_to_average_rgba(&bytes).unwrap();
-        assert!(a > 0.99, "{format}: {a}");
-        let average = [r, g, b].map(|c| f64::from(c) * 255.0);
-        assert_near(average, mean, 12.0, &format!("{format} thumbhash"));
-
         // The dominant colour is the red of three quarters of the picture.
-        let dominant = output["dominantColor"].as_str().expect("a dominantColor");
-        let hex =
-            |i: usize| f64::from(u8::from_str_radix(&dominant[1 + 2 * i..3 + 2 * i], 16).unwrap());
-        assert_eq!(dominant.len(), 7, "{dominant}");
-        let red_in_output = decoded.get_pixel(40, 40).0.map(f64::from);
-        assert_near(
-            [hex(0), hex(1), hex(2)],
-            red_in_output,
-            6.0,
-            &format!("{format} dominant"),
-        );
+        assert_placeholders_of(output, &decoded, format);
         if format == "png" {
-            assert_eq!(dominant, "#d2281e");
+            assert_eq!(output["dominantColor"], "#d2281e");
         }
     }
     // The webhook payloads hold the same document, placeholders included.
@@ -120,6 +131,33 @@ async fn image_outputs_carry_placeholders_that_decode_to_the_outputs_colours(bac
         let output = &event["data"]["attributes"]["outputs"][0];
         for name in ["blurhash", "thumbhash", "dominantColor"] {
             assert!(output[name].is_string(), "{name}: {event}");
+        }
+    }
+}
+
+/// Frames are hashed from the decoded pictures before they are encoded (and a
+/// resized frame from the resized picture), not read back: the placeholders still
+/// describe the stored files.
+async fn extracted_frames_carry_placeholders_that_decode_to_the_frames_colours(backend: Backend) {
+    let app = spawn_app_on(backend, |_| {}).await;
+    // Three quarters red, the rest blue, as the picture above.
+    let filter = "drawbox=x=0:y=0:w=180:h=160:color=0xd2281e:t=fill,\
+                  drawbox=x=180:y=0:w=60:h=160:color=0x143cc8:t=fill";
+    let src = app
+        .fixtures
+        .add("two.mp4", filtered_clip("240x160", 10, 0.3, filter, "mp4"));
+    let resized = json!({ "scale": 0.5, "format": "jpeg" });
+    for (commands, options) in [
+        (&["extract-frames"][..], None),
+        (&["extract-frames", "resize-image"][..], Some(resized)),
+    ] {
+        let doc = app.run_done(edit(&src, commands, options)).await;
+        let outputs = doc["attributes"]["outputs"].as_array().unwrap().clone();
+        let paths = app.download_all(&doc).await;
+        assert_eq!(outputs.len(), 3, "{doc}");
+        for (output, path) in outputs.iter().zip(&paths) {
+            let decoded = fixtures::decode(path).to_rgb8();
+            assert_placeholders_of(output, &decoded, &format!("{commands:?}"));
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use image::DynamicImage;
 
 use super::{last_duration, timed_h264_args, INPUTS, OUTPUT};
-use crate::media::animation::{self, is_animated};
+use crate::media::animation::{self, is_animated, Animation};
 use crate::media::image::codec::apng::ApngWriter;
 use crate::media::image::ops::flatten_onto_white;
 use crate::media::image::peak;
@@ -93,20 +93,12 @@ fn write_frames(
     out: &mut std::fs::File,
 ) -> Result<Timing, MediaError> {
     let animation = animation::open(bytes, format, limits)?;
-    let screen = animation.size;
+    let (screen, frames) = (animation.size, declared_frames(&animation));
     // A frame at a time, each written out as it comes: the encoder holds one.
     let peak = peak::animation(bytes.len() as u64, screen, Some(1), &[]);
     let what = format!("Reading a {}x{} animation", screen.0, screen.1);
     let _lease = memory.reserve(peak, &what)?;
-    let declared = animation.declared.unwrap_or(0);
-    let failed = |e: png::EncodingError| {
-        MediaError::InvalidMedia(format!(
-            "the {} frames could not be handed on ({e})",
-            format.name()
-        ))
-    };
-    let frames = u32::try_from(declared).unwrap_or(u32::MAX);
-    let mut writer = ApngWriter::new(
+    let writer = ApngWriter::new(
         BufWriter::new(out),
         screen,
         png::ColorType::Rgb,
@@ -114,7 +106,32 @@ fn write_frames(
         0,
         false,
     )
-    .map_err(failed)?;
+    .map_err(|e| handover_failed(format, e))?;
+    write_animation(animation, format, writer)
+}
+
+/// The frame count `animation` declares, as `acTL` states it.
+pub(super) fn declared_frames(animation: &Animation) -> u32 {
+    u32::try_from(animation.declared.unwrap_or(0)).unwrap_or(u32::MAX)
+}
+
+pub(super) fn handover_failed(format: MediaFormat, e: png::EncodingError) -> MediaError {
+    MediaError::InvalidMedia(format!(
+        "the {} frames could not be handed on ({e})",
+        format.name()
+    ))
+}
+
+/// Writes every frame of `animation` (of `format`), flattened onto white, into
+/// `writer`, each for the delay the video shows it; the timing written.
+pub(super) fn write_animation<W: std::io::Write>(
+    animation: Animation,
+    format: MediaFormat,
+    mut writer: ApngWriter<W>,
+) -> Result<Timing, MediaError> {
+    let screen = animation.size;
+    let declared = animation.declared.unwrap_or(0);
+    let failed = |e| handover_failed(format, e);
     let (mut count, mut elapsed) = (0u64, 0u64);
     let mut last_start_ms = 0;
     for frame in animation {

@@ -140,11 +140,7 @@ impl ProcessRunner {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.run_inner(program, args, &mut |line: &[u8]| {
-            let line = String::from_utf8_lossy(line);
-            on_line(line.trim_end_matches(['\n', '\r']));
-        })
-        .await
+        self.run_inner(program, args, &mut as_text(on_line)).await
     }
 
     /// Runs the process, handing each raw stdout line (line ending included) to
@@ -203,8 +199,27 @@ impl ProcessRunner {
         G: FnOnce(ChildStdin) -> FutG,
         FutG: Future<Output = Result<(), MediaError>>,
     {
+        self.run_fed_streaming(program, args, feed, &mut |_| {})
+            .await
+    }
+
+    /// [`ProcessRunner::run_fed`] with each line of stdout (line ending trimmed) handed
+    /// to `on_line`, as [`ProcessRunner::run_streaming`] does: ffmpeg's progress.
+    pub async fn run_fed_streaming<I, S, G, FutG>(
+        &self,
+        program: &Path,
+        args: I,
+        feed: G,
+        on_line: &mut (dyn FnMut(&str) + Send),
+    ) -> Result<(), MediaError>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+        G: FnOnce(ChildStdin) -> FutG,
+        FutG: Future<Output = Result<(), MediaError>>,
+    {
         self.run_piped(program, args, Some(feed), |stdout| async move {
-            Ok(read_lines(stdout, &mut |_| {}).await?)
+            Ok(read_lines(stdout, &mut as_text(on_line)).await?)
         })
         .await
     }
@@ -338,6 +353,14 @@ impl ProcessRunner {
 }
 
 /// Hands every line of `pipe` to `on_line` until end of file.
+/// `on_line` for raw lines: each as text, its line ending trimmed.
+fn as_text<'a>(on_line: &'a mut (dyn FnMut(&str) + Send)) -> impl FnMut(&[u8]) + Send + 'a {
+    |line: &[u8]| {
+        let line = String::from_utf8_lossy(line);
+        on_line(line.trim_end_matches(['\n', '\r']));
+    }
+}
+
 async fn read_lines(
     pipe: impl AsyncRead + Unpin,
     on_line: &mut (dyn FnMut(&[u8]) + Send),

@@ -65,8 +65,29 @@ fn head_args(input: &MediaFile, max_seconds: f64, options: &[String]) -> Vec<OsS
     head_args_as(&input.path, demuxer, max_seconds, options)
 }
 
+/// [`input_args_with`] for an input of our own making that ffmpeg reads from its
+/// stdin through the named `demuxer` (the `pipe` protocol only, where a file input is
+/// held to `file`).
+pub(crate) fn fed_input_args(demuxer: &str, max_seconds: f64) -> Vec<OsString> {
+    let mut head = head_args_at("pipe:0".into(), demuxer, max_seconds, &[]);
+    if let Some(at) = head.iter().position(|a| a == "-protocol_whitelist") {
+        head[at + 1] = "pipe".into();
+    }
+    with_progress(head)
+}
+
 /// [`head_args`] for `path` read through the named `demuxer`.
 fn head_args_as(path: &Path, demuxer: &str, max_seconds: f64, options: &[String]) -> Vec<OsString> {
+    head_args_at(file_url(path), demuxer, max_seconds, options)
+}
+
+/// [`head_args`] for the input at `url`.
+fn head_args_at(
+    url: OsString,
+    demuxer: &str,
+    max_seconds: f64,
+    options: &[String],
+) -> Vec<OsString> {
     let mut args = quiet_args();
     if demuxer == "gif" {
         // Play a looping GIF once (the default, stated so it stays so).
@@ -75,7 +96,7 @@ fn head_args_as(path: &Path, demuxer: &str, max_seconds: f64, options: &[String]
     args.extend(["-t".into(), max_seconds.to_string().into()]);
     args.extend(options.iter().map(OsString::from));
     args.extend(["-f", demuxer, "-i"].map(OsString::from));
-    args.push(file_url(path));
+    args.push(url);
     args.extend(["-map_metadata", "-1"].map(OsString::from));
     args
 }

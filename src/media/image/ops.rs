@@ -111,12 +111,14 @@ pub(crate) fn flatten_onto_white(image: DynamicImage) -> RgbImage {
         other => return other.into_rgb8(),
     };
     let (width, height) = rgba.dimensions();
-    let mut out = Vec::with_capacity(width as usize * height as usize * 3);
-    for px in rgba.as_raw().chunks_exact(4) {
+    // Written in place rather than pushed: a push per byte kept this loop from being
+    // vectorised, and it took a fifth of gif-to-video's own CPU.
+    let mut out = vec![0u8; width as usize * height as usize * 3];
+    for (px, rgb) in rgba.as_raw().chunks_exact(4).zip(out.chunks_exact_mut(3)) {
         let alpha = u32::from(px[3]);
-        for &c in &px[..3] {
+        for (&c, o) in px[..3].iter().zip(rgb) {
             let blended = u32::from(c) * alpha + 255 * (255 - alpha);
-            out.push(((blended + 127) / 255) as u8);
+            *o = ((blended + 127) / 255) as u8;
         }
     }
     RgbImage::from_raw(width, height, out).expect("buffer sized for the image")

@@ -158,6 +158,39 @@ impl Yuv420 {
         RgbImage::from_raw(self.width, self.height, out).expect("buffer sized for the picture")
     }
 
+    /// The picture sampled at `width`×`height` (at most its own size), each pixel the
+    /// nearest one to its centre, chroma likewise: what a small copy starts from
+    /// without converting every pixel.
+    pub fn sampled(&self, width: u32, height: u32) -> Yuv420 {
+        let (width, height) = (width.clamp(1, self.width), height.clamp(1, self.height));
+        let centres = |n: u32, of: u32| -> Vec<usize> {
+            let at = |i: u32| (2 * u64::from(i) + 1) * u64::from(of) / (2 * u64::from(n));
+            (0..n).map(|i| at(i) as usize).collect()
+        };
+        let (xs, ys) = (centres(width, self.width), centres(height, self.height));
+        // Chroma: the sample of each 2×2 block's top left pixel, in the chroma plane.
+        let halved = |v: &[usize]| -> Vec<usize> { v.iter().step_by(2).map(|c| c / 2).collect() };
+        let (cxs, cys) = (halved(&xs), halved(&ys));
+        let (cw, _) = Yuv420::chroma_size(self.width, self.height);
+        let pick = |src: &[u8], stride: usize, xs: &[usize], ys: &[usize]| {
+            let mut out = Vec::with_capacity(xs.len() * ys.len());
+            for &y in ys {
+                let row = &src[y * stride..];
+                out.extend(xs.iter().map(|&x| row[x]));
+            }
+            out
+        };
+        let luma = self.width as usize;
+        Yuv420 {
+            width,
+            height,
+            y: pick(&self.y, luma, &xs, &ys),
+            u: pick(&self.u, cw, &cxs, &cys),
+            v: pick(&self.v, cw, &cxs, &cys),
+            a: self.a.as_ref().map(|a| pick(a, luma, &xs, &ys)),
+        }
+    }
+
     /// Lossy WebP at `quality` straight from the planes (libwebp's defaults otherwise,
     /// as ffmpeg's libwebp encoder and `cwebp` use them), on this thread: for pictures
     /// encoded many at once, one per core (video frames).
@@ -264,6 +297,19 @@ mod tests {
         assert!(red[0] >= 252 && red[1] <= 3 && red[2] <= 3, "{red:?}");
         let grey = flat(2, 2, (120, 128, 128)).into_bt601(Matrix::Bt709);
         assert_eq!((grey.y[0], grey.u[0], grey.v[0]), (120, 128, 128));
+    }
+
+    #[test]
+    fn a_sampled_picture_takes_the_pixels_nearest_each_centre_chroma_included() {
+        let mut picture = flat(9, 5, (16, 128, 128));
+        picture.y[2 * 9 + 7] = 200;
+        picture.u[5 + 3] = 30;
+        let small = picture.sampled(3, 1);
+        assert_eq!((small.width, small.height), (3, 1));
+        // Centres at x 1, 4 and 7 of row 2; chroma of the first and third (row 1).
+        assert_eq!(small.y, [16, 16, 200]);
+        assert_eq!((small.u.len(), small.u[1]), (2, 30));
+        assert_eq!(picture.sampled(100, 100).y.len(), 45);
     }
 
     #[test]

@@ -24,6 +24,7 @@ use image::DynamicImage;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 
 use crate::media::image::ops::{self, write_named, WEBP_QUALITY};
+use crate::media::image::placeholders::kept::FromPixels;
 use crate::media::image::yuv::{Matrix, Yuv420};
 use crate::media::{blocking, ImageFormat, MediaError, MediaFile};
 
@@ -134,8 +135,11 @@ pub(crate) async fn encode_all(
             async move {
                 let picture = picture?;
                 let file = blocking(move || {
+                    let placeholders = FromPixels::of_planes(&picture, matrix);
                     let bytes = output.encode(picture, matrix)?;
-                    write_named(&path, format, &bytes)
+                    let file = write_named(&path, format, &bytes)?;
+                    placeholders.keep(&file.path);
+                    Ok(file)
                 })
                 .await?;
                 on_frame(done.fetch_add(1, Ordering::Relaxed) + 1);

@@ -1,13 +1,14 @@
 //! The store stage (network): an asset's outputs go up under keys of this attempt,
-//! each described for `attributes.outputs` and given its placeholders while its bytes
-//! travel.
+//! each described for `attributes.outputs` and given its placeholders (those its
+//! encoder kept, else read back while its bytes travel).
 
 use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 
 use super::EditRun;
 use crate::db::StoredOutput;
-use crate::media::{MediaFile, MediaFormat};
+use crate::media::image::placeholders::kept::Kept;
+use crate::media::{MediaFile, MediaFormat, Placeholders};
 use crate::queue::slots::Class;
 use crate::queue::JobError;
 use crate::storage::OutputKey;
@@ -23,6 +24,7 @@ impl EditRun<'_> {
         &self,
         i: usize,
         files: &[MediaFile],
+        kept: &Kept,
     ) -> Result<Vec<StoredOutput>, JobError> {
         let step = json!({ "asset": i, "name": "store" });
         self.tracker.report(i, 0.0, &step);
@@ -40,7 +42,7 @@ impl EditRun<'_> {
                     format: file.format,
                 }
                 .to_string();
-                self.put(i, key, file)
+                self.put(i, key, file, kept.take(&file.path))
             })
             .collect();
         // A fan-out's files go up several at once: each put is mostly waiting (on the
@@ -54,8 +56,15 @@ impl EditRun<'_> {
         Ok(stored)
     }
 
-    /// Stores `file` (an output of asset `i`) under `key` while reading what it is.
-    async fn put(&self, i: usize, key: String, file: &MediaFile) -> Result<StoredOutput, JobError> {
+    /// Stores `file` (an output of asset `i`) under `key` while reading what it is;
+    /// its placeholders are `kept` when its encoder made them from its pixels.
+    async fn put(
+        &self,
+        i: usize,
+        key: String,
+        file: &MediaFile,
+        kept: Option<Placeholders>,
+    ) -> Result<StoredOutput, JobError> {
         if let (MediaFormat::Hls, Some(dir)) = (file.format, file.path.parent()) {
             // The files the playlist names go first: it never names a missing one.
             let companions = crate::storage::companions_of(&key);
@@ -65,11 +74,16 @@ impl EditRun<'_> {
                 .await?;
         }
         let put = self.ctx.storage.put_file(&key, &file.path);
-        // The placeholders decode a small copy of an image output (a few ms) while
-        // its bytes go up, so they add no time to a store that waits on the network.
+        // Placeholders not made from the pixels are read back from the file (a small
+        // copy decoded: a few ms for a JPEG) while its bytes go up.
         let media = &self.ctx.media;
-        let (put, described, placeholders) =
-            tokio::join!(put, media.describe(file), media.placeholders(file));
+        let placeholders = async {
+            match kept {
+                Some(kept) => Ok(Some(kept)),
+                None => media.placeholders(file).await,
+            }
+        };
+        let (put, described, placeholders) = tokio::join!(put, media.describe(file), placeholders);
         put?;
         let described = described?;
         // A picture that we wrote and cannot read back is a fault of ours, but not one

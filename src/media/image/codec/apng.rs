@@ -241,10 +241,35 @@ impl<W: std::io::Write> ApngWriter<W> {
         plays: u32,
         separate_default: bool,
     ) -> Result<ApngWriter<W>, png::EncodingError> {
+        let header = ((width, height), color, frames, plays);
+        ApngWriter::with(out, header, png::Compression::Fast, separate_default)
+    }
+
+    /// An APNG of opaque RGB frames that go straight to a reader (ffmpeg through a
+    /// pipe) and are never stored: neither filtered nor compressed, which would cost
+    /// both ends more than moving the bytes does. It plays once: ffmpeg 5.1's `apng`
+    /// demuxer asks a looping file for its size (to loop by seeking back), which a
+    /// pipe cannot tell ("Function not implemented"), and keeps what it reads ahead
+    /// only for a file played once.
+    pub fn unpacked(
+        out: W,
+        size: (u32, u32),
+        frames: u32,
+    ) -> Result<ApngWriter<W>, png::EncodingError> {
+        let header = (size, png::ColorType::Rgb, frames, 1);
+        ApngWriter::with(out, header, png::Compression::NoCompression, false)
+    }
+
+    fn with(
+        out: W,
+        ((width, height), color, frames, plays): ((u32, u32), png::ColorType, u32, u32),
+        compression: png::Compression,
+        separate_default: bool,
+    ) -> Result<ApngWriter<W>, png::EncodingError> {
         let mut encoder = png::Encoder::new(out, width, height);
         encoder.set_color(color);
         encoder.set_depth(png::BitDepth::Eight);
-        encoder.set_compression(png::Compression::Fast);
+        encoder.set_compression(compression);
         encoder.set_animated(frames, plays)?;
         encoder.set_sep_def_img(separate_default)?;
         Ok(ApngWriter {

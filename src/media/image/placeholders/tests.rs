@@ -128,3 +128,112 @@ async fn animations_get_the_placeholders_of_their_first_frame_and_videos_none() 
         assert!(found.dominant_color.starts_with('#'), "{name}");
     }
 }
+
+/// The hex colour `#rrggbb` as numbers.
+fn rgb_of(hex: &str) -> [f64; 3] {
+    let at = |i: usize| f64::from(u8::from_str_radix(&hex[1 + 2 * i..3 + 2 * i], 16).unwrap());
+    [at(0), at(1), at(2)]
+}
+
+#[tokio::test]
+async fn an_output_encoded_inside_around_keeps_the_placeholders_of_its_pixels_and_none_outside() {
+    let dir = crate::media::testutil::tempdir();
+    let image = two_colours([200, 30, 30, 255], [20, 40, 220, 255]);
+    let input = crate::media::testutil::png(dir.path(), "two.png", DynamicImage::ImageRgba8(image));
+    let media = crate::media::testutil::media();
+    let kept = kept::Kept::default();
+
+    // A render, or a step whose files go on to another command: nothing is kept.
+    let outside = media.image_to_webp(&input, dir.path()).await.unwrap();
+    assert_eq!(kept.take(&outside.path), None);
+
+    let inside = kept
+        .around(media.image_to_webp(&input, dir.path()))
+        .await
+        .unwrap();
+    let from_pixels = kept.take(&inside.path).expect("kept while it was encoded");
+    assert_eq!(kept.take(&inside.path), None, "taken once");
+    assert_eq!(from_pixels.dominant_color, "#c81e1e");
+    // The file read back (lossy) gives what its pixels gave, within the compression.
+    let read_back = media.placeholders(&inside).await.unwrap().unwrap();
+    let (a, b) = (
+        rgb_of(&from_pixels.dominant_color),
+        rgb_of(&read_back.dominant_color),
+    );
+    assert!((0..3).all(|c| (a[c] - b[c]).abs() <= 4.0), "{a:?} vs {b:?}");
+    let average = |hash: &str| {
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(hash)
+            .unwrap();
+        thumbhash::thumb_hash_to_average_rgba(&bytes).unwrap()
+    };
+    let (x, y) = (
+        average(&from_pixels.thumbhash),
+        average(&read_back.thumbhash),
+    );
+    assert!(
+        (x.0 - y.0).abs() < 0.02 && (x.2 - y.2).abs() < 0.02,
+        "{x:?} vs {y:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_jpeg_keeps_the_placeholders_of_its_picture_flattened_onto_white() {
+    let dir = crate::media::testutil::tempdir();
+    let image = two_colours([0, 0, 0, 0], [10, 200, 90, 255]);
+    let input =
+        crate::media::testutil::png(dir.path(), "half.png", DynamicImage::ImageRgba8(image));
+    let media = crate::media::testutil::media();
+    let kept = kept::Kept::default();
+    let jpeg = Some(crate::media::ImageFormat::Jpeg);
+    let out = kept
+        .around(media.resize_image(&input, 0.5, jpeg, dir.path()))
+        .await
+        .unwrap();
+    let found = kept.take(&out.path).expect("kept");
+    // The transparent two thirds are white in the JPEG, and so in its placeholders.
+    assert_eq!(found.dominant_color, "#ffffff");
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&found.thumbhash)
+        .unwrap();
+    let (.., alpha) = thumbhash::thumb_hash_to_average_rgba(&bytes).unwrap();
+    assert!(alpha > 0.99, "{alpha}");
+}
+
+#[tokio::test]
+async fn a_video_pictures_placeholders_come_from_its_planes_on_the_blocking_thread_that_encodes_it()
+{
+    use crate::media::image::yuv::{Matrix, Yuv420};
+    // BT.601 red (255, 0, 0) is Y 81, Cb 90, Cr 240.
+    let picture = || {
+        let (cw, ch) = Yuv420::chroma_size(640, 360);
+        Yuv420 {
+            width: 640,
+            height: 360,
+            y: vec![81; 640 * 360],
+            u: vec![90; cw * ch],
+            v: vec![240; cw * ch],
+            a: None,
+        }
+    };
+    let path = std::path::PathBuf::from("frame-000000.webp");
+    let keep = |path: std::path::PathBuf| {
+        let picture = picture();
+        crate::media::blocking(move || {
+            kept::FromPixels::of_planes(&picture, Matrix::Bt601).keep(&path);
+            Ok(())
+        })
+    };
+    let kept = kept::Kept::default();
+    keep(path.clone()).await.unwrap();
+    assert_eq!(kept.take(&path), None, "not asked for");
+    kept.around(keep(path.clone())).await.unwrap();
+    let found = kept.take(&path).expect("kept");
+    let [r, g, b] = rgb_of(&found.dominant_color);
+    assert!(
+        r >= 250.0 && g <= 5.0 && b <= 5.0,
+        "{}",
+        found.dominant_color
+    );
+    assert_eq!(found.blurhash.len(), 28);
+}
