@@ -141,14 +141,9 @@ impl EditRun<'_> {
                 Some(fused) => Step::Fused(fused),
                 None => Step::One(commands[c]),
             };
-            let run = self.command(i, c, step, &files, &dir);
             let last = c + step.commands() == commands.len();
-            let ran = if last {
-                kept.around(run).await
-            } else {
-                run.await
-            };
-            files = ran.map_err(|e| {
+            let ran = kept.around_if(last, self.command(i, c, step, &files, &dir));
+            files = ran.await.map_err(|e| {
                 let place = step.place(i, c, e.code);
                 e.at(&place)
             })?;

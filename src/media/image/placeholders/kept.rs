@@ -45,6 +45,16 @@ impl Kept {
         IN_TASK.scope(self.clone(), work).await
     }
 
+    /// [`Kept::around`] when `stored` (the outputs of `work` will be), else `work` as
+    /// it is.
+    pub async fn around_if<F: Future>(&self, stored: bool, work: F) -> F::Output {
+        if stored {
+            self.around(work).await
+        } else {
+            work.await
+        }
+    }
+
     /// The placeholders kept for the file at `path`, taken out.
     pub fn take(&self, path: &Path) -> Option<Placeholders> {
         self.0
