@@ -24,6 +24,7 @@ mod animation;
 mod animation_bomb;
 mod api_errors;
 mod apng;
+mod archives;
 mod audio_tracks;
 mod auth_flood;
 mod avif_output;
