@@ -25,7 +25,7 @@ pub use admin::{
     WebhookSecretArgs,
 };
 pub use chunking::ChunkingConfig;
-pub use client::{ClientArgs, CreateArgs, EditCommand};
+pub use client::{ClientArgs, CreateArgs, EditCommand, PresetCommand};
 pub use database_url::DatabaseUrl;
 pub use front_door::FrontDoorConfig;
 pub use logging::LogFormat;
@@ -70,6 +70,12 @@ pub enum Command {
     Edit {
         #[command(subcommand)]
         command: EditCommand,
+    },
+    /// Work with the organization's presets on a running service: put, get, list,
+    /// delete (`edit create --preset NAME` runs one).
+    Preset {
+        #[command(subcommand)]
+        command: PresetCommand,
     },
 }
 

@@ -165,10 +165,18 @@ mod tests {
             "e1-0-0/v1/seg3.m4s"
         );
         let master = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1\nv0/index.m3u8\n";
-        let renamed = rewrite::rename("edits/e1/2/0-0.m3u8", MediaFormat::Hls, master, &archive_name);
+        let renamed = rewrite::rename(
+            "edits/e1/2/0-0.m3u8",
+            MediaFormat::Hls,
+            master,
+            &archive_name,
+        );
         assert!(renamed.ends_with("\ne1-0-0/v0/index.m3u8\n"), "{renamed}");
         let cue = "WEBVTT\n\n00:00:00.000 --> 00:00:01.000\nsheet.webp#xywh=0,0,8,8\n";
         let renamed = rewrite::rename("edits/e1/2/0-1.vtt", MediaFormat::Vtt, cue, &archive_name);
-        assert!(renamed.ends_with("\ne1-0-0.webp#xywh=0,0,8,8\n"), "{renamed}");
+        assert!(
+            renamed.ends_with("\ne1-0-0.webp#xywh=0,0,8,8\n"),
+            "{renamed}"
+        );
     }
 }

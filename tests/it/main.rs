@@ -39,6 +39,7 @@ mod chunk_nodes;
 mod chunked;
 mod chunked_x264;
 mod cli;
+mod cli_bars;
 mod cli_client;
 mod cli_confined;
 mod clips;

@@ -177,7 +177,11 @@ mod tests {
         let mut burst = vec![0.2; 800];
         burst[400..880].fill(0.9);
         assert_eq!(loudest_stretch(&burst, 80), 0.9);
-        assert_eq!(loudest_stretch(&[0.3, 0.6], 80), 0.6, "shorter than a slice");
+        assert_eq!(
+            loudest_stretch(&[0.3, 0.6], 80),
+            0.6,
+            "shorter than a slice"
+        );
         assert_eq!(loudest_stretch(&[], 80), 0.0);
     }
 }
