@@ -71,8 +71,7 @@ pub enum Command {
         #[command(subcommand)]
         command: EditCommand,
     },
-    /// Work with the organization's presets on a running service: put, get, list,
-    /// delete (`edit create --preset NAME` runs one).
+    /// Work with presets on a running service: put, get, list, delete.
     Preset {
         #[command(subcommand)]
         command: PresetCommand,

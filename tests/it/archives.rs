@@ -118,7 +118,10 @@ async fn an_hls_archive_unpacked_plays_every_rendition_offline(backend: crate::b
         let folder = Path::new(variant).parent().unwrap();
         let media = std::fs::read_to_string(dir.path().join(variant)).unwrap();
         let files = uris(&media);
-        assert!(media.contains("#EXT-X-MAP:URI="), "an init section: {media}");
+        assert!(
+            media.contains("#EXT-X-MAP:URI="),
+            "an init section: {media}"
+        );
         assert_eq!(files.len(), 3, "an init section and two segments: {media}");
         for file in files {
             assert!(!file.contains(':') && !file.starts_with('/'), "{file}");

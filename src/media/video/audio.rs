@@ -174,7 +174,7 @@ mod tests {
         samples.push(1.0);
         assert_eq!(loudest_stretch(&samples, 80), 0.5);
         // 60 ms at 0.9 among 0.2: a stretch of it, so it sets the level.
-        let mut burst = vec![0.2; 800];
+        let mut burst = vec![0.2; 1200];
         burst[400..880].fill(0.9);
         assert_eq!(loudest_stretch(&burst, 80), 0.9);
         assert_eq!(
