@@ -62,8 +62,8 @@ fn last_frame(screen: &str) -> String {
             plain.push(c);
         }
     }
-    let frames = plain.split(['\r', '\n']).filter(|l| l.contains('%'));
-    frames.last().unwrap_or_default().to_string()
+    let mut frames = plain.split(['\r', '\n']).filter(|l| l.contains('%'));
+    frames.next_back().unwrap_or_default().to_string()
 }
 
 /// The percentage a frame shows.
