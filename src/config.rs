@@ -25,7 +25,7 @@ pub use admin::{
     WebhookSecretArgs,
 };
 pub use chunking::ChunkingConfig;
-pub use client::{ClientArgs, CreateArgs, EditCommand};
+pub use client::{ClientArgs, CreateArgs, EditCommand, PresetCommand};
 pub use database_url::DatabaseUrl;
 pub use front_door::FrontDoorConfig;
 pub use logging::LogFormat;
@@ -70,6 +70,11 @@ pub enum Command {
     Edit {
         #[command(subcommand)]
         command: EditCommand,
+    },
+    /// Work with presets on a running service: put, get, list, delete.
+    Preset {
+        #[command(subcommand)]
+        command: PresetCommand,
     },
 }
 

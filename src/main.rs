@@ -25,6 +25,9 @@ fn main() -> anyhow::Result<()> {
             Command::RenderKey { command } => admin::render_key(command).await,
             Command::WebhookSecret(args) => admin::webhook_secret(args).await,
             Command::Edit { command } => std::process::exit(mediaedit::client::run(command).await),
+            Command::Preset { command } => {
+                std::process::exit(mediaedit::client::presets::run(command).await)
+            }
         }
     })
 }

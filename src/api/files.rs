@@ -7,7 +7,7 @@
 //! signed URLs (`rewrite`). Every answer carries `Access-Control-Allow-Origin: *`:
 //! the signature is the credential, so a page on any origin may play what it names.
 
-mod rewrite;
+pub(super) mod rewrite;
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -231,7 +231,7 @@ fn requested_range(headers: &HeaderMap, etag: &str, size: u64) -> Wanted {
     }
 }
 
-fn format_of(key: &str) -> Option<MediaFormat> {
+pub(super) fn format_of(key: &str) -> Option<MediaFormat> {
     key.rsplit_once('.')
         .and_then(|(_, ext)| MediaFormat::from_extension(ext))
 }

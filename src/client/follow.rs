@@ -1,5 +1,6 @@
 //! `create --wait`: follows an edit to its end — a progress bar on a terminal, a plain
-//! line per change otherwise — and downloads its outputs.
+//! line per change otherwise — and downloads its outputs. A failed or canceled edit's
+//! bar stays as it ended: at its progress, with its status.
 
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -34,7 +35,7 @@ pub async fn to_the_end(api: &Api, args: &CreateArgs, id: &str) -> anyhow::Resul
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    show.finish();
+    show.finish(doc["attributes"]["status"] == "done");
     if doc["attributes"]["status"] != "done" {
         return Ok(print_edit(&args.client, &doc).max(EXIT_EDIT_NOT_DONE));
     }
@@ -128,9 +129,14 @@ impl Show {
         }
     }
 
-    fn finish(&self) {
+    /// Leaves the bar drawn as the edit ended: full when `done`; otherwise where its
+    /// progress stood, with the status (`finish` would fill it to 100 %).
+    fn finish(&self, done: bool) {
         if let Show::Bar(bar) = self {
-            bar.finish();
+            match done {
+                true => bar.finish(),
+                false => bar.abandon(),
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
-//! `mediaedit edit create|get|list|cancel`: the CLI as a client of a running service
-//! (docs/API.md), over the same public API any client uses.
+//! `mediaedit edit create|get|list|cancel` (and `mediaedit preset …`, [`presets`]): the
+//! CLI as a client of a running service (docs/API.md), over the same public API any
+//! client uses.
 //!
 //! Exit status: 0 when the request succeeded (and, for `create --wait`, the edit is
 //! `done`; for `cancel`, the service accepted the cancel); 1 when the edit ended
@@ -9,6 +10,7 @@
 
 mod follow;
 mod names;
+pub mod presets;
 
 use std::path::Path;
 
@@ -62,6 +64,12 @@ pub async fn run(command: EditCommand) -> i32 {
                 })
         }
     };
+    exit_status(result)
+}
+
+/// The exit status of a subcommand's result: its own, or [`EXIT_REFUSED`] with the
+/// error printed.
+fn exit_status(result: anyhow::Result<i32>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -82,7 +90,10 @@ async fn create(args: CreateArgs) -> anyhow::Result<i32> {
         };
         assets.push(json!({ "type": asset_type(source), "src": src }));
     }
-    let mut body = json!({ "assets": assets, "commands": args.commands });
+    let mut body = match &args.preset {
+        Some(preset) => json!({ "assets": assets, "preset": preset }),
+        None => json!({ "assets": assets, "commands": args.commands }),
+    };
     if !args.options.is_empty() {
         body["options"] = Value::Object(parse_options(&args.options)?);
     }

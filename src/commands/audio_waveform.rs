@@ -1,8 +1,10 @@
 //! `audio-waveform`: a picture of a track's loudness over time, for an audio player's
 //! scrub bar: `width` × `height` PNG, transparent, with one bar every 4 px (3 px wide)
 //! in `color`, each as tall as the loudest moment of its slice of the track (the
-//! peaks of the mono mix, scaled so the loudest bar fills the height), centred on the
-//! middle line; silence is a 1 px line. The first audio track of a video, or an audio
+//! peaks of the mono mix), centred on the middle line; silence is a 1 px line. The
+//! bars are scaled to the loudest stretch of the whole track (~50 ms of sound, not one
+//! sample: `audio::loudest_stretch`), so a click or a pop cannot shrink the rest; a
+//! bar louder than that is drawn at full height. The first audio track of a video, or an audio
 //! file; a file without audio fails `no_audio_track`.
 
 use std::path::Path;
@@ -11,7 +13,7 @@ use image::{Rgba, RgbaImage};
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape};
-use crate::media::video::audio::{inspect_audio, peaks};
+use crate::media::video::audio::{inspect_audio, loudness, Loudness};
 use crate::media::image::Colour;
 use crate::media::image::ops::{encode, write_output};
 use crate::media::{blocking, ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
@@ -79,7 +81,7 @@ impl CommandDef for AudioWaveform {
         inspect_audio(media, input).await?;
         let (width, height) = size(options);
         let bars = width.div_ceil(PERIOD) as usize;
-        let loudness = peaks(media, input, bars).await?;
+        let loudness = loudness(media, input, bars).await?;
         let colour = options.colour(&COLOR).unwrap_or(Colour([0x25, 0x63, 0xEB, 255]));
         let out_dir = out_dir.to_owned();
         let png = blocking(move || {
@@ -96,13 +98,16 @@ fn size(options: &Options) -> (u32, u32) {
 }
 
 /// The bars of `loudness` (peaks 0–1, one a bar) on a transparent `size` picture,
-/// scaled so that the loudest fills the height.
-fn draw(loudness: &[f32], (width, height): (u32, u32), colour: Colour) -> RgbaImage {
+/// scaled so that the loudest stretch fills the height.
+fn draw(loudness: &Loudness, (width, height): (u32, u32), colour: Colour) -> RgbaImage {
     let mut picture = RgbaImage::new(width, height);
-    let loudest = loudness.iter().copied().fold(0.0f32, f32::max);
     // Below this the track is silence (dither, rounding): no bar stands out of it.
-    let scale = if loudest > 1e-4 { 1.0 / loudest } else { 0.0 };
-    for (k, peak) in loudness.iter().enumerate() {
+    let scale = if loudness.loudest > 1e-4 {
+        1.0 / loudness.loudest
+    } else {
+        0.0
+    };
+    for (k, peak) in loudness.bars.iter().enumerate() {
         let tall = ((peak * scale) as f64 * f64::from(height)).round() as u32;
         let tall = tall.clamp(1, height);
         let top = (height - tall) / 2;
@@ -126,18 +131,33 @@ mod tests {
             .count() as u32
     }
 
+    fn bars(bars: &[f32], loudest: f32) -> Loudness {
+        Loudness {
+            bars: bars.to_vec(),
+            loudest,
+        }
+    }
+
     #[test]
     fn louder_bars_are_taller_and_silence_is_a_line() {
         let colour = Colour([255, 0, 0, 255]);
-        let picture = draw(&[0.0, 0.25, 1.0], (12, 40), colour);
+        let picture = draw(&bars(&[0.0, 0.25, 1.0], 1.0), (12, 40), colour);
         assert_eq!(picture.dimensions(), (12, 40));
         assert_eq!((height_at(&picture, 0), height_at(&picture, 4)), (1, 10));
         assert_eq!(height_at(&picture, 8), 40);
         assert_eq!(height_at(&picture, 3), 0, "the gap");
         assert_eq!(picture.get_pixel(9, 20).0, [255, 0, 0, 255]);
-        // Quiet throughout: scaled to the loudest.
-        let quiet = draw(&[0.01, 0.02], (8, 20), colour);
+        // Quiet throughout: scaled to the loudest stretch.
+        let quiet = draw(&bars(&[0.01, 0.02], 0.02), (8, 20), colour);
         assert_eq!((height_at(&quiet, 0), height_at(&quiet, 4)), (10, 20));
+        // A click above the loudest stretch: full height, no taller.
+        let click = draw(&bars(&[0.5, 0.5, 1.0], 0.5), (12, 20), colour);
+        assert_eq!(
+            (height_at(&click, 0), height_at(&click, 4), height_at(&click, 8)),
+            (20, 20, 20)
+        );
+        let silent = draw(&bars(&[0.0, 0.00001], 0.00001), (8, 20), colour);
+        assert_eq!((height_at(&silent, 0), height_at(&silent, 4)), (1, 1));
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! ffmpeg run decodes the video once, and its `fps` filter (rounding timestamps up,
 //! so each tick takes the last frame at or before it) picks the frames, which are
 //! scaled and laid out by `tile`. The grid is about square, so a 400-tile sheet stays
-//! within what JPEG and WebP can hold.
+//! within what JPEG and WebP can hold; the cells after the last tile are the sheet's
+//! background, black in a JPEG and transparent in a WebP.
 //!
 //! The stored VTT names the sheet `sheet.<ext>`; a download replaces that with the
 //! sheet's own signed URL, expiring with the VTT's (`api::files`).
@@ -195,16 +196,20 @@ fn sheet_args(grid: Grid, seconds: f64, format: ImageFormat) -> Vec<String> {
     let ms = (seconds * 1000.0).round().max(1.0) as u64;
     let rate = format!("{}/{ms}", u64::from(grid.count) * 1000);
     let (w, h) = grid.tile;
-    let pixels = match format {
-        ImageFormat::Jpeg => "yuvj420p",
-        _ => "yuv420p",
+    // The cells no frame fills: black in a JPEG, transparent in a WebP.
+    let (pixels, background) = match format {
+        ImageFormat::Jpeg => ("yuvj420p", "black"),
+        _ => ("yuva420p", "black@0"),
     };
+    // `trim` ends the frames at `count`; `tile` then paints every cell left over in
+    // `color` as the input ends. (With `nb_frames` instead, `tile` would leave those
+    // cells as the zeroed buffer they start as: green, zero chroma.)
     let filter = format!(
         "{SQUARE_PIXELS},fps=fps={rate}:round=up,scale={w}:{h}:flags=bicubic,setsar=1,\
-         format={pixels},tile={}x{}:nb_frames={}",
+         format={pixels},trim=end_frame={},tile={}x{}:color={background}",
+        grid.count,
         grid.columns,
         grid.rows(),
-        grid.count
     );
     let mut args = ["-map", "0:v:0", "-vf", &filter, "-frames:v", "1"]
         .map(String::from)
@@ -282,9 +287,10 @@ mod tests {
         let g = grid(&[("count", json!(7))], (320, 240));
         let args = sheet_args(g, 3.0, ImageFormat::Jpeg).join(" ");
         assert!(args.contains("fps=fps=7000/3000:round=up"), "{args}");
-        assert!(args.contains("tile=3x3:nb_frames=7"), "{args}");
+        assert!(args.contains("trim=end_frame=7,tile=3x3:color=black "), "{args}");
         let webp = sheet_args(g, 3.0, ImageFormat::Webp).join(" ");
         assert!(webp.contains("-c:v libwebp"), "{webp}");
+        assert!(webp.contains("yuva420p,trim=end_frame=7,tile=3x3:color=black@0"), "{webp}");
     }
 
     #[test]

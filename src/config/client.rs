@@ -1,5 +1,5 @@
-//! The arguments of `mediaedit edit …`: the CLI as a client of a running service
-//! (docs/API.md).
+//! The arguments of `mediaedit edit …` and `mediaedit preset …`: the CLI as a client
+//! of a running service (docs/API.md).
 
 use std::path::PathBuf;
 
@@ -64,14 +64,19 @@ pub struct CreateArgs {
         value_delimiter = ','
     )]
     pub sources: Vec<String>,
-    /// A command of the pipeline, in order. Repeat for more.
+    /// A command of the pipeline, in order. Repeat for more. Or `--preset`.
     #[arg(
         long = "command",
         env = "MEDIAEDIT_COMMAND",
-        required = true,
+        required_unless_present = "preset",
+        conflicts_with = "preset",
         value_delimiter = ','
     )]
     pub commands: Vec<String>,
+    /// Run the organization's preset of this name (`mediaedit preset put`) instead of
+    /// `--command`s; `--option`s override its options.
+    #[arg(long, env = "MEDIAEDIT_PRESET")]
+    pub preset: Option<String>,
     /// An option, `name=value` (`scale=0.5`, `format=webp`). Repeat for more.
     #[arg(long = "option", env = "MEDIAEDIT_OPTION", value_delimiter = ',')]
     pub options: Vec<String>,
@@ -82,4 +87,40 @@ pub struct CreateArgs {
     /// Where `--wait` writes the outputs.
     #[arg(long, env = "MEDIAEDIT_OUTPUT", default_value = ".")]
     pub output: PathBuf,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PresetCommand {
+    /// Store (or replace) a preset: a pipeline and its options under a name.
+    Put {
+        #[command(flatten)]
+        client: ClientArgs,
+        /// The preset's name: 1–64 of a-z, 0-9 and -.
+        name: String,
+        /// A command of the pipeline, in order. Repeat for more.
+        #[arg(long = "command", required = true, value_delimiter = ',')]
+        commands: Vec<String>,
+        /// An option, `name=value` (`scale=0.5`, `format=webp`). Repeat for more.
+        #[arg(long = "option", value_delimiter = ',')]
+        options: Vec<String>,
+    },
+    /// Show one preset.
+    Get {
+        #[command(flatten)]
+        client: ClientArgs,
+        /// The preset's name.
+        name: String,
+    },
+    /// List the organization's presets, by name.
+    List {
+        #[command(flatten)]
+        client: ClientArgs,
+    },
+    /// Delete a preset; edits made from it keep what they ran.
+    Delete {
+        #[command(flatten)]
+        client: ClientArgs,
+        /// The preset's name.
+        name: String,
+    },
 }

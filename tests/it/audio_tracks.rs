@@ -191,3 +191,30 @@ async fn audio_files_are_sources_of_the_audio_commands() {
         assert_eq!(error["code"], "unsupported_input_format", "{name}: {error}");
     }
 }
+
+#[tokio::test]
+async fn one_click_neither_shrinks_a_steady_tone_nor_towers_over_it() {
+    let app = spawn_app().await;
+    // 3 s of a 440 Hz tone at 0.52 whose last sample is a full-scale click, at the
+    // 8 kHz the loudness is read at (so the click stays one sample).
+    let tone = "aevalsrc='if(gte(n,23999),1,0.52*sin(2*PI*440*t))':s=8000:d=3";
+    let bytes = ffmpeg(
+        &["-f", "lavfi", "-i", tone, "-c:a", "pcm_s16le", "-f", "wav"],
+        "click.wav",
+    );
+    let src = app.fixtures.add("click.wav", bytes);
+    let options = json!({"width": 300, "height": 100});
+    let doc = app
+        .run_done(edit(&src, &["audio-waveform"], Some(options)))
+        .await;
+    let picture = crate::fixtures::decode(&app.download_all(&doc).await[0]).to_rgba8();
+    // 75 bars of 320 samples: the click is in the last.
+    let tone_bars: Vec<u32> = (0..74).map(|k| bar_height(&picture, k * 4)).collect();
+    let shortest = *tone_bars.iter().min().unwrap();
+    let click = bar_height(&picture, 296);
+    assert!(shortest >= 90, "the tone fills the height: {tone_bars:?}");
+    assert!(
+        click <= *tone_bars.iter().max().unwrap(),
+        "the click's bar ({click}) stands above the tone's: {tone_bars:?}"
+    );
+}

@@ -1,6 +1,7 @@
-//! `mediaedit edit …` (docs/API.md): the binary as a client of a live server —
-//! a local file uploaded, a pipeline followed to the end, outputs downloaded and
-//! probed; exit statuses; `MEDIAEDIT_URL`/`MEDIAEDIT_TOKEN`; `--json`.
+//! `mediaedit edit …` and `mediaedit preset …` (docs/API.md): the binary as a client
+//! of a live server — a local file uploaded, a pipeline followed to the end, outputs
+//! downloaded and probed; presets stored and run; exit statuses;
+//! `MEDIAEDIT_URL`/`MEDIAEDIT_TOKEN`; `--json`.
 
 use tokio::process::Command;
 
@@ -13,9 +14,18 @@ use crate::helpers::*;
 /// Runs `mediaedit edit ARGS` against `app` (URL and token from the environment):
 /// exit status, stdout, stderr.
 async fn cli(app: &TestApp, args: &[&str]) -> (i32, String, String) {
+    mediaedit(app, &[&["edit"], args].concat()).await
+}
+
+/// Runs `mediaedit preset ARGS` against `app`, as [`cli`] does.
+async fn preset(app: &TestApp, args: &[&str]) -> (i32, String, String) {
+    mediaedit(app, &[&["preset"], args].concat()).await
+}
+
+/// Runs `mediaedit ARGS` against `app`, as [`cli`] does.
+pub async fn mediaedit(app: &TestApp, args: &[&str]) -> (i32, String, String) {
     // Awaited, not blocking: the server runs on this test's runtime.
     let out = Command::new(BIN)
-        .arg("edit")
         .args(args)
         .env("MEDIAEDIT_URL", &app.base)
         .env("MEDIAEDIT_TOKEN", &app.token)
@@ -148,4 +158,76 @@ async fn exit_statuses_tell_a_failed_edit_a_refusal_and_a_cancel_apart() {
         (code, stdout.trim_end()),
         (0, format!("{id}\tcanceled").as_str())
     );
+}
+
+#[tokio::test]
+async fn presets_are_stored_listed_run_and_deleted_from_the_command_line() {
+    let app = spawn_app().await;
+    let put = [
+        "put",
+        "thumb",
+        "--command",
+        "resize-image",
+        "--option",
+        "scale=0.5",
+        "--option",
+        "format=webp",
+    ];
+    let (code, stdout, stderr) = preset(&app, &put).await;
+    assert_eq!(code, 0, "{stderr}");
+    let mut lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.remove(0), "thumb\tresize-image", "{stdout}");
+    lines.sort();
+    assert_eq!(lines, ["option\tformat=webp", "option\tscale=0.5"]);
+
+    let (code, stdout, _) = preset(&app, &["list"]).await;
+    assert_eq!(code, 0);
+    assert!(stdout.starts_with("thumb\tresize-image\t20"), "{stdout}");
+    let (code, stdout, _) = preset(&app, &["get", "thumb", "--json"]).await;
+    assert_eq!(code, 0);
+    let doc: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(doc["data"]["attributes"]["options"]["scale"], 0.5, "{doc}");
+
+    // An edit from the preset, its own option over the preset's.
+    let work = tempfile::TempDir::new().unwrap();
+    let source = work.path().join("photo.png");
+    std::fs::write(&source, fixtures::png(64, 48)).unwrap();
+    let out_dir = work.path().join("out");
+    let (source, out_dir) = (source.to_str().unwrap(), out_dir.to_str().unwrap());
+    let create = ["create", "--src", source, "--preset", "thumb"];
+    let options = ["--option", "scale=0.25", "--wait", "--output", out_dir];
+    let (code, stdout, stderr) = cli(&app, &[&create[..], &options].concat()).await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let file = stdout.trim();
+    assert!(file.ends_with("-0-0.webp"), "the preset's format: {stdout}");
+    let image = crate::fixtures::decode(std::path::Path::new(file));
+    assert_eq!(
+        (image.width(), image.height()),
+        (16, 12),
+        "the edit's scale"
+    );
+    // `--preset` or `--command`, never both, never neither: a bad command line.
+    let (code, _, _) = cli(
+        &app,
+        &[&create[..], &["--command", "resize-image"]].concat(),
+    )
+    .await;
+    assert_eq!(code, 2);
+    let (code, _, _) = cli(&app, &["create", "--src", source]).await;
+    assert_eq!(code, 2);
+
+    let (code, stdout, _) = preset(&app, &["delete", "thumb"]).await;
+    assert_eq!((code, stdout.as_str()), (0, "thumb\tdeleted\n"));
+    let (code, _, stderr) = preset(&app, &["get", "thumb"]).await;
+    assert_eq!(code, 3, "gone: {stderr}");
+    assert!(stderr.contains("404"), "{stderr}");
+    let (code, _, stderr) = cli(&app, &create).await;
+    assert_eq!(code, 3, "{stderr}");
+    assert!(stderr.contains("unknown_preset"), "{stderr}");
+    let (code, stdout, _) = preset(&app, &["list"]).await;
+    assert_eq!((code, stdout.as_str()), (0, ""));
+    // A name the service could not store never becomes a request's path.
+    let (code, _, stderr) = preset(&app, &["delete", "../edits"]).await;
+    assert_eq!(code, 3);
+    assert!(stderr.contains("not a preset name"), "{stderr}");
 }

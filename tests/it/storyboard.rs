@@ -176,3 +176,37 @@ async fn a_storyboard_sheet_in_png_is_refused_at_creation() {
     );
     assert_eq!(errors["errors"][0]["source"]["pointer"], "/options/format");
 }
+
+#[tokio::test]
+async fn the_cells_no_tile_fills_are_black_in_jpeg_and_transparent_in_webp() {
+    let app = spawn_app().await;
+    for format in ["jpeg", "webp"] {
+        // 10 tiles of 80×60 in a 3×4 grid: the last two cells are empty.
+        let options = json!({"count": 10, "tileWidth": 80, "format": format});
+        let (_, vtt_url, sheet) = storyboard(&app, options).await;
+        let vtt = reqwest::get(&vtt_url).await.unwrap().text().await.unwrap();
+        let tiles: Vec<[u32; 4]> = cues(&vtt).into_iter().map(|c| c.3).collect();
+        assert_eq!(tiles.len(), 10);
+        let picture = image::load_from_memory(&sheet).unwrap().to_rgba8();
+        assert_eq!(picture.dimensions(), (240, 240), "{format}");
+        // Every pixel 8 px (a JPEG block) or more away from any tile.
+        let near_a_tile = |x: u32, y: u32| {
+            tiles.iter().any(|[tx, ty, w, h]| {
+                x + 8 >= *tx && x < tx + w + 8 && y + 8 >= *ty && y < ty + h + 8
+            })
+        };
+        let empty: Vec<[u8; 4]> = picture
+            .enumerate_pixels()
+            .filter(|(x, y, _)| !near_a_tile(*x, *y))
+            .map(|(_, _, p)| p.0)
+            .collect();
+        // x 88–239, y 188–239: the two empty cells less the 8 px beside tiles.
+        assert_eq!(empty.len(), 152 * 52, "{format}");
+        for pixel in empty {
+            match format {
+                "jpeg" => assert!(pixel[..3].iter().all(|c| *c <= 12), "{pixel:?}"),
+                _ => assert_eq!(pixel[3], 0, "transparent: {pixel:?}"),
+            }
+        }
+    }
+}

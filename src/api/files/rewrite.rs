@@ -34,11 +34,18 @@ pub fn rewrite(
 ) -> String {
     let now = UNIX_EPOCH + Duration::from_secs(expires);
     let sign = |target: &str| storage.download_url_until(target, now);
+    rename(key, format, text, &sign)
+}
+
+/// `text`, stored under `key`, with every name it holds (a playlist's URIs, a
+/// storyboard cue's sheet) replaced by `name(key it resolves to)`: a signed URL for a
+/// download, a path inside the ZIP for an archive (`api::archive`).
+pub fn rename(key: &str, format: MediaFormat, text: &str, name: &dyn Fn(&str) -> String) -> String {
     let mut out = String::with_capacity(text.len() * 3);
     for line in text.lines() {
         let rewritten = match format {
-            MediaFormat::Vtt => cue_line(key, line, &sign),
-            _ => playlist_line(key, line, &sign),
+            MediaFormat::Vtt => cue_line(key, line, name),
+            _ => playlist_line(key, line, name),
         };
         out.push_str(rewritten.as_deref().unwrap_or(line));
         out.push('\n');

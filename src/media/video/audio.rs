@@ -47,13 +47,30 @@ pub(crate) async fn inspect_audio(
     })
 }
 
+/// A waveform's slice of 10 ms, and a stretch of 5 of them: the shortest sound that
+/// counts as loud. A click (one sample, or the few a resampler smears it over) fills
+/// one slice, never a whole stretch.
+const SLICE_PER_SECOND: u32 = 100;
+const STRETCH_SLICES: usize = 5;
+
+/// The loudness of a track as `audio-waveform` draws it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Loudness {
+    /// From the track's start to its end, each the peak amplitude (0–1) of the mono
+    /// mix in its slice of the track.
+    pub bars: Vec<f32>,
+    /// The level of the loudest stretch of the whole track ([`loudest_stretch`]):
+    /// what a bar of full height stands for.
+    pub loudest: f32,
+}
+
 /// The loudness of `input`'s first audio track, `bars` values from its start to its
-/// end, each the peak amplitude (0–1) of the mono mix in its slice of the track.
-pub(crate) async fn peaks(
+/// end, and the level of its loudest stretch.
+pub(crate) async fn loudness(
     media: &Media,
     input: &MediaFile,
     bars: usize,
-) -> Result<Vec<f32>, MediaError> {
+) -> Result<Loudness, MediaError> {
     let mut args = quiet_input_args(input, media.config().max_video_seconds);
     let rate = LOUDNESS_RATE.to_string();
     let tail = [
@@ -86,7 +103,33 @@ pub(crate) async fn peaks(
             Ok(())
         })
         .await?;
-    Ok(bar_peaks(&samples, bars))
+    Ok(Loudness {
+        bars: bar_peaks(&samples, bars),
+        loudest: loudest_stretch(&samples, (LOUDNESS_RATE / SLICE_PER_SECOND) as usize),
+    })
+}
+
+/// The level of the loudest ~50 ms of `samples` (absolute values): the highest level
+/// that every 10 ms slice (`slice` samples) of some 5 in a row reaches. One loud
+/// sample cannot set it; a sustained sound, a word or a note, does. A track shorter
+/// than a stretch is measured whole.
+pub(crate) fn loudest_stretch(samples: &[f32], slice: usize) -> f32 {
+    let peaks: Vec<f32> = samples
+        .chunks(slice.max(1))
+        .map(|chunk| {
+            let finite = chunk.iter().copied().filter(|s| s.is_finite());
+            finite.fold(0.0f32, f32::max).min(1.0)
+        })
+        .collect();
+    let quietest = |stretch: &[f32]| stretch.iter().copied().fold(f32::INFINITY, f32::min);
+    match peaks.len() {
+        0 => 0.0,
+        n if n < STRETCH_SLICES => quietest(&peaks),
+        _ => peaks
+            .windows(STRETCH_SLICES)
+            .map(quietest)
+            .fold(0.0f32, f32::max),
+    }
 }
 
 /// `bars` peaks of `samples` (absolute values), each over an equal slice of them (at
@@ -122,5 +165,23 @@ mod tests {
         // More bars than samples: each bar shows the sample under it (clipped to 1).
         assert_eq!(bar_peaks(&[0.5, 2.0], 4), vec![0.5, 0.5, 1.0, 1.0]);
         assert_eq!(bar_peaks(&[], 3), vec![0.0; 3]);
+    }
+
+    #[test]
+    fn one_loud_sample_does_not_set_the_loudest_stretch() {
+        // 100 ms of a steady 0.5, then one sample at full scale.
+        let mut samples = vec![0.5; 800];
+        samples.push(1.0);
+        assert_eq!(loudest_stretch(&samples, 80), 0.5);
+        // 60 ms at 0.9 among 0.2: a stretch of it, so it sets the level.
+        let mut burst = vec![0.2; 1200];
+        burst[400..880].fill(0.9);
+        assert_eq!(loudest_stretch(&burst, 80), 0.9);
+        assert_eq!(
+            loudest_stretch(&[0.3, 0.6], 80),
+            0.6,
+            "shorter than a slice"
+        );
+        assert_eq!(loudest_stretch(&[], 80), 0.0);
     }
 }
