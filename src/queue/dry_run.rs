@@ -132,7 +132,7 @@ impl Probing {
             max_image_pixels: media.config().max_image_pixels,
             max_outputs: self.max_outputs,
         };
-        let output =
+        let outputs =
             plan_asset(&edit.commands, &edit.options, &source, limits).map_err(|e| match e {
                 PlanError::Media(Some(c), e) => {
                     JobError::from(e).at(&format!("Asset {i}, command {c} ({})", edit.commands[c]))
@@ -147,7 +147,19 @@ impl Probing {
                     false,
                 ),
             })?;
-        let (width, height) = output.size.unzip();
+        let outputs: Vec<Value> = outputs
+            .iter()
+            .map(|output| {
+                let (width, height) = output.size.unzip();
+                json!({
+                    "format": output.format.extension(),
+                    "width": width,
+                    "height": height,
+                    "duration": output.duration,
+                    "count": output.count,
+                })
+            })
+            .collect();
         Ok(json!({
             "src": src.as_str(),
             "format": format.extension(),
@@ -155,13 +167,7 @@ impl Probing {
             "height": source.height,
             "duration": source.duration,
             "frames": source.frames.or(format.is_image().then_some(1)),
-            "outputs": [{
-                "format": output.format.extension(),
-                "width": width,
-                "height": height,
-                "duration": output.duration,
-                "count": output.count,
-            }],
+            "outputs": outputs,
         }))
     }
 
