@@ -114,6 +114,12 @@ async fn a_dry_run_answers_the_error_the_edit_would_end_with(backend: Backend) {
         edit(&app.fixtures.status_url(404), &["image-to-webp"], None),
         edit(&photo, &["video-to-webm"], None),
         edit(&photo, &["resize-image"], Some(json!({"scale": 0.001}))),
+        // A file an option names is fetched as the edit would fetch it.
+        edit(
+            &photo,
+            &["watermark"],
+            Some(json!({"overlay": app.fixtures.status_url(404)})),
+        ),
     ] {
         let (status, error) = dry_run(&app, "dryRun=true", &body).await;
         assert_eq!(status, 422, "{error}");

@@ -3,7 +3,7 @@ Chromium by Playwright: a watermark from a long URL and from an upload, presets,
 output's placeholders, a dry run's predicted failure, and the /docs page.
 
 Usage: playground_tasks.py SCENARIO BASE_URL TOKEN [ARG...]
-  overlay PHOTO LOGO LONG_URL   placeholders PHOTO   failure CLIP   presets   docs
+  overlay PHOTO LOGO LONG_URL MISSING_URL   placeholders PHOTO   failure CLIP   presets   docs
 Prints one JSON line of what it saw; any failed expectation raises.
 """
 
@@ -50,11 +50,16 @@ def run_to_done(page):
 
 
 def overlay(page):
-    photo, logo, long_url = args
+    photo, logo, long_url, missing_url = args
     upload_source(page, photo)
     add_command(page, "watermark")
     field = page.locator("#option-overlay")
     seen["overlay_hint"] = page.locator(".option.file .hint").inner_text()
+    # An overlay the edit could not fetch is a predicted failure.
+    field.fill(missing_url)
+    expect(page.locator("#plan .error-box")).to_contain_text("source_http_error")
+    expect(page.locator("#run")).to_be_disabled()
+    seen["missing_overlay"] = page.locator("#plan .error-box").inner_text()
     # A URL of any length is kept whole, in the field and in the request.
     field.fill(long_url)
     seen["field_after_typing"] = field.input_value()

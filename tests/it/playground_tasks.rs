@@ -57,7 +57,13 @@ async fn a_watermark_is_made_in_the_playground_from_a_long_url_or_from_an_upload
     // 700 characters: no field or hint may cut it.
     let long_url = format!("{}?{}", app.fixtures.url("logo.png"), "pad=x".repeat(136));
     assert!(long_url.len() > 700, "{}", long_url.len());
-    let seen = drive(&app, "overlay", &[photo, logo, long_url.clone()]).await;
+    let missing = app.fixtures.status_url(404);
+    let seen = drive(&app, "overlay", &[photo, logo, long_url.clone(), missing]).await;
+
+    // A URL the edit could not fetch is a failure the dry run predicts, at the option.
+    let missing = seen["missing_overlay"].as_str().unwrap();
+    assert!(missing.contains("Option overlay"), "{missing}");
+    assert!(!missing.contains('`'), "{missing}");
 
     let hint = seen["overlay_hint"].as_str().unwrap();
     assert!(!hint.contains("undefined"), "{hint}");
@@ -164,7 +170,10 @@ async fn run_stays_disabled_while_the_dry_run_predicts_a_failure_and_says_which(
 
     let failure = seen["failure"].as_str().unwrap();
     assert!(failure.contains("invalid_parameter"), "{failure}");
-    assert!(failure.contains("Start must be before the end"), "{failure}");
+    assert!(
+        failure.contains("Start must be before the end"),
+        "{failure}"
+    );
     assert!(!failure.contains('`'), "raw backticks: {failure}");
     assert!(
         seen["run_hint"].as_str().unwrap().contains("would fail"),
