@@ -19,6 +19,13 @@ expect.set_options(timeout=60_000)
 seen = {}
 
 
+def shot(page, name):
+    """A screenshot to MEDIAEDIT_SCREENSHOTS, when it names a folder."""
+    folder = os.environ.get("MEDIAEDIT_SCREENSHOTS")
+    if folder:
+        page.screenshot(path=os.path.join(folder, name), full_page=True)
+
+
 def open_page(browser):
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     errors = []
@@ -79,6 +86,7 @@ def overlay(page):
     page.select_option("#option-overlay-upload", label=os.path.basename(logo))
     seen["field_after_pick"] = field.input_value()
     seen["upload_choices"] = page.locator("#option-overlay-upload option").all_inner_texts()
+    shot(page, "playground-overlay.png")
     expect(page.locator("#plan")).to_contain_text("Dry run")
     seen["upload_edit"] = run_to_done(page)
 
@@ -108,6 +116,7 @@ def placeholders(page):
         route.continue_()
     page.unroute("**/v1/files/**")
     expect(page.locator("#outputs img:not(.pending)")).to_have_count(1)
+    shot(page, "playground-placeholders.png")
 
 
 def failure(page):
@@ -140,6 +149,7 @@ def presets(page):
     item = page.locator("#preset-list li[data-preset='half-png']")
     expect(item).to_contain_text("resize-image")
     seen["listed"] = item.inner_text()
+    shot(page, "playground-presets.png")
     seen["stored"] = page.request.get(base + "/v1/presets", headers={"Authorization": "Bearer " + token}).json()
     # Emptied, then filled again from the preset.
     page.click("button[aria-label='Remove resize-image']")
@@ -157,6 +167,7 @@ def docs(page):
     page.goto(base + "/docs")
     expect(page.locator("#operations details").first).to_be_visible()
     page.evaluate("() => document.querySelectorAll('details').forEach((d) => d.open = true)")
+    shot(page, "docs.png")
     text = page.locator("body").inner_text()
     seen["backticks"] = text.count("`")
     seen["rust_paths"] = [line for line in text.splitlines() if "::" in line]

@@ -3,6 +3,7 @@
 //! (`playground_tasks.py`, one scenario a test) and checked against what the API
 //! itself says: a watermark from a URL of any length and from an upload, presets, an
 //! image output's placeholders, a predicted failure holding Run back, and `/docs`.
+//! With `MEDIAEDIT_SCREENSHOTS=DIR` the script leaves screenshots of them in DIR.
 
 use serde_json::{json, Value};
 

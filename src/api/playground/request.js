@@ -59,7 +59,7 @@ function renderRequest() {
 /// (the service busy, unreachable) holds nothing back: the edit itself will say.
 function planVerdict() {
   if (state.plan.verdict === "checking") return "Checking the edit with a dry run…";
-  if (state.plan.verdict === "fails") return "The dry run says this edit would fail (see above): change it to run it.";
+  if (state.plan.verdict === "fails") return "The dry run says this edit would fail (above).";
   return null;
 }
 
