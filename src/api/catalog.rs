@@ -30,17 +30,25 @@ fn describe(command: Command) -> Value {
             outputs.insert(input.extension().into(), output.extension().into());
         }
     }
-    // Two frames in: a command that makes a file per frame says so.
-    let two_frames = Shape {
-        frames: Some(2),
-        ..Shape::default()
+    // A command that makes a file per frame makes more of two frames than of one (a
+    // storyboard makes two files of any number: its sheet and its VTT).
+    let files_of = |frames| {
+        let shape = Shape {
+            frames: Some(frames),
+            ..Shape::default()
+        };
+        command.predict(shape, &defaults).files
     };
-    let per_frame = command.predict(two_frames, &defaults).files > 1;
+    let per_frame = files_of(2) > files_of(1);
     let mut attributes = json!({
         "summary": command.summary(),
         "inputs": command.inputs().iter().map(|f| f.extension()).collect::<Vec<_>>(),
         "outputs": outputs,
-        "files": if per_frame { "one per frame" } else { "one" },
+        "files": match (per_frame, files_of(1)) {
+            (true, _) => "one per frame",
+            (false, 1) => "one",
+            (false, _) => "two",
+        },
         "options": command.options().iter().map(|spec| option(spec)).collect::<Vec<_>>(),
     });
     if let Some(spec) = command.options().iter().find(|spec| {
@@ -113,6 +121,7 @@ mod tests {
             command("extract-frames")["attributes"]["files"],
             "one per frame"
         );
+        assert_eq!(command("video-storyboard")["attributes"]["files"], "two");
     }
 
     #[test]

@@ -170,7 +170,9 @@ pub struct ReadQuery {
 /// Reads an edit of the caller's organization; any other id is 404. With `?wait=S`
 /// (0 < S ≤ 60) it answers as soon as the edit is `done`, `failed` or `canceled`, or
 /// after S seconds with its current document. The wait costs no database reads: it
-/// is woken by the edit's own ending (`queue::FinishedEdits`).
+/// is woken by the edit's own ending.
+// Woken by `queue::FinishedEdits` (a plain comment: doc comments here are the
+// OpenAPI document's words, which name no type of ours).
 #[utoipa::path(get, path = "/v1/edits/{id}", operation_id = "getEdit", tag = "edits",
     params(("id" = String, Path, description = "The edit's id"),
            ("wait" = Option<f64>, Query, exclusive_minimum = 0, maximum = 60, description = "Long poll: answer when it ends, or after this many seconds (0–60)")),

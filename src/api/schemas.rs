@@ -241,7 +241,7 @@ pub struct CommandAttributes {
     pub inputs: Vec<String>,
     /// What it makes of each input format, with default options.
     pub outputs: BTreeMap<String, String>,
-    /// `one`, or `one per frame`.
+    /// `one`, `one per frame`, or `two` (a storyboard: its sheet and its VTT).
     pub files: String,
     pub options: Vec<CommandOption>,
     /// The option that names the output format instead, when there is one.

@@ -55,6 +55,7 @@ fn predict(input: Shape) -> Prediction {
         exact: input.frames.is_some(),
         format: Some(OUTPUT),
         shape: still,
+        beside: None,
     }
 }
 

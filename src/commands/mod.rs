@@ -16,7 +16,7 @@ mod spec;
 mod real_files;
 
 pub use options::{OptionKind, OptionSpec, Options, SourceFile};
-pub use spec::{CommandSpec, OptionProblem, Prediction, Shape};
+pub use spec::{Beside, CommandSpec, OptionProblem, Prediction, Shape};
 
 pub(crate) use spec::CommandDef;
 

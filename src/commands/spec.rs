@@ -48,6 +48,17 @@ pub struct Prediction {
     pub exact: bool,
     pub format: Option<MediaFormat>,
     pub shape: Shape,
+    /// A file made beside the others, one per input and counted in `files` (a
+    /// storyboard's sheet beside its VTT): a dry run names it apart, with its own
+    /// format and size, so a plan does not say two files of the one format.
+    pub beside: Option<Beside>,
+}
+
+/// What [`Prediction::beside`] describes: the format and size of that one file.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Beside {
+    pub format: MediaFormat,
+    pub size: Option<(u32, u32)>,
 }
 
 impl Prediction {
@@ -58,6 +69,7 @@ impl Prediction {
             exact: true,
             format,
             shape,
+            beside: None,
         }
     }
 }

@@ -16,7 +16,9 @@
 use std::path::Path;
 
 use super::options::{OptionSpec, FORMAT};
-use super::{CommandDef, CommandSpec, OptionProblem, Options, Prediction, Shape, VIDEOS};
+use super::{
+    Beside, CommandDef, CommandSpec, OptionProblem, Options, Prediction, Shape, VIDEOS,
+};
 use crate::error_code::Code;
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::{input_args_with, run_ffmpeg, SQUARE_PIXELS};
@@ -57,17 +59,23 @@ impl CommandDef for VideoStoryboard {
         in_process: false,
     };
 
+    /// The VTT, and beside it the sheet its cues point into.
     fn predict(input: Shape, options: &Options) -> Prediction {
         let size = input.size.map(|shown| Grid::of(options, shown).sheet());
+        let sheet = options.image_format(&FORMAT).unwrap_or(ImageFormat::Jpeg);
         Prediction {
             files: 2,
             exact: true,
             format: Some(MediaFormat::Vtt),
             shape: Shape {
-                size,
+                size: None,
                 frames: Some(1),
                 seconds: None,
             },
+            beside: Some(Beside {
+                format: sheet.media_format(),
+                size,
+            }),
         }
     }
 

@@ -53,13 +53,14 @@ impl PlanError {
     }
 }
 
-/// Runs `commands` over `source` in prediction only.
+/// Runs `commands` over `source` in prediction only: the files it would become, by
+/// format, in the order the edit writes them (a storyboard's sheet, then its VTT).
 pub fn plan_asset(
     commands: &[Command],
     options: &Options,
     source: &SourceInfo,
     limits: PlanLimits,
-) -> Result<OutputPlan, PlanError> {
+) -> Result<Vec<OutputPlan>, PlanError> {
     let still = source.format.is_image();
     let mut format = source.format;
     let mut shape = Shape {
@@ -68,6 +69,8 @@ pub fn plan_asset(
         seconds: if still { None } else { source.duration },
     };
     let mut count: u64 = 1;
+    // The last command's file beside its others, and how many of them there are.
+    let mut beside = None;
     for (c, command) in commands.iter().enumerate() {
         let at = |e: MediaError| PlanError::Media(Some(c), e);
         let Some(output) = command.output(format, options) else {
@@ -88,12 +91,17 @@ pub fn plan_asset(
             return Err(at(refused));
         }
         let predicted = command.predict(shape, options);
-        if let Some((w, h)) = predicted.shape.size {
+        let beside_size = predicted.beside.map(|b| (b.format, b.size));
+        for (made, size) in [(output, predicted.shape.size)]
+            .into_iter()
+            .chain(beside_size)
+        {
+            let Some((w, h)) = size else { continue };
             if w == 0 || h == 0 {
                 return Err(at(MediaError::OutputTooSmall));
             }
             let pixels = u64::from(w) * u64::from(h);
-            if output.is_image() && pixels > limits.max_image_pixels {
+            if made.is_image() && pixels > limits.max_image_pixels {
                 return Err(at(MediaError::OutputTooLarge {
                     width: w.into(),
                     height: h.into(),
@@ -101,6 +109,7 @@ pub fn plan_asset(
                 }));
             }
         }
+        beside = predicted.beside.map(|b| (b, count));
         count = count.saturating_mul(predicted.files);
         if count > limits.max_outputs {
             return Err(PlanError::TooManyOutputs(count));
@@ -108,7 +117,8 @@ pub fn plan_asset(
         format = output;
         shape = predicted.shape;
     }
-    Ok(OutputPlan {
+    let beside_count = beside.map_or(0, |(_, n)| n);
+    let last = OutputPlan {
         format,
         size: shape.size,
         duration: if format.is_image() {
@@ -116,8 +126,15 @@ pub fn plan_asset(
         } else {
             shape.seconds
         },
-        count,
-    })
+        count: count - beside_count,
+    };
+    let beside = beside.map(|(b, n)| OutputPlan {
+        format: b.format,
+        size: b.size,
+        duration: None,
+        count: n,
+    });
+    Ok(beside.into_iter().chain([last]).collect())
 }
 
 #[cfg(test)]
@@ -151,7 +168,9 @@ mod tests {
             Command::ImageToVideo,
             Command::ExtractFrames,
         ];
-        let plan = plan_asset(&commands, &options, &photo(), LIMITS).unwrap();
+        let [plan] = &plan_asset(&commands, &options, &photo(), LIMITS).unwrap()[..] else {
+            panic!("one kind of output")
+        };
         assert_eq!(plan.format, MediaFormat::Webp);
         assert_eq!(plan.size, Some((2000, 1500)));
         assert_eq!(plan.count, 100, "4 s at 25 fps, one file a frame");
@@ -181,5 +200,26 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(error.code(), Code::ImageTooLarge);
+    }
+
+    #[test]
+    fn a_storyboard_is_predicted_as_its_sheet_and_its_vtt() {
+        let clip = SourceInfo {
+            format: MediaFormat::Mp4,
+            width: 640,
+            height: 360,
+            duration: Some(3.0),
+            frames: Some(90),
+        };
+        let storyboard = [Command::VideoStoryboard];
+        let plan = plan_asset(&storyboard, &Options::default(), &clip, LIMITS).unwrap();
+        assert_eq!(plan.len(), 2, "{plan:?}");
+        assert_eq!((plan[0].format, plan[0].count), (MediaFormat::Jpeg, 1));
+        assert!(plan[0].size.is_some(), "the sheet has a size");
+        assert_eq!((plan[1].format, plan[1].count), (MediaFormat::Vtt, 1));
+        assert_eq!(plan[1].size, None, "a VTT has no size");
+        let webp = Options::of(&[("format", "webp".into())]);
+        let plan = plan_asset(&storyboard, &webp, &clip, LIMITS).unwrap();
+        assert_eq!(plan[0].format, MediaFormat::Webp);
     }
 }

@@ -9,7 +9,9 @@
 //! and none starts below `--min-free-disk-bytes`. An upload is probed where it is
 //! stored: on local files, a one-part upload's own file is read in place; otherwise
 //! (S3, or an upload sent in several parts) it is copied once into the temp dir, and
-//! every asset naming it probes that one copy.
+//! every asset naming it probes that one copy. A file an option names (`watermark`'s
+//! `overlay`) is fetched as the edit would fetch it, so a URL the edit could not use
+//! is a predicted failure too.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,8 +19,10 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tokio::sync::OnceCell;
+use tokio_util::sync::CancellationToken;
 use url::Url;
 
+use super::extra_source::{fetch_option_sources, SourceAccess};
 use super::limits::ensure_free_disk;
 use super::slots::{Class, FairSlots};
 use super::upload_source::{read_upload, upload_parts_of};
@@ -65,6 +69,7 @@ impl Probing {
                 tracing::error!(error = %e, "a dry run could not make its temp dir");
                 JobError::internal(false)
             })?;
+        self.fetch_option_sources(org, edit, dir.path()).await?;
         let prefix = crate::uploads::uploads_prefix(&self.public_url);
         let uploads: UploadFiles = edit
             .assets
@@ -79,6 +84,41 @@ impl Probing {
             "type": "edit-plan",
             "attributes": { "assets": assets },
         }))
+    }
+
+    /// Fetches the files the options name (`watermark`'s `overlay`) as the edit would,
+    /// in the network stage and by an asset's rules, into `dir`: a URL the edit could
+    /// not fetch, or bytes of a format the option does not take, are the error it would
+    /// end with, at its option.
+    async fn fetch_option_sources(
+        &self,
+        org: &str,
+        edit: &NewEdit,
+        dir: &Path,
+    ) -> Result<(), JobError> {
+        let specs = edit
+            .commands
+            .iter()
+            .flat_map(|c| c.options().iter().copied());
+        let sources = edit.options.sources(specs);
+        if sources.is_empty() {
+            return Ok(());
+        }
+        let _slot = self.network.acquire(org, Class::Light).await;
+        let uploads_prefix = crate::uploads::uploads_prefix(&self.public_url);
+        // A dry run answers its one request; nothing hands it back.
+        let never = CancellationToken::new();
+        let access = SourceAccess {
+            fetcher: &self.fetcher,
+            db: &self.db,
+            storage: &self.storage,
+            media: &self.media,
+            uploads_prefix: &uploads_prefix,
+            min_free_disk_bytes: self.min_free_disk_bytes,
+            stopping: &never,
+        };
+        let mut options = edit.options.clone();
+        fetch_option_sources(&access, org, &mut options, sources, dir).await
     }
 
     /// Fetches and probes asset `i`, and predicts its outputs.
@@ -132,7 +172,7 @@ impl Probing {
             max_image_pixels: media.config().max_image_pixels,
             max_outputs: self.max_outputs,
         };
-        let output =
+        let outputs =
             plan_asset(&edit.commands, &edit.options, &source, limits).map_err(|e| match e {
                 PlanError::Media(Some(c), e) => {
                     JobError::from(e).at(&format!("Asset {i}, command {c} ({})", edit.commands[c]))
@@ -147,7 +187,19 @@ impl Probing {
                     false,
                 ),
             })?;
-        let (width, height) = output.size.unzip();
+        let outputs: Vec<Value> = outputs
+            .iter()
+            .map(|output| {
+                let (width, height) = output.size.unzip();
+                json!({
+                    "format": output.format.extension(),
+                    "width": width,
+                    "height": height,
+                    "duration": output.duration,
+                    "count": output.count,
+                })
+            })
+            .collect();
         Ok(json!({
             "src": src.as_str(),
             "format": format.extension(),
@@ -155,13 +207,7 @@ impl Probing {
             "height": source.height,
             "duration": source.duration,
             "frames": source.frames.or(format.is_image().then_some(1)),
-            "outputs": [{
-                "format": output.format.extension(),
-                "width": width,
-                "height": height,
-                "duration": output.duration,
-                "count": output.count,
-            }],
+            "outputs": outputs,
         }))
     }
 

@@ -46,6 +46,8 @@ async fn a_dry_run_predicts_what_the_edit_then_makes_and_creates_nothing(backend
         ),
         edit(&video, &["extract-frames"], None),
         edit(&video, &["modify-video-speed"], Some(json!({"speed": 2}))),
+        // Two kinds of file: the sheet, then the VTT.
+        edit(&video, &["video-storyboard"], Some(json!({"count": 4}))),
     ];
     for (n, body) in cases.into_iter().enumerate() {
         let (status, plan) = dry_run(&app, "dryRun=true", &body).await;
@@ -54,20 +56,27 @@ async fn a_dry_run_predicts_what_the_edit_then_makes_and_creates_nothing(backend
         assert_eq!(listed(&app).await, n, "a dry run creates nothing");
         let asset = &plan["attributes"]["assets"][0];
         assert_eq!(asset["src"], body["assets"][0]["src"]);
-        let predicted = &asset["outputs"][0];
+        let kinds = asset["outputs"].as_array().unwrap();
 
         let done = app.run_done(body.clone()).await;
         let outputs = done["attributes"]["outputs"].as_array().unwrap();
-        assert_eq!(predicted["count"], outputs.len(), "{plan} vs {done}");
-        for field in ["format", "width", "height"] {
-            assert_eq!(
-                predicted[field], outputs[0][field],
-                "{field}: {plan} vs {done}"
-            );
-        }
-        if let Some(seconds) = predicted["duration"].as_f64() {
-            let real = outputs[0]["duration"].as_f64().unwrap();
-            assert!((seconds - real).abs() < 0.15, "{plan} vs {done}");
+        let files: u64 = kinds.iter().map(|k| k["count"].as_u64().unwrap()).sum();
+        assert_eq!(files, outputs.len() as u64, "{plan} vs {done}");
+        // Each kind predicted, against the first of its files (in the edit's order).
+        let mut first = 0;
+        for predicted in kinds {
+            let real = &outputs[first];
+            assert_eq!(predicted["format"], real["format"], "{plan} vs {done}");
+            for field in ["width", "height"] {
+                if !predicted[field].is_null() {
+                    assert_eq!(predicted[field], real[field], "{field}: {plan} vs {done}");
+                }
+            }
+            if let Some(seconds) = predicted["duration"].as_f64() {
+                let real = real["duration"].as_f64().unwrap();
+                assert!((seconds - real).abs() < 0.15, "{plan} vs {done}");
+            }
+            first += predicted["count"].as_u64().unwrap() as usize;
         }
     }
     let (_, plan) = dry_run(
@@ -105,6 +114,12 @@ async fn a_dry_run_answers_the_error_the_edit_would_end_with(backend: Backend) {
         edit(&app.fixtures.status_url(404), &["image-to-webp"], None),
         edit(&photo, &["video-to-webm"], None),
         edit(&photo, &["resize-image"], Some(json!({"scale": 0.001}))),
+        // A file an option names is fetched as the edit would fetch it.
+        edit(
+            &photo,
+            &["watermark"],
+            Some(json!({"overlay": app.fixtures.status_url(404)})),
+        ),
     ] {
         let (status, error) = dry_run(&app, "dryRun=true", &body).await;
         assert_eq!(status, 422, "{error}");

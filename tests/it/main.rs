@@ -78,6 +78,7 @@ mod overlays;
 mod pipelines;
 mod placeholders;
 mod playground;
+mod playground_tasks;
 mod presets;
 mod rate_limits;
 mod render;

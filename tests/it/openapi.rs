@@ -40,6 +40,65 @@ async fn the_openapi_document_is_valid_and_the_docs_page_is_self_contained() {
     }
 }
 
+/// A generated client offers the commands there are: every `commands` array of the
+/// document (an edit's and a preset's, sent and answered) takes exactly the names
+/// `GET /v1/commands` lists, and each name comes with its options, which `options`
+/// types one by one.
+#[tokio::test]
+async fn the_openapi_document_enumerates_the_commands_of_the_catalog_with_their_options() {
+    let app = spawn_app().await;
+    let get = |path: &str| reqwest::get(format!("{}{path}", app.base));
+    let spec: serde_json::Value = get("/v1/openapi.json").await.unwrap().json().await.unwrap();
+    let catalog: serde_json::Value = get("/v1/commands").await.unwrap().json().await.unwrap();
+    let catalog = catalog["data"].as_array().unwrap();
+    let names: Vec<&serde_json::Value> = catalog.iter().map(|c| &c["id"]).collect();
+    assert_eq!(names.len(), mediaedit::commands::Command::ALL.len());
+
+    let schemas = &spec["components"]["schemas"];
+    let follow = |schema: &serde_json::Value| -> serde_json::Value {
+        match schema["$ref"].as_str() {
+            Some(at) => schemas[at.rsplit('/').next().unwrap()].clone(),
+            None => schema.clone(),
+        }
+    };
+    for document in ["NewEdit", "PresetIn", "EditAttributes", "PresetAttributes"] {
+        let items = follow(&schemas[document]["properties"]["commands"]["items"]);
+        let listed: Vec<&serde_json::Value> = items["enum"].as_array().unwrap().iter().collect();
+        assert_eq!(listed, names, "{document}.commands");
+        assert_eq!(items["type"], "string");
+        // Each name's words name every option the catalog gives it.
+        let said = items["x-enum-descriptions"].as_array().unwrap();
+        for (command, words) in catalog.iter().zip(said) {
+            for option in command["attributes"]["options"].as_array().unwrap() {
+                let name = format!("`{}`", option["name"].as_str().unwrap());
+                assert!(
+                    words.as_str().unwrap().contains(&name),
+                    "{words} lacks {name}"
+                );
+            }
+        }
+    }
+    // An edit's and a preset's options: every option of every command, each saying
+    // which commands read it.
+    for document in ["NewEdit", "PresetIn"] {
+        let options = follow(&schemas[document]["properties"]["options"]);
+        assert_eq!(options["additionalProperties"], false, "{document}");
+        for command in catalog {
+            for option in command["attributes"]["options"].as_array().unwrap() {
+                let typed = &options["properties"][option["name"].as_str().unwrap()];
+                // An option two commands read is a number if either takes fractions.
+                let widened = typed["type"] == "number" && option["type"] == "integer";
+                assert!(typed["type"] == option["type"] || widened, "{option}");
+                let read_by = typed["description"].as_str().unwrap();
+                assert!(
+                    read_by.contains(command["id"].as_str().unwrap()),
+                    "{read_by}"
+                );
+            }
+        }
+    }
+}
+
 /// The contract: `schemathesis` generates requests from the document (valid and not)
 /// and checks every answer — no 5xx, every status documented, every body matching its
 /// schema, invalid data refused. Its "schema-valid request rejected" check is left

@@ -8,6 +8,8 @@ use axum::response::{Html, IntoResponse, Response};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
+mod registry;
+
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -48,7 +50,7 @@ use utoipa::{Modify, OpenApi};
         super::playground::page,
         super::playground::hls_js,
     ),
-    modifiers(&BearerToken, &OptionsOfTheRegistry),
+    modifiers(&BearerToken),
     security(("bearer" = []))
 )]
 pub struct ApiDoc;
@@ -65,121 +67,6 @@ impl Modify for BearerToken {
         );
         every_authenticated_operation_may_be_rate_limited(openapi);
     }
-}
-
-/// `NewEdit.options` as the commands declare them: one property per option name,
-/// typed and ranged from the command registry, so a generated client knows every
-/// option (a new command's options appear here with no line written in this file).
-struct OptionsOfTheRegistry;
-
-impl Modify for OptionsOfTheRegistry {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::{RefOr, Schema};
-        let components = openapi.components.get_or_insert_with(Default::default);
-        let schema: Schema = serde_json::from_value(edit_options_schema())
-            .expect("the options schema is an OpenAPI schema");
-        components
-            .schemas
-            .insert("EditOptions".into(), RefOr::T(schema));
-        if let Some(RefOr::T(Schema::Object(new_edit))) = components.schemas.get_mut("NewEdit") {
-            new_edit.properties.insert(
-                "options".into(),
-                RefOr::Ref(utoipa::openapi::Ref::from_schema_name("EditOptions")),
-            );
-        }
-    }
-}
-
-/// The JSON Schema of the `options` object: every option of every command, with the
-/// commands that read it.
-fn edit_options_schema() -> serde_json::Value {
-    use crate::commands::{Command, OptionSpec};
-    let mut readers: Vec<(&str, Vec<&OptionSpec>, Vec<&str>)> = Vec::new();
-    for command in Command::ALL {
-        for spec in command.options() {
-            match readers.iter_mut().find(|(name, _, _)| *name == spec.name) {
-                Some((_, specs, commands)) => {
-                    specs.push(spec);
-                    commands.push(command.name());
-                }
-                None => readers.push((spec.name, vec![spec], vec![command.name()])),
-            }
-        }
-    }
-    let properties: serde_json::Map<String, serde_json::Value> = readers
-        .into_iter()
-        .map(|(name, specs, commands)| (name.to_string(), option_schema(&specs, &commands)))
-        .collect();
-    serde_json::json!({
-        "type": "object",
-        "description": "Options of the commands: one object per edit; each option is read by the commands its description names.",
-        "additionalProperties": false,
-        "properties": properties,
-    })
-}
-
-/// One option name's schema over every command that reads it: the widest range and
-/// every value any of them takes (each command still checks its own), and each
-/// distinct description with its default.
-fn option_schema(specs: &[&crate::commands::OptionSpec], commands: &[&str]) -> serde_json::Value {
-    use serde_json::Value;
-    let mut schema = super::catalog::option(specs[0]);
-    let mut docs: Vec<String> = Vec::new();
-    for spec in specs {
-        let other = super::catalog::option(spec);
-        if let (Some(all), Some(more)) =
-            (schema["enum"].as_array().cloned(), other["enum"].as_array())
-        {
-            let mut all = all;
-            all.extend(
-                more.iter()
-                    .filter(|v| !all.contains(v))
-                    .cloned()
-                    .collect::<Vec<_>>(),
-            );
-            schema["enum"] = Value::from(all);
-        }
-        if let (Some(min), Some(other_min)) =
-            (schema["minimum"].as_f64(), other["minimum"].as_f64())
-        {
-            let inclusive = other["exclusiveMinimum"] == false;
-            if other_min < min || (other_min == min && inclusive) {
-                schema["minimum"] = other["minimum"].clone();
-                schema["exclusiveMinimum"] = other["exclusiveMinimum"].clone();
-            }
-        }
-        if let (Some(max), Some(other_max)) =
-            (schema["maximum"].as_f64(), other["maximum"].as_f64())
-        {
-            if other_max > max {
-                schema["maximum"] = other["maximum"].clone();
-            }
-        }
-        if other["type"] == "number" {
-            schema["type"] = other["type"].clone();
-        }
-        // The default is said in words, not as `default`: generated clients fill a
-        // schema default in and send it, and an option sent for a command the
-        // pipeline does not run is refused (`unused_option`).
-        let doc = match &other["default"] {
-            Value::Null => spec.doc.to_string(),
-            default => format!("{} Default: {default}.", spec.doc),
-        };
-        if !docs.contains(&doc) {
-            docs.push(doc);
-        }
-    }
-    let object = schema.as_object_mut().expect("an option is an object");
-    object.remove("name");
-    object.remove("default");
-    // JSON Schema 2020-12 (OpenAPI 3.1): an exclusive bound is a number.
-    if object.remove("exclusiveMinimum") == Some(Value::Bool(true)) {
-        let min = object.remove("minimum").unwrap_or(Value::Null);
-        object.insert("exclusiveMinimum".into(), min);
-    }
-    let said = format!("{} Read by {}.", docs.join(" "), commands.join(", "));
-    object.insert("description".into(), said.into());
-    schema
 }
 
 /// Every operation that takes a token (it documents 401) is under its organization's
@@ -229,9 +116,10 @@ fn head_file() {}
 
 /// The document as served.
 pub fn document() -> String {
-    ApiDoc::openapi()
-        .to_pretty_json()
-        .expect("the OpenAPI document serializes")
+    let mut document =
+        serde_json::to_value(ApiDoc::openapi()).expect("the OpenAPI document serializes");
+    registry::add_to(&mut document);
+    serde_json::to_string_pretty(&document).expect("JSON serializes")
 }
 
 /// `GET /v1/openapi.json`.
@@ -286,6 +174,44 @@ mod tests {
             }
         }
         assert!(checked >= 12, "{checked}");
+    }
+
+    /// Every `description` and `summary` in `value`, with where it is.
+    fn words(value: &serde_json::Value, at: String, found: &mut Vec<(String, String)>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, inner) in map {
+                    let here = format!("{at}/{key}");
+                    match (key.as_str(), inner) {
+                        ("description" | "summary", serde_json::Value::String(said)) => {
+                            found.push((here, said.clone()))
+                        }
+                        _ => words(inner, here, found),
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, inner) in items.iter().enumerate() {
+                    words(inner, format!("{at}/{i}"), found);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The handlers' doc comments are the document's words: a Rust path or an
+    /// intra-doc link there reads as noise on `/docs` and in generated clients.
+    #[test]
+    fn the_document_names_no_type_of_the_code() {
+        let document: serde_json::Value = serde_json::from_str(&document()).unwrap();
+        let mut found = Vec::new();
+        words(&document, String::new(), &mut found);
+        assert!(found.len() > 100, "{}", found.len());
+        for (at, said) in found {
+            for internal in ["::", "[`", "crate", "Self"] {
+                assert!(!said.contains(internal), "{at} says {internal}: {said}");
+            }
+        }
     }
 
     #[test]

@@ -68,6 +68,9 @@ const Api = {
   createEdit(body, idempotencyKey) {
     return this.call("POST", "/v1/edits", { body, headers: { "Idempotency-Key": idempotencyKey } });
   },
+  listPresets() { return this.call("GET", "/v1/presets"); },
+  putPreset(name, body) { return this.call("PUT", "/v1/presets/" + encodeURIComponent(name), { body }); },
+  deletePreset(name) { return this.call("DELETE", "/v1/presets/" + encodeURIComponent(name)); },
   dryRun(body, signal) { return this.call("POST", "/v1/edits", { body, query: { dryRun: "true" }, signal }); },
   cancelEdit(id) { return this.call("POST", `/v1/edits/${encodeURIComponent(id)}/cancel`); },
   retryEdit(id) { return this.call("POST", `/v1/edits/${encodeURIComponent(id)}/retry`); },

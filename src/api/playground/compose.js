@@ -1,6 +1,6 @@
-// Composing an edit: sources (uploaded files or URLs), the pipeline (only commands that
-// take what the step before makes are offered, from GET /v1/commands), options (with the
-// catalog's ranges), the request as curl or CLI, and a dry run of it as it changes.
+// Composing an edit: sources (uploaded files or URLs) and the pipeline (only commands
+// that take what the step before makes are offered, from GET /v1/commands). The page's
+// other parts are in their own files: options.js, request.js, presets.js, result.js.
 
 const $ = (id) => document.getElementById(id);
 
@@ -22,10 +22,15 @@ const state = {
   sources: [], // {key, name, origin: "file"|"url", file, size, format, status, progress, src, error, upload}
   commands: [],
   options: {}, // option name → the text typed
+  uploads: [], // {name, src}: every upload finished in this session, a source's or an option's
+  optionUploads: 0, // uploads for an option (not a source) still under way
+  presets: [], // the organization's presets (GET /v1/presets)
   tab: "curl",
   edit: null, // the Edit document shown in the result card
   follow: null, // the long-poll loop following `edit`
-  plan: { timer: null, abort: null },
+  // The dry run: its timer, its request, and its verdict on the edit as it stands
+  // ("none", "checking", "ok", "fails": a 422 predicted, "unknown": no answer).
+  plan: { timer: null, abort: null, verdict: "none" },
 };
 
 const VIDEO_FORMATS = new Set(["mp4", "mov", "webm", "mkv", "avi", "ts", "3gp", "ogv"]);
@@ -101,6 +106,7 @@ function startUpload(source) {
   source.upload.done.then((doc) => {
     source.status = "ready";
     source.src = doc.attributes.src;
+    state.uploads.push({ name: source.name, src: source.src });
     changed();
   }, (e) => {
     if (e.name === "AbortError") return;
@@ -139,7 +145,7 @@ function renderSources() {
         el("div", { class: "source-name", text: s.name }),
         el("div", { class: "source-meta", text: meta }),
         s.status === "uploading" ? el("progress", { attrs: { max: 1, value: s.progress, "aria-label": `Upload of ${s.name}` } }) : null,
-        s.error ? el("div", { class: "field-error", text: s.error.message }) : null),
+        s.error ? el("div", { class: "field-error" }, ...withCode(s.error.message)) : null),
       s.status === "error" ? el("button", { class: "link-button", text: "Retry", attrs: { type: "button" }, on: { click: () => { startUpload(s); changed(); } } }) : null,
       el("button", { class: "icon-button", text: "×", attrs: { type: "button", "aria-label": `Remove ${s.name}` }, on: { click: () => removeSource(s.key) } }));
     return item;
@@ -221,199 +227,6 @@ function renderPipeline() {
     : !offered.length ? `No command takes ${known.join(", ")}.`
     : known.length ? `Offered: the commands that take ${known.join(", ")}.`
     : "Add a source to see only the commands that take it.";
-}
-
-function optionHint(spec) {
-  const fallback = spec.default === null ? "" : ` · default ${spec.default}`;
-  if (spec.type === "string" && spec.enum) return `one of ${spec.enum.join(", ")}${spec.default === null ? "; default: the input's format" : fallback}`;
-  if (spec.type === "string" && spec.pattern) return `a colour: #RRGGBB or #RRGGBBAA${fallback}`;
-  if (spec.type === "string") return `${spec.minLength}–${spec.maxLength} characters`;
-  if (spec.type === "boolean") return `true or false${fallback}`;
-  const whole = spec.type === "integer" ? "whole, " : "";
-  return `${whole}${spec.minimum} ${spec.exclusiveMinimum ? "<" : "≤"} ${spec.name} ≤ ${spec.maximum}${fallback}`;
-}
-
-/// Why the text typed for `spec` is refused, or null.
-function optionProblem(spec, text) {
-  if (text === "" || spec.enum || spec.type === "boolean") return null;
-  if (spec.type === "string" && spec.pattern) return new RegExp(spec.pattern).test(text) ? null : `${spec.name} must be #RRGGBB or #RRGGBBAA.`;
-  if (spec.type === "string") return [...text].length > spec.maxLength ? `${spec.name} is too long.` : null;
-  const value = Number(text);
-  const low = spec.exclusiveMinimum ? value <= spec.minimum : value < spec.minimum;
-  const fraction = spec.type === "integer" && !Number.isInteger(value);
-  if (!Number.isFinite(value) || low || fraction || value > spec.maximum) return `${spec.name} must be ${optionHint(spec).split(" · ")[0]}.`;
-  return null;
-}
-
-/// The input an option is typed into: a list for values to pick, a box otherwise.
-function optionInput(spec, id) {
-  if (spec.enum) {
-    const none = spec.default === null ? "the input's format" : `default (${spec.default})`;
-    return el("select", { attrs: { id } }, el("option", { text: none, attrs: { value: "" } }),
-      ...spec.enum.filter((v) => v !== "jpg").map((v) => el("option", { text: v, attrs: { value: v } })));
-  }
-  if (spec.type === "boolean") {
-    return el("select", { attrs: { id } }, el("option", { text: `default (${spec.default})`, attrs: { value: "" } }),
-      ...["true", "false"].map((v) => el("option", { text: v, attrs: { value: v } })));
-  }
-  if (spec.type === "string") return el("input", { attrs: { id, type: "text", maxlength: spec.maxLength || 9, placeholder: spec.default || "" } });
-  const step = spec.type === "integer" ? "1" : "any";
-  return el("input", { attrs: { id, type: "number", step, inputmode: "decimal", min: spec.minimum, max: spec.maximum, placeholder: spec.default === null ? "" : String(spec.default) } });
-}
-
-/// The JSON value of the text typed for `spec`.
-function optionValue(spec, text) {
-  if (spec.type === "number" || spec.type === "integer") return Number(text);
-  if (spec.type === "boolean") return text === "true";
-  return text;
-}
-
-/// The options the pipeline's commands read, each once.
-function pipelineOptions() {
-  const seen = new Map();
-  for (const command of state.commands) {
-    for (const spec of state.catalog.get(command).options) if (!seen.has(spec.name)) seen.set(spec.name, { spec, command });
-  }
-  return [...seen.values()];
-}
-
-function renderOptions() {
-  const options = pipelineOptions();
-  for (const name of Object.keys(state.options)) if (!options.some((o) => o.spec.name === name)) delete state.options[name];
-  $("option-list").replaceChildren(...options.map(({ spec, command }) => {
-    const id = "option-" + spec.name;
-    const input = optionInput(spec, id);
-    input.value = state.options[spec.name] || "";
-    input.addEventListener("input", () => {
-      state.options[spec.name] = input.value.trim();
-      if (!state.options[spec.name]) delete state.options[spec.name];
-      if (spec.enum) renderPipeline();
-      markOption(spec, input);
-      requestChanged();
-    });
-    const row = el("div", { class: "option", attrs: { "data-pointer": "/options/" + spec.name } },
-      el("label", { attrs: { for: id } }, el("code", { text: spec.name }), el("span", { class: "muted", text: ` (${command})` })),
-      input,
-      el("div", { class: "hint", text: optionHint(spec) }),
-      el("div", { class: "field-error" }));
-    markOption(spec, input, row);
-    return row;
-  }));
-}
-
-function markOption(spec, input, row = input.closest(".option")) {
-  const problem = optionProblem(spec, input.value.trim());
-  input.setAttribute("aria-invalid", problem ? "true" : "false");
-  row.querySelector(".field-error").textContent = problem || "";
-}
-
-// ---- the request -------------------------------------------------------------------
-
-function requestBody() {
-  const body = {
-    assets: state.sources.map((s) => ({ type: s.format && VIDEO_FORMATS.has(s.format) ? "video" : "image", src: s.src || `<${s.name}: uploading>` })),
-    commands: [...state.commands],
-  };
-  const options = {};
-  for (const { spec } of pipelineOptions()) {
-    const text = state.options[spec.name];
-    if (text) options[spec.name] = optionValue(spec, text);
-  }
-  if (Object.keys(options).length) body.options = options;
-  return body;
-}
-
-/// Why the edit cannot be sent yet, or null.
-function notReady() {
-  if (!Api.token) return "Enter your API token first.";
-  if (!state.sources.length) return "Add a source.";
-  if (state.sources.some((s) => s.status === "uploading")) return "Waiting for the uploads to finish…";
-  if (state.sources.some((s) => s.status === "error")) return "Remove or retry the failed upload.";
-  if (!state.commands.length) return "Add a command.";
-  if (state.commands.some((_, i) => stepProblem(i))) return "Fix the pipeline: a command is given a format it does not take.";
-  if (pipelineOptions().some(({ spec }) => optionProblem(spec, state.options[spec.name] || ""))) return "Fix the options.";
-  return null;
-}
-
-const shellQuote = (s) => `'${s.replace(/'/g, "'\\''")}'`;
-
-function requestText() {
-  const origin = location.origin;
-  const body = requestBody();
-  if (state.tab === "cli") {
-    const args = [];
-    for (const s of state.sources) args.push("--src " + shellQuote(s.origin === "file" ? s.name : s.src));
-    for (const c of body.commands) args.push("--command " + c);
-    for (const [k, v] of Object.entries(body.options || {})) args.push(`--option ${k}=${v}`);
-    return `export MEDIAEDIT_URL=${origin} MEDIAEDIT_TOKEN=…\nmediaedit edit create \\\n  ${args.concat(["--wait --output out/"]).join(" \\\n  ")}`;
-  }
-  const auth = `-H "Authorization: Bearer $MEDIAEDIT_TOKEN"`;
-  const uploads = state.sources.filter((s) => s.origin === "file")
-    .map((s) => `# ${s.name}, uploaded first (its src is in the answer):\n# curl -sS -X POST ${origin}/v1/uploads ${auth} --data-binary @${shellQuote(s.name)}\n`);
-  return uploads.join("") + `curl -sS -X POST ${origin}/v1/edits \\\n  ${auth} \\\n  -H 'Content-Type: application/json' \\\n  -d ${shellQuote(JSON.stringify(body, null, 2))}`;
-}
-
-function renderRequest() {
-  $("request-text").textContent = requestText();
-  for (const tab of ["curl", "cli"]) $("tab-" + tab).setAttribute("aria-selected", String(state.tab === tab));
-  const reason = notReady();
-  $("run").disabled = reason !== null;
-  $("run-hint").textContent = reason || "";
-}
-
-/// A dry run of the edit as it stands, 600 ms after the last change.
-function schedulePlan() {
-  clearTimeout(state.plan.timer);
-  if (state.plan.abort) state.plan.abort.abort();
-  if (notReady()) { $("plan").replaceChildren(); return; }
-  state.plan.timer = setTimeout(async () => {
-    const abort = (state.plan.abort = new AbortController());
-    $("plan").replaceChildren(el("p", { class: "muted", text: "Checking the sources…" }));
-    try {
-      const plan = await Api.dryRun(requestBody(), abort.signal);
-      clearMarks();
-      renderPlan(plan.attributes.assets);
-    } catch (e) {
-      if (e.name === "AbortError") return;
-      $("plan").replaceChildren(errorList(e, "This edit would fail:"));
-    }
-  }, 600);
-}
-
-function renderPlan(assets) {
-  let learned = false;
-  assets.forEach((a, i) => {
-    const source = state.sources[i];
-    if (source && !source.format && a.format) { source.format = a.format; learned = true; }
-  });
-  const size = (o) => (o.width ? ` ${o.width}×${o.height}` : "") + (o.duration ? `, ${o.duration} s` : "");
-  $("plan").replaceChildren(el("p", { class: "plan-title", text: "Dry run: the service predicts" }),
-    el("ul", {}, ...assets.map((a, i) => el("li", {},
-      el("strong", { text: (state.sources[i] || {}).name || a.src }),
-      ` — ${a.format.toUpperCase()}${size(a)} → ` +
-      a.outputs.map((o) => `${o.count} × ${o.format.toUpperCase()}${size(o)}`).join(", ")))));
-  if (learned) { renderSources(); renderPipeline(); renderRequest(); }
-}
-
-/// The API's `errors[]`, each with its code and where it points; the fields pointed at
-/// are marked.
-function errorList(e, title) {
-  clearMarks();
-  for (const error of e.errors) {
-    const pointer = error.source && error.source.pointer;
-    const target = pointer && document.querySelector(`[data-pointer="${pointer}"]`);
-    if (target) target.classList.add("has-error");
-  }
-  return el("div", { class: "error-box" }, el("p", { class: "error-title", text: title }),
-    el("ul", {}, ...e.errors.map((error) => el("li", {},
-      el("code", { text: error.code }),
-      error.source && (error.source.pointer || error.source.parameter)
-        ? el("span", { class: "muted", text: ` at ${error.source.pointer || error.source.parameter}` }) : null,
-      el("div", { text: error.detail || error.title })))));
-}
-
-function clearMarks() {
-  for (const node of document.querySelectorAll("[data-pointer].has-error")) node.classList.remove("has-error");
 }
 
 function pipelineChanged() {

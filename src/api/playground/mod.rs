@@ -18,10 +18,15 @@ const TEMPLATE: &str = include_str!("index.html");
 /// HLS itself.
 const HLS_JS: &str = include_str!("../../../assets/hls.js/hls.light.min.js");
 const STYLE: &str = include_str!("playground.css");
-/// The API client first, then the page that uses it.
+/// The API client first, then the page that uses it, part by part (one script: each
+/// file's functions are the others' to call).
 const SCRIPT: &str = concat!(
     include_str!("api.js"),
     include_str!("compose.js"),
+    include_str!("options.js"),
+    include_str!("request.js"),
+    include_str!("presets.js"),
+    include_str!("placeholders.js"),
     include_str!("result.js")
 );
 

@@ -72,7 +72,7 @@ function showEdit(edit) {
   }
   if (status === "failed" && a.error) {
     parts.push(el("div", { class: "error-box" }, el("p", { class: "error-title", text: "The edit failed:" }),
-      el("code", { text: a.error.code }), el("div", { text: a.error.detail })));
+      el("code", { text: a.error.code }), el("div", { class: "error-detail" }, ...withCode(a.error.detail))));
   }
   if (status === "done") parts.push(outputGallery(a, edit.id));
   $("result").replaceChildren(...parts);
@@ -115,14 +115,14 @@ function outputFigure(o, index) {
   const size = o.width ? `${o.width}×${o.height}` : "";
   const label = `Output ${index + 1}: ${o.format.toUpperCase()} ${size}`.trim();
   const preview = IMAGE_FORMATS.has(o.format)
-    ? el("img", { attrs: { src: inline.href, alt: label, loading: "lazy" } })
+    ? imagePreview(o, inline.href, label)
     : o.format === "m3u8" ? hlsPlayer(o.url, label)
     : o.format === "vtt" ? storyboardStrip(o.url, label)
     : AUDIO_FORMATS.has(o.format) ? el("audio", { attrs: { src: inline.href, controls: true, preload: "metadata", "aria-label": label } })
     : el("video", { attrs: { src: inline.href, controls: true, muted: true, loop: true, playsinline: true, preload: "metadata", "aria-label": label } });
   const facts = [o.format.toUpperCase(), size, humanBytes(o.bytes), o.duration ? `${o.duration} s` : "", o.frames > 1 ? `${o.frames} frames` : ""];
   return el("figure", { class: "output" }, el("div", { class: "preview" }, preview),
-    el("figcaption", {}, el("span", { text: facts.filter(Boolean).join(" · ") }),
+    el("figcaption", {}, el("span", { text: facts.filter(Boolean).join(" · ") }), colourSwatch(o),
       el("a", { text: "Download", attrs: { href: o.url, download: "" } })));
 }
 
@@ -137,7 +137,7 @@ async function loadRecent() {
         el("span", { class: "muted", text: new Date(edit.attributes.createdAt).toLocaleTimeString() })))));
     if (!list.data.length) $("recent-list").replaceChildren(el("li", { class: "muted", text: "None yet." }));
   } catch (e) {
-    $("recent-list").replaceChildren(el("li", { class: "field-error", text: e.message }));
+    $("recent-list").replaceChildren(el("li", { class: "field-error" }, ...withCode(e.message)));
   }
 }
 
@@ -158,6 +158,7 @@ async function useToken(token) {
     label.textContent = "Connected";
     label.className = "token-state good";
     loadRecent();
+    loadPresets();
   } catch (e) {
     label.textContent = e.status === 401 ? "Token refused" : "Not reachable";
     label.className = "token-state bad";
@@ -208,6 +209,7 @@ function wireEvents() {
     setTimeout(() => { $("copy-request").textContent = "Copy"; }, 1500);
   });
   $("run").addEventListener("click", run);
+  wirePresets();
   $("refresh-recent").addEventListener("click", loadRecent);
 }
 
@@ -219,7 +221,7 @@ async function start() {
     const catalog = await Api.commands();
     for (const c of catalog.data) state.catalog.set(c.id, c.attributes);
   } catch (e) {
-    $("command-hint").textContent = "The command catalog could not be loaded: " + e.message;
+    $("command-hint").replaceChildren(...withCode("The command catalog could not be loaded: " + e.message));
   }
   changed();
   await useToken(token);
