@@ -187,7 +187,7 @@ impl CommandDef for ResizeImage {
         let quality = options.optional_number(&QUALITY).map(|q| q as u8);
         if !is_box(options) && quality.is_none() {
             let scale = options.number(&SCALE);
-            return Ok(vec![media.resize_image(input, scale, format, out_dir).await?]);
+            return Ok(vec![media.scale_image(input, scale, format, out_dir).await?]);
         }
         let resized = media
             .transform_image_at(input, ops(options), (format, quality), out_dir)
