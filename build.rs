@@ -1,4 +1,4 @@
-//! Two things the binary needs before it compiles:
+//! Three things the binary needs before it compiles:
 //!
 //! - the library that warm ffmpeg processes are started with (`src/media/ffmpeg/warm_shim.c`,
 //!   see `src/media/ffmpeg/warm.rs`), a shared object in OUT_DIR, which the binary carries and
@@ -9,7 +9,10 @@
 //!   pkg-config), never copied by hand: a struct that gains a field in a new library
 //!   version changes with it, and a function whose signature changes fails the build
 //!   instead of corrupting memory. The headers' version numbers come out as constants,
-//!   which `media::libraries` compares with the libraries loaded at start.
+//!   which `media::libraries` compares with the libraries loaded at start;
+//! - the command registry (`src/commands/mod.rs` includes it): every `mod` line of that
+//!   file whose module implements `CommandDef`, in the order of the lines, which is the
+//!   catalog's. A command file without its `mod` line fails the build here.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,6 +32,50 @@ fn main() {
     for library in LIBRARIES {
         library.generate(&out_dir);
     }
+    command_registry(&out_dir);
+}
+
+/// Writes `commands! { Variant => module, ... }` for `src/commands/mod.rs`: one entry
+/// per `mod module;` line there whose file declares `impl CommandDef for Variant`.
+/// Panics (fails the build) for a file of the folder that declares a command but has
+/// no `mod` line, which would otherwise never be compiled.
+fn command_registry(out_dir: &Path) {
+    let dir = Path::new("src/commands");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let declared = |module: &str| -> Option<String> {
+        let file = [dir.join(format!("{module}.rs")), dir.join(module).join("mod.rs")]
+            .into_iter()
+            .find(|path| path.is_file())?;
+        println!("cargo:rerun-if-changed={}", file.display());
+        let source = std::fs::read_to_string(&file).expect("reading a command file");
+        let rest = &source[source.find("impl CommandDef for ")? + "impl CommandDef for ".len()..];
+        Some(rest.split(|c: char| !c.is_alphanumeric()).next()?.to_string())
+    };
+    let registry = std::fs::read_to_string(dir.join("mod.rs")).expect("reading src/commands/mod.rs");
+    let listed: Vec<&str> = registry
+        .lines()
+        .filter_map(|line| line.trim().strip_prefix("mod ")?.strip_suffix(';'))
+        .collect();
+    let mut entries = String::new();
+    for module in &listed {
+        if let Some(variant) = declared(module) {
+            entries.push_str(&format!("    {variant} => {module},\n"));
+        }
+    }
+    for entry in std::fs::read_dir(dir).expect("reading src/commands") {
+        let name = entry.expect("reading src/commands").file_name();
+        let Some(module) = name.to_str().and_then(|n| n.strip_suffix(".rs")) else {
+            continue;
+        };
+        if !listed.contains(&module) && declared(module).is_some() {
+            panic!(
+                "src/commands/{module}.rs declares a command but src/commands/mod.rs has \
+                 no `mod {module};` line: add one where it belongs in the catalog's order"
+            );
+        }
+    }
+    let generated = format!("commands! {{\n{entries}}}\n");
+    std::fs::write(out_dir.join("command_registry.rs"), generated).expect("writing to OUT_DIR");
 }
 
 /// `cc -shared` through the compiler the `cc` crate finds for the target.

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::options::{OptionSpec, Options};
-use super::resize_image::{HEIGHT, WIDTH};
+use super::options::{HEIGHT, WIDTH};
 use super::{CommandDef, CommandSpec, Prediction, Shape, IMAGES};
 use crate::media::image::{Crop, FrameOp};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};

@@ -6,10 +6,10 @@
 
 use std::path::Path;
 
-use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
+use super::{Command, CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
 use crate::media::video::frames::{self, FrameOutput};
 use crate::media::ffmpeg::transcode::{quiet_input_args, SQUARE_PIXELS};
-use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
+use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
 const OUTPUT: MediaFormat = MediaFormat::Webp;
@@ -162,6 +162,67 @@ fn decode_args(max_frames: u64, size: Option<(u32, u32)>, shown: (u32, u32)) -> 
     ]
     .map(String::from)
     .to_vec()
+}
+
+/// Two commands that run as one step when they follow each other in a pipeline, the
+/// files between them never written: `extract-frames` then `resize-image` decode the
+/// video once and resize each raw frame, with no lossy WebP generation in between
+/// (and no encoding and decoding of it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fused {
+    pub first: Command,
+    pub then: Command,
+}
+
+impl Fused {
+    /// The pair `first`, `then` if they fuse.
+    pub fn of(first: Command, then: Command) -> Option<Fused> {
+        matches!(
+            (first, then),
+            (Command::ExtractFrames, Command::ResizeImage)
+        )
+        .then_some(Fused { first, then })
+    }
+
+    /// The work of both commands on an input of `work`: the second runs on each of
+    /// the first's outputs.
+    pub fn cost(self, work: Work, options: &Options) -> u64 {
+        let frame = Work {
+            pixels: work.pixels,
+            frames: 1,
+        };
+        let then = self.then.cost(frame, options);
+        let first = self.first.cost(work, options);
+        first.saturating_add(then.saturating_mul(work.frames.max(1)))
+    }
+
+    /// Runs both commands on `input` as one step; the outputs are the second's.
+    pub async fn run(
+        self,
+        media: &Media,
+        input: &MediaFile,
+        options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        self.first.check_input(input)?;
+        let max_pixels = media.config().max_image_pixels;
+        let Some(frames) = super::resize_image::frame_output(options, max_pixels) else {
+            // A box is not done in the fused step: each frame is resized as a file.
+            let frames = self
+                .first
+                .run(media, input, options, out_dir, progress)
+                .await?;
+            let mut outputs = Vec::with_capacity(frames.len());
+            for frame in &frames {
+                let none: ProgressFn<'_> = &|_| {};
+                outputs.extend(self.then.run(media, frame, options, out_dir, none).await?);
+                std::fs::remove_file(&frame.path)?;
+            }
+            return Ok(outputs);
+        };
+        run_into(media, input, frames, out_dir, progress).await
+    }
 }
 
 #[cfg(test)]

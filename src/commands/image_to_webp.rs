@@ -29,7 +29,7 @@ impl CommandDef for ImageToWebp {
         out_dir: &Path,
         _progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
-        Ok(vec![media.image_to_webp(input, out_dir).await?])
+        Ok(vec![media.reencode_as_webp(input, out_dir).await?])
     }
 }
 

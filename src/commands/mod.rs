@@ -3,11 +3,12 @@
 //! prediction of its outputs, its cost, and its execution (an ffmpeg recipe or image
 //! steps over the shared capabilities of `media`), with its unit tests.
 //!
-//! This file is the registry: one line per command in `commands!` below, from which
-//! the [`Command`] enum, [`Command::ALL`] and the dispatch of every question to the
-//! command's own [`CommandDef`] are derived. Adding a command is one new file (a unit
-//! type implementing `CommandDef`) and one line here; a file left out of the registry
-//! fails `every_command_file_is_registered`.
+//! This file is the registry: one `mod` line per command below, from which build.rs
+//! writes the `commands!` invocation that derives the [`Command`] enum,
+//! [`Command::ALL`] and the dispatch of every question to the command's own
+//! [`CommandDef`]. Adding a command is one new file (a unit type implementing
+//! `CommandDef`) and one `mod` line here; a command file without its line fails the
+//! build.
 
 mod options;
 mod spec;
@@ -19,6 +20,7 @@ pub use options::{OptionKind, OptionSpec, Options, SourceFile};
 pub use spec::{Beside, CommandSpec, OptionProblem, Prediction, Shape};
 
 pub(crate) use spec::CommandDef;
+pub use extract_frames::Fused;
 
 use std::path::Path;
 
@@ -44,8 +46,6 @@ fn image_output(input: MediaFormat, asked: Option<crate::media::ImageFormat>) ->
 /// directory) defines the unit type `Variant` implementing [`CommandDef`].
 macro_rules! commands {
     ($($variant:ident => $module:ident,)*) => {
-        $(mod $module;)*
-
         /// One command of a pipeline.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Command {
@@ -116,28 +116,31 @@ macro_rules! commands {
     };
 }
 
-commands! {
-    ImageToVideo => image_to_video,
-    GifToVideo => gif_to_video,
-    ImageToWebp => image_to_webp,
-    ResizeImage => resize_image,
-    ModifyVideoSpeed => modify_video_speed,
-    VideoToGif => video_to_gif,
-    VideoToOgg => video_to_ogg,
-    VideoToWebm => video_to_webm,
-    ExtractFrames => extract_frames,
-    Watermark => watermark,
-    Text => text,
-    CropImage => crop_image,
-    RotateImage => rotate_image,
-    VideoToHls => video_to_hls,
-    VideoStoryboard => video_storyboard,
-    TrimVideo => trim_video,
-    VideoPoster => video_poster,
-    VideoPreview => video_preview,
-    VideoToAudio => video_to_audio,
-    AudioWaveform => audio_waveform,
-}
+// The commands, in the catalog's order: one `mod` line each. build.rs reads these
+// lines and writes the registry (`commands!` below) from every one whose file
+// implements `CommandDef`; a command file without its line fails the build.
+mod image_to_video;
+mod gif_to_video;
+mod image_to_webp;
+mod resize_image;
+mod modify_video_speed;
+mod video_to_gif;
+mod video_to_ogg;
+mod video_to_webm;
+mod extract_frames;
+mod watermark;
+mod text;
+mod crop_image;
+mod rotate_image;
+mod video_to_hls;
+mod video_storyboard;
+mod trim_video;
+mod video_poster;
+mod video_preview;
+mod video_to_audio;
+mod audio_waveform;
+
+include!(concat!(env!("OUT_DIR"), "/command_registry.rs"));
 
 impl Command {
     /// The name used on the wire.
@@ -174,6 +177,12 @@ impl Command {
         self.spec().in_process
     }
 
+    /// Whether a render URL may run it: in this process, reading no file but its input.
+    pub fn renders(self) -> bool {
+        let reads_another = |o: &&OptionSpec| matches!(o.kind, OptionKind::Source { .. });
+        self.in_process() && !self.options().iter().any(reads_another)
+    }
+
     /// The format this command makes of an input of `input` (its format option
     /// included), or `None` for an input it does not take.
     pub fn output(self, input: MediaFormat, options: &Options) -> Option<MediaFormat> {
@@ -204,67 +213,6 @@ impl Command {
         media.check_animation(input).await?;
         self.run_unchecked(media, input, options, out_dir, progress)
             .await
-    }
-}
-
-/// Two commands that run as one step when they follow each other in a pipeline, the
-/// files between them never written: `extract-frames` then `resize-image` decode the
-/// video once and resize each raw frame, with no lossy WebP generation in between
-/// (and no encoding and decoding of it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fused {
-    pub first: Command,
-    pub then: Command,
-}
-
-impl Fused {
-    /// The pair `first`, `then` if they fuse.
-    pub fn of(first: Command, then: Command) -> Option<Fused> {
-        matches!(
-            (first, then),
-            (Command::ExtractFrames, Command::ResizeImage)
-        )
-        .then_some(Fused { first, then })
-    }
-
-    /// The work of both commands on an input of `work`: the second runs on each of
-    /// the first's outputs.
-    pub fn cost(self, work: Work, options: &Options) -> u64 {
-        let frame = Work {
-            pixels: work.pixels,
-            frames: 1,
-        };
-        let then = self.then.cost(frame, options);
-        let first = self.first.cost(work, options);
-        first.saturating_add(then.saturating_mul(work.frames.max(1)))
-    }
-
-    /// Runs both commands on `input` as one step; the outputs are the second's.
-    pub async fn run(
-        self,
-        media: &Media,
-        input: &MediaFile,
-        options: &Options,
-        out_dir: &Path,
-        progress: ProgressFn<'_>,
-    ) -> Result<Vec<MediaFile>, MediaError> {
-        self.first.check_input(input)?;
-        let max_pixels = media.config().max_image_pixels;
-        let Some(frames) = resize_image::frame_output(options, max_pixels) else {
-            // A box is not done in the fused step: each frame is resized as a file.
-            let frames = self
-                .first
-                .run(media, input, options, out_dir, progress)
-                .await?;
-            let mut outputs = Vec::with_capacity(frames.len());
-            for frame in &frames {
-                let none: ProgressFn<'_> = &|_| {};
-                outputs.extend(self.then.run(media, frame, options, out_dir, none).await?);
-                std::fs::remove_file(&frame.path)?;
-            }
-            return Ok(outputs);
-        };
-        extract_frames::run_into(media, input, frames, out_dir, progress).await
     }
 }
 
@@ -319,29 +267,5 @@ mod tests {
                 assert!(made.is_some(), "{command} of {input:?}");
             }
         }
-    }
-
-    #[test]
-    fn every_command_file_is_registered() {
-        // Read from the directory, not the registry: a command file missing from
-        // `commands!` is never compiled, so only its file can tell.
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
-        let mut found = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let name = entry.unwrap().file_name().into_string().unwrap();
-            let Some(stem) = name.strip_suffix(".rs") else {
-                continue;
-            };
-            if ["mod", "options", "spec", "real_files"].contains(&stem) {
-                continue;
-            }
-            let wire = stem.replace('_', "-");
-            assert!(
-                Command::from_name(&wire).is_some(),
-                "src/commands/{name} is not in the `commands!` registry"
-            );
-            found += 1;
-        }
-        assert_eq!(found, Command::ALL.len());
     }
 }

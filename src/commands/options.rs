@@ -114,6 +114,49 @@ pub const FORMAT: OptionSpec = OptionSpec {
     kind: OptionKind::ImageFormat,
 };
 
+// Options several commands read, declared once (a name means one thing everywhere).
+
+/// A box side: resize-image's box, crop-image's crop.
+pub const WIDTH: OptionSpec = OptionSpec::integer(
+    "width",
+    "The box's width in pixels (1–16384): resize-image's box (without height the aspect is kept), crop-image's crop.",
+    1.0,
+    16384.0,
+    None,
+);
+
+pub const HEIGHT: OptionSpec = OptionSpec::integer(
+    "height",
+    "The box's height in pixels (1–16384): resize-image's box (without width the aspect is kept), crop-image's crop.",
+    1.0,
+    16384.0,
+    None,
+);
+
+/// A number from 0 to 1, 0.5 by default.
+const fn unit(name: &'static str, doc: &'static str) -> OptionSpec {
+    OptionSpec {
+        name,
+        doc,
+        kind: OptionKind::Number {
+            min: 0.0,
+            min_inclusive: true,
+            max: 1.0,
+            integer: false,
+            default: Some(0.5),
+        },
+    }
+}
+
+pub const FOCUS_X: OptionSpec = unit(
+    "focusX",
+    "With gravity focus: the point to centre on, across (0 left … 1 right; default 0.5).",
+);
+pub const FOCUS_Y: OptionSpec = unit(
+    "focusY",
+    "With gravity focus: the point to centre on, down (0 top … 1 bottom; default 0.5).",
+);
+
 /// The options of an edit: the values the request gave, each checked against every
 /// spec of its name among the pipeline's commands. Read through the getters, which
 /// give the spec's default for a value not given.

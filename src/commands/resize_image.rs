@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::options::{OptionKind, OptionSpec, Options, FORMAT};
+use super::options::{OptionKind, OptionSpec, Options, FOCUS_X, FOCUS_Y, FORMAT, HEIGHT, WIDTH};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
 use crate::error_code::Code;
 use crate::media::video::frames::FrameOutput;
@@ -18,23 +18,6 @@ pub const SCALE: OptionSpec = OptionSpec::number(
     0.0,
     16.0,
     1.0,
-);
-
-/// A box side, shared with `crop-image` (the width and height of its box).
-pub const WIDTH: OptionSpec = OptionSpec::integer(
-    "width",
-    "The box's width in pixels (1–16384): resize-image's box (without height the aspect is kept), crop-image's crop.",
-    1.0,
-    16384.0,
-    None,
-);
-
-pub const HEIGHT: OptionSpec = OptionSpec::integer(
-    "height",
-    "The box's height in pixels (1–16384): resize-image's box (without width the aspect is kept), crop-image's crop.",
-    1.0,
-    16384.0,
-    None,
 );
 
 pub const FIT: OptionSpec = OptionSpec {
@@ -54,29 +37,6 @@ pub const GRAVITY: OptionSpec = OptionSpec {
         default: Some("center"),
     },
 };
-
-const fn unit(name: &'static str, doc: &'static str) -> OptionSpec {
-    OptionSpec {
-        name,
-        doc,
-        kind: OptionKind::Number {
-            min: 0.0,
-            min_inclusive: true,
-            max: 1.0,
-            integer: false,
-            default: Some(0.5),
-        },
-    }
-}
-
-pub const FOCUS_X: OptionSpec = unit(
-    "focusX",
-    "With gravity focus: the point to centre on, across (0 left … 1 right; default 0.5).",
-);
-pub const FOCUS_Y: OptionSpec = unit(
-    "focusY",
-    "With gravity focus: the point to centre on, down (0 top … 1 bottom; default 0.5).",
-);
 
 pub const BACKGROUND: OptionSpec = OptionSpec {
     name: "background",
@@ -187,7 +147,7 @@ impl CommandDef for ResizeImage {
         let quality = options.optional_number(&QUALITY).map(|q| q as u8);
         if !is_box(options) && quality.is_none() {
             let scale = options.number(&SCALE);
-            return Ok(vec![media.resize_image(input, scale, format, out_dir).await?]);
+            return Ok(vec![media.scale_image(input, scale, format, out_dir).await?]);
         }
         let resized = media
             .transform_image_at(input, ops(options), (format, quality), out_dir)

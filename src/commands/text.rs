@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options, FORMAT};
-use super::resize_image::{FOCUS_X, FOCUS_Y};
+use super::options::{FOCUS_X, FOCUS_Y};
 use super::watermark::{
     gravity, lay_over, output_of, predict_same_size, required, GRAVITY, MARGIN,
 };

@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options, FORMAT};
-use super::resize_image::{FOCUS_X, FOCUS_Y};
+use super::options::{FOCUS_X, FOCUS_Y};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::image::overlay::{Overlay, Watermark as WatermarkOp};

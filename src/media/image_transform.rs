@@ -61,10 +61,9 @@ impl Media {
         .await
     }
 
-    /// `resize-image` with `scale`: the output is `round(w*scale)` x `round(h*scale)`
-    /// of the upright image. `InvalidParameter` for a scale that is not a positive
+    /// The upright image scaled by `scale`: `round(w*scale)` x `round(h*scale)`. `InvalidParameter` for a scale that is not a positive
     /// number; otherwise errors as for [`Media::transform_image`].
-    pub async fn resize_image(
+    pub async fn scale_image(
         &self,
         input: &MediaFile,
         scale: f64,
@@ -82,9 +81,9 @@ impl Media {
         self.transform_image(input, ops, format, out_dir).await
     }
 
-    /// `image-to-webp`: re-encodes an image as lossy WebP (quality 80), upright, alpha
-    /// kept. Errors as for [`Media::transform_image`].
-    pub async fn image_to_webp(
+    /// The image re-encoded as lossy WebP (quality 80), upright, alpha kept. Errors as
+    /// for [`Media::transform_image`].
+    pub async fn reencode_as_webp(
         &self,
         input: &MediaFile,
         out_dir: &Path,

@@ -289,10 +289,18 @@ impl Renderer {
 /// Only pipelines of in-process image commands render by URL, and none that reads
 /// another file (a watermark's overlay): a render answers at once, from one source.
 fn check_renderable(commands: &[Command], options: &Options) -> Result<(), Failure> {
-    if let Some(command) = commands.iter().find(|c| !c.in_process()) {
+    if let Some(command) = commands.iter().find(|c| !c.renders()) {
+        let renders: Vec<&str> = Command::ALL
+            .into_iter()
+            .filter(|c| c.renders())
+            .map(Command::name)
+            .collect();
         return Err(Failure::invalid(
             Code::InvalidTransform,
-            format!("`{command}` does not render by URL; a render runs image commands only (resize-image, crop-image, rotate-image, text, image-to-webp)."),
+            format!(
+                "`{command}` does not render by URL; a render runs image commands only ({}).",
+                renders.join(", ")
+            ),
         ));
     }
     let specs = commands.iter().flat_map(|c| c.options().iter().copied());

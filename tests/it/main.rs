@@ -33,6 +33,7 @@ mod binary;
 mod budgets;
 mod cache;
 mod cache_keys;
+mod catalog_docs;
 mod child_env;
 mod chunk_claims;
 mod chunk_nodes;

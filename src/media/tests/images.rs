@@ -13,7 +13,7 @@ async fn resize_image_scales_each_side_and_keeps_the_input_format() {
     );
     for (scale, expected) in [(0.5, (17, 11)), (2.0, (66, 42)), (1.0, (33, 21))] {
         let out = media
-            .resize_image(&input, scale, None, dir.path())
+            .scale_image(&input, scale, None, dir.path())
             .await
             .unwrap();
         assert_eq!(out.format, MediaFormat::Png);
@@ -29,7 +29,7 @@ async fn resize_image_scales_each_side_and_keeps_the_input_format() {
         MediaFormat::Jpeg,
     );
     let out = media
-        .resize_image(&jpeg, 0.5, None, dir.path())
+        .scale_image(&jpeg, 0.5, None, dir.path())
         .await
         .unwrap();
     assert_eq!(media.detect(&out.path).await.unwrap(), MediaFormat::Jpeg);
@@ -38,7 +38,7 @@ async fn resize_image_scales_each_side_and_keeps_the_input_format() {
     assert_close(decoded.to_rgb8().get_pixel(160, 120).0, RED, 12);
     // Odd target from a JPEG: DCT scaling to 5/8 then an exact resize.
     let out = media
-        .resize_image(&jpeg, 0.6, None, dir.path())
+        .scale_image(&jpeg, 0.6, None, dir.path())
         .await
         .unwrap();
     assert_eq!(decode(&out.path).dimensions(), (384, 288));
@@ -68,7 +68,7 @@ async fn resize_image_honours_the_requested_format() {
     for input in [&png_in, &jpeg_in, &webp_in] {
         for format in [ImageFormat::Jpeg, ImageFormat::Png, ImageFormat::Webp] {
             let out = media
-                .resize_image(input, 0.5, Some(format), dir.path())
+                .scale_image(input, 0.5, Some(format), dir.path())
                 .await
                 .unwrap();
             assert_eq!(out.format, format.media_format());
@@ -99,7 +99,7 @@ async fn resize_image_keeps_alpha_in_png_and_webp_and_flattens_jpeg_onto_white()
 
     for format in [ImageFormat::Png, ImageFormat::Webp] {
         let out = media
-            .resize_image(&input, 0.5, Some(format), dir.path())
+            .scale_image(&input, 0.5, Some(format), dir.path())
             .await
             .unwrap();
         let decoded = decode(&out.path);
@@ -118,7 +118,7 @@ async fn resize_image_keeps_alpha_in_png_and_webp_and_flattens_jpeg_onto_white()
     }
 
     let out = media
-        .resize_image(&input, 0.5, Some(ImageFormat::Jpeg), dir.path())
+        .scale_image(&input, 0.5, Some(ImageFormat::Jpeg), dir.path())
         .await
         .unwrap();
     let rgb = decode(&out.path).to_rgb8();
@@ -139,7 +139,7 @@ async fn resize_image_applies_exif_orientation_before_scaling() {
         (2.0, ImageFormat::Png, (40, 80)),
     ] {
         let out = media
-            .resize_image(&input, scale, Some(format), dir.path())
+            .scale_image(&input, scale, Some(format), dir.path())
             .await
             .unwrap();
         let rgb = decode(&out.path).to_rgb8();
@@ -152,7 +152,7 @@ async fn resize_image_applies_exif_orientation_before_scaling() {
         assert!(jpeg_bytes_have_no_exif(&std::fs::read(&out.path).unwrap()));
     }
 
-    let out = media.image_to_webp(&input, dir.path()).await.unwrap();
+    let out = media.reencode_as_webp(&input, dir.path()).await.unwrap();
     assert_eq!(decode(&out.path).dimensions(), (20, 40));
 }
 
@@ -163,7 +163,7 @@ async fn exif_orientation_in_png_is_applied_too() {
     let bytes = png_with_orientation(40, 20, 6);
     let input = write_file(dir.path(), "rotated.png", &bytes, MediaFormat::Png);
     let out = media
-        .resize_image(&input, 0.5, None, dir.path())
+        .scale_image(&input, 0.5, None, dir.path())
         .await
         .unwrap();
     let rgb = decode(&out.path).to_rgb8();
@@ -187,7 +187,7 @@ async fn animated_webp_is_read_as_its_first_frame() {
     };
     assert_eq!(media.detect(&input.path).await.unwrap(), MediaFormat::Webp);
     let out = media
-        .resize_image(&input, 0.5, Some(ImageFormat::Png), dir.path())
+        .scale_image(&input, 0.5, Some(ImageFormat::Png), dir.path())
         .await
         .unwrap();
     assert_eq!(decode(&out.path).dimensions(), (16, 16));
@@ -204,7 +204,7 @@ async fn image_limits_are_checked_from_the_header_before_decoding() {
     let huge = png_claiming_size(60_000, 60_000);
     let input = write_file(dir.path(), "huge.png", &huge, MediaFormat::Png);
     let err = media
-        .resize_image(&input, 0.01, None, dir.path())
+        .scale_image(&input, 0.01, None, dir.path())
         .await
         .unwrap_err();
     assert!(
@@ -227,7 +227,7 @@ async fn image_limits_are_checked_from_the_header_before_decoding() {
         &solid_jpeg(20, 20, RED),
         MediaFormat::Jpeg,
     );
-    let err = small.image_to_webp(&jpeg, dir.path()).await.unwrap_err();
+    let err = small.reencode_as_webp(&jpeg, dir.path()).await.unwrap_err();
     assert!(matches!(err, MediaError::ImageTooLarge { .. }), "{err:?}");
 }
 
@@ -241,12 +241,12 @@ async fn resize_image_refuses_outputs_too_small_or_too_large() {
         DynamicImage::ImageRgb8(two_tone(40, 20)),
     );
     let err = media
-        .resize_image(&input, 0.01, None, dir.path())
+        .scale_image(&input, 0.01, None, dir.path())
         .await
         .unwrap_err();
     assert!(matches!(err, MediaError::OutputTooSmall), "{err:?}");
     let err = media
-        .resize_image(&input, 4.0, None, dir.path())
+        .scale_image(&input, 4.0, None, dir.path())
         .await
         .unwrap_err();
     assert!(
@@ -279,7 +279,7 @@ async fn truncated_or_corrupt_images_are_invalid_media() {
         for cut in [bytes.len() / 2, 20] {
             let input = write_file(dir.path(), "cut", &bytes[..cut], format);
             let err = media
-                .resize_image(&input, 0.5, None, dir.path())
+                .scale_image(&input, 0.5, None, dir.path())
                 .await
                 .unwrap_err();
             assert!(
@@ -298,8 +298,8 @@ async fn image_steps_refuse_formats_that_are_not_images() {
     let media = media();
     let ogg = write_file(dir.path(), "a.ogv", b"OggS\0\x02", MediaFormat::Ogv);
     let results = [
-        media.resize_image(&ogg, 0.5, None, dir.path()).await,
-        media.image_to_webp(&ogg, dir.path()).await,
+        media.scale_image(&ogg, 0.5, None, dir.path()).await,
+        media.reencode_as_webp(&ogg, dir.path()).await,
     ];
     for result in results {
         match result {
@@ -320,7 +320,7 @@ async fn image_to_webp_keeps_size_and_alpha() {
         "in.png",
         DynamicImage::ImageRgba8(half_transparent(33, 21)),
     );
-    let out = media.image_to_webp(&input, dir.path()).await.unwrap();
+    let out = media.reencode_as_webp(&input, dir.path()).await.unwrap();
     assert_eq!(out.format, MediaFormat::Webp);
     assert_eq!(out.path.extension().unwrap(), "webp");
     assert_eq!(media.detect(&out.path).await.unwrap(), MediaFormat::Webp);

@@ -44,7 +44,7 @@ async fn check_image(
     // lose what the 8x8 comparison looks at.
     let scale = if w >= 32 && h >= 32 { 0.5 } else { 1.0 };
     let resized = media
-        .resize_image(&input, scale, None, out)
+        .scale_image(&input, scale, None, out)
         .await
         .map_err(|e| format!("resize-image failed: {e}"))?;
     let expected = (
@@ -61,7 +61,7 @@ async fn check_image(
     )?;
 
     let webp = media
-        .image_to_webp(&input, out)
+        .reencode_as_webp(&input, out)
         .await
         .map_err(|e| format!("image-to-webp failed: {e}"))?;
     let webp = decode(&webp.path)?;

@@ -191,8 +191,8 @@ async fn run(media: &Media, path: &Path, out: &Path) -> Result<(), MediaError> {
         )
         .await?;
     } else {
-        media.resize_image(&input, 1.0, None, out).await?;
-        media.image_to_webp(&input, out).await?;
+        media.scale_image(&input, 1.0, None, out).await?;
+        media.reencode_as_webp(&input, out).await?;
     }
     Ok(())
 }

@@ -144,11 +144,11 @@ async fn an_output_encoded_inside_around_keeps_the_placeholders_of_its_pixels_an
     let kept = kept::Kept::default();
 
     // A render, or a step whose files go on to another command: nothing is kept.
-    let outside = media.image_to_webp(&input, dir.path()).await.unwrap();
+    let outside = media.reencode_as_webp(&input, dir.path()).await.unwrap();
     assert_eq!(kept.take(&outside.path), None);
 
     let inside = kept
-        .around(media.image_to_webp(&input, dir.path()))
+        .around(media.reencode_as_webp(&input, dir.path()))
         .await
         .unwrap();
     let from_pixels = kept.take(&inside.path).expect("kept while it was encoded");
@@ -187,7 +187,7 @@ async fn a_jpeg_keeps_the_placeholders_of_its_picture_flattened_onto_white() {
     let kept = kept::Kept::default();
     let jpeg = Some(crate::media::ImageFormat::Jpeg);
     let out = kept
-        .around(media.resize_image(&input, 0.5, jpeg, dir.path()))
+        .around(media.scale_image(&input, 0.5, jpeg, dir.path()))
         .await
         .unwrap();
     let found = kept.take(&out.path).expect("kept");
