@@ -43,15 +43,23 @@ fn command_registry(out_dir: &Path) {
     let dir = Path::new("src/commands");
     println!("cargo:rerun-if-changed={}", dir.display());
     let declared = |module: &str| -> Option<String> {
-        let file = [dir.join(format!("{module}.rs")), dir.join(module).join("mod.rs")]
-            .into_iter()
-            .find(|path| path.is_file())?;
+        let file = [
+            dir.join(format!("{module}.rs")),
+            dir.join(module).join("mod.rs"),
+        ]
+        .into_iter()
+        .find(|path| path.is_file())?;
         println!("cargo:rerun-if-changed={}", file.display());
         let source = std::fs::read_to_string(&file).expect("reading a command file");
         let rest = &source[source.find("impl CommandDef for ")? + "impl CommandDef for ".len()..];
-        Some(rest.split(|c: char| !c.is_alphanumeric()).next()?.to_string())
+        Some(
+            rest.split(|c: char| !c.is_alphanumeric())
+                .next()?
+                .to_string(),
+        )
     };
-    let registry = std::fs::read_to_string(dir.join("mod.rs")).expect("reading src/commands/mod.rs");
+    let registry =
+        std::fs::read_to_string(dir.join("mod.rs")).expect("reading src/commands/mod.rs");
     let listed: Vec<&str> = registry
         .lines()
         .filter_map(|line| line.trim().strip_prefix("mod ")?.strip_suffix(';'))

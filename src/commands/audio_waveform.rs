@@ -13,11 +13,11 @@ use image::{Rgba, RgbaImage};
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape};
-use crate::media::video::audio::{inspect_audio, loudness, Loudness};
-use crate::media::image::Colour;
 use crate::media::image::ops::{encode, write_output};
-use crate::media::{blocking, ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
+use crate::media::image::Colour;
+use crate::media::video::audio::{inspect_audio, loudness, Loudness};
 use crate::media::VIDEOS_AND_AUDIO;
+use crate::media::{blocking, ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS_AND_AUDIO;
 const OUTPUT: MediaFormat = MediaFormat::Png;
@@ -82,7 +82,9 @@ impl CommandDef for AudioWaveform {
         let (width, height) = size(options);
         let bars = width.div_ceil(PERIOD) as usize;
         let loudness = loudness(media, input, bars).await?;
-        let colour = options.colour(&COLOR).unwrap_or(Colour([0x25, 0x63, 0xEB, 255]));
+        let colour = options
+            .colour(&COLOR)
+            .unwrap_or(Colour([0x25, 0x63, 0xEB, 255]));
         let out_dir = out_dir.to_owned();
         let png = blocking(move || {
             let picture = draw(&loudness, (width, height), colour);
@@ -94,7 +96,10 @@ impl CommandDef for AudioWaveform {
 }
 
 fn size(options: &Options) -> (u32, u32) {
-    (options.number(&WIDTH) as u32, options.number(&HEIGHT) as u32)
+    (
+        options.number(&WIDTH) as u32,
+        options.number(&HEIGHT) as u32,
+    )
 }
 
 /// The bars of `loudness` (peaks 0–1, one a bar) on a transparent `size` picture,
@@ -153,7 +158,11 @@ mod tests {
         // A click above the loudest stretch: full height, no taller.
         let click = draw(&bars(&[0.5, 0.5, 1.0], 0.5), (12, 20), colour);
         assert_eq!(
-            (height_at(&click, 0), height_at(&click, 4), height_at(&click, 8)),
+            (
+                height_at(&click, 0),
+                height_at(&click, 4),
+                height_at(&click, 8)
+            ),
             (20, 20, 20)
         );
         let silent = draw(&bars(&[0.0, 0.00001], 0.00001), (8, 20), colour);

@@ -64,7 +64,9 @@ impl CommandDef for CropImage {
         _progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
         let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(crop(options))];
-        Ok(vec![media.transform_image(input, ops, None, out_dir).await?])
+        Ok(vec![
+            media.transform_image(input, ops, None, out_dir).await?,
+        ])
     }
 }
 
@@ -90,10 +92,21 @@ mod tests {
             frames: Some(1),
             seconds: None,
         };
-        let inside = Options::of(&[("x", 10.into()), ("width", 50.into()), ("height", 40.into())]);
-        assert_eq!(CropImage::predict(shape, &inside).shape.size, Some((50, 40)));
+        let inside = Options::of(&[
+            ("x", 10.into()),
+            ("width", 50.into()),
+            ("height", 40.into()),
+        ]);
+        assert_eq!(
+            CropImage::predict(shape, &inside).shape.size,
+            Some((50, 40))
+        );
         assert!(CropImage::refuse(shape, &inside).is_none());
-        let outside = Options::of(&[("x", 180.into()), ("width", 50.into()), ("height", 40.into())]);
+        let outside = Options::of(&[
+            ("x", 180.into()),
+            ("width", 50.into()),
+            ("height", 40.into()),
+        ]);
         let refused = CropImage::refuse(shape, &outside).unwrap();
         assert_eq!(refused.code(), "crop_outside_image");
     }

@@ -7,13 +7,12 @@
 use std::path::Path;
 
 use super::{Command, CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
-use crate::media::video::frames::{self, FrameOutput};
 use crate::media::ffmpeg::transcode::{quiet_input_args, SQUARE_PIXELS};
+use crate::media::video::frames::{self, FrameOutput};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
 const OUTPUT: MediaFormat = MediaFormat::Webp;
-
 
 pub struct ExtractFrames;
 

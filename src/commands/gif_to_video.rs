@@ -27,18 +27,17 @@
 use std::path::Path;
 
 use super::{CommandDef, CommandSpec, Options, Prediction, Shape};
-use crate::media::image::codec::gif::{self, GifScan};
 use crate::media::ffmpeg::transcode::X264;
-use crate::media::video::info::VideoInfo;
+use crate::media::image::codec::gif::{self, GifScan};
 use crate::media::limits::VideoLimits;
 use crate::media::video::h264::{video_size, BT709_TAGS};
+use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 /// GIF, and animated WebP and APNG: a still WebP or PNG fails
 /// `unsupported_input_format` saying so (see [`run`]).
 const INPUTS: &[MediaFormat] = &[MediaFormat::Gif, MediaFormat::Webp, MediaFormat::Png];
 const OUTPUT: MediaFormat = MediaFormat::Mp4;
-
 
 pub struct GifToVideo;
 

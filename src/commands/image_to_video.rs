@@ -18,11 +18,11 @@ use tokio::process::ChildStdin;
 use super::options::{OptionSpec, Options};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
 use crate::error_code::Code;
+use crate::media::ffmpeg::input::file_url;
 use crate::media::image::ops::{flatten_onto_white, image_input};
 use crate::media::image::pipeline::load_upright;
-use crate::media::ffmpeg::input::file_url;
-use crate::media::video::h264::{video_size, FrameRate, BT709_TAGS};
 use crate::media::image::yuv::{Matrix, Yuv420};
+use crate::media::video::h264::{video_size, FrameRate, BT709_TAGS};
 use crate::media::{
     blocking, output_path, Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work,
 };

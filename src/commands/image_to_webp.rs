@@ -9,7 +9,6 @@ use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 const INPUTS: &[MediaFormat] = IMAGES;
 const OUTPUT: MediaFormat = MediaFormat::Webp;
 
-
 pub struct ImageToWebp;
 
 impl CommandDef for ImageToWebp {
@@ -32,4 +31,3 @@ impl CommandDef for ImageToWebp {
         Ok(vec![media.reencode_as_webp(input, out_dir).await?])
     }
 }
-

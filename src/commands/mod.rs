@@ -19,8 +19,8 @@ mod real_files;
 pub use options::{OptionKind, OptionSpec, Options, SourceFile};
 pub use spec::{Beside, CommandSpec, OptionProblem, Prediction, Shape};
 
-pub(crate) use spec::CommandDef;
 pub use extract_frames::Fused;
+pub(crate) use spec::CommandDef;
 
 use std::path::Path;
 
@@ -119,26 +119,26 @@ macro_rules! commands {
 // The commands, in the catalog's order: one `mod` line each. build.rs reads these
 // lines and writes the registry (`commands!` below) from every one whose file
 // implements `CommandDef`; a command file without its line fails the build.
-mod image_to_video;
-mod gif_to_video;
-mod image_to_webp;
-mod resize_image;
-mod modify_video_speed;
-mod video_to_gif;
-mod video_to_ogg;
-mod video_to_webm;
-mod extract_frames;
-mod watermark;
-mod text;
+mod audio_waveform;
 mod crop_image;
+mod extract_frames;
+mod gif_to_video;
+mod image_to_video;
+mod image_to_webp;
+mod modify_video_speed;
+mod resize_image;
 mod rotate_image;
-mod video_to_hls;
-mod video_storyboard;
+mod text;
 mod trim_video;
 mod video_poster;
 mod video_preview;
+mod video_storyboard;
 mod video_to_audio;
-mod audio_waveform;
+mod video_to_gif;
+mod video_to_hls;
+mod video_to_ogg;
+mod video_to_webm;
+mod watermark;
 
 include!(concat!(env!("OUT_DIR"), "/command_registry.rs"));
 

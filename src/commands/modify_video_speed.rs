@@ -14,7 +14,9 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
-use crate::media::ffmpeg::transcode::{self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::ffmpeg::transcode::{
+    self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264,
+};
 use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::h264::FrameRate;
 use crate::media::video::info::VideoInfo;
@@ -342,7 +344,10 @@ mod tests {
         // The chunked recipe is the single-process one.
         let media = crate::media::testutil::media();
         let recipe = encode_recipe(&media, 1.5, &info(Some(25.0), true), 0.6);
-        assert_eq!(recipe.whole(), modify_speed_args(1.5, &info(Some(25.0), true)));
+        assert_eq!(
+            recipe.whole(),
+            modify_speed_args(1.5, &info(Some(25.0), true))
+        );
     }
 
     #[test]

@@ -8,8 +8,8 @@ use std::path::Path;
 use super::options::{OptionKind, OptionSpec, Options, FOCUS_X, FOCUS_Y, FORMAT, HEIGHT, WIDTH};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
 use crate::error_code::Code;
-use crate::media::video::frames::FrameOutput;
 use crate::media::image::{output_size, BoxResize, Fit, FrameOp, Gravity, Scale};
+use crate::media::video::frames::FrameOutput;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 
 pub const SCALE: OptionSpec = OptionSpec::number(
@@ -125,12 +125,17 @@ impl CommandDef for ResizeImage {
     /// `scale` is one way to size the output, the box another.
     fn check(options: &Options) -> Result<(), OptionProblem> {
         if options.has(&SCALE) && (options.has(&WIDTH) || options.has(&HEIGHT)) {
-            let option = if options.has(&WIDTH) { "width" } else { "height" };
+            let option = if options.has(&WIDTH) {
+                "width"
+            } else {
+                "height"
+            };
             return Err(OptionProblem {
                 code: Code::InvalidOptionCombination,
                 option,
-                detail: "`scale` and a `width`/`height` box are two ways to size the output; send one."
-                    .into(),
+                detail:
+                    "`scale` and a `width`/`height` box are two ways to size the output; send one."
+                        .into(),
             });
         }
         Ok(())
@@ -147,7 +152,9 @@ impl CommandDef for ResizeImage {
         let quality = options.optional_number(&QUALITY).map(|q| q as u8);
         if !is_box(options) && quality.is_none() {
             let scale = options.number(&SCALE);
-            return Ok(vec![media.scale_image(input, scale, format, out_dir).await?]);
+            return Ok(vec![
+                media.scale_image(input, scale, format, out_dir).await?,
+            ]);
         }
         let resized = media
             .transform_image_at(input, ops(options), (format, quality), out_dir)
@@ -205,9 +212,15 @@ mod tests {
     #[test]
     fn the_output_keeps_the_input_format_unless_one_is_asked_for() {
         let mut options = Options::default();
-        assert_eq!(ResizeImage::output(MediaFormat::Png, &options), MediaFormat::Png);
+        assert_eq!(
+            ResizeImage::output(MediaFormat::Png, &options),
+            MediaFormat::Png
+        );
         options.set("format", "webp".into());
-        assert_eq!(ResizeImage::output(MediaFormat::Png, &options), MediaFormat::Webp);
+        assert_eq!(
+            ResizeImage::output(MediaFormat::Png, &options),
+            MediaFormat::Webp
+        );
     }
 
     #[test]
@@ -224,7 +237,10 @@ mod tests {
             frames: Some(1),
             seconds: None,
         };
-        assert_eq!(ResizeImage::predict(shape, &options).shape.size, Some((60, 42)));
+        assert_eq!(
+            ResizeImage::predict(shape, &options).shape.size,
+            Some((60, 42))
+        );
     }
 
     #[test]
@@ -239,7 +255,10 @@ mod tests {
         };
         let (w, h) = (("width", 100.into()), ("height", 100.into()));
         assert_eq!(size(&[w.clone(), h.clone()]), Some((100, 50)));
-        assert_eq!(size(&[w.clone(), h.clone(), ("fit", "cover".into())]), Some((100, 100)));
+        assert_eq!(
+            size(&[w.clone(), h.clone(), ("fit", "cover".into())]),
+            Some((100, 100))
+        );
         assert_eq!(size(std::slice::from_ref(&w)), Some((100, 50)));
         let both = Options::of(&[w, ("scale", 2.0.into())]);
         let problem = ResizeImage::check(&both).unwrap_err();

@@ -77,7 +77,9 @@ impl CommandDef for RotateImage {
         _progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
         let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(rotate(options))];
-        Ok(vec![media.transform_image(input, ops, None, out_dir).await?])
+        Ok(vec![
+            media.transform_image(input, ops, None, out_dir).await?,
+        ])
     }
 }
 
@@ -100,7 +102,10 @@ mod tests {
             seconds: None,
         };
         let quarter = Options::of(&[("angle", 90.into())]);
-        assert_eq!(RotateImage::predict(shape, &quarter).shape.size, Some((100, 200)));
+        assert_eq!(
+            RotateImage::predict(shape, &quarter).shape.size,
+            Some((100, 200))
+        );
         assert!(RotateImage::check(&quarter).is_ok());
         assert!(RotateImage::check(&Options::of(&[("flip", "vertical".into())])).is_ok());
         let odd = RotateImage::check(&Options::of(&[("angle", 100.into())])).unwrap_err();

@@ -72,7 +72,12 @@ impl CommandDef for Text {
     }
 
     fn check(options: &Options) -> Result<(), OptionProblem> {
-        required(options, Self::SPEC.name, &TEXT, "what to write, 1–200 characters")
+        required(
+            options,
+            Self::SPEC.name,
+            &TEXT,
+            "what to write, 1–200 characters",
+        )
     }
 
     async fn run(

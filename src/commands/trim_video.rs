@@ -20,10 +20,12 @@ use std::path::Path;
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, VIDEOS};
 use crate::error_code::Code;
-use crate::media::video::shown_frame::{frame_shown_at, ShownFrame};
-use crate::media::ffmpeg::transcode::{self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::ffmpeg::transcode::{
+    self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264,
+};
 use crate::media::video::chunked::{self, part, Part, SplitRecipe};
 use crate::media::video::info::VideoInfo;
+use crate::media::video::shown_frame::{frame_shown_at, ShownFrame};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -149,7 +151,8 @@ impl CommandDef for TrimVideo {
         let copy = shown.key && input.format.is_iso_bmff_video() && can_copy(&info);
         if let (false, Some(part)) = (copy, chunk_part(shown, length, &info)) {
             let recipe = split_recipe(media, part, &info);
-            let split = chunked::try_split(media, (input, &info), &recipe, OUTPUT, out_dir, progress);
+            let split =
+                chunked::try_split(media, (input, &info), &recipe, OUTPUT, out_dir, progress);
             if let Some(file) = split.await? {
                 return Ok(vec![file]);
             }
@@ -287,8 +290,13 @@ mod tests {
         assert_eq!(TrimVideo::check(&both).unwrap_err().option, "duration");
         let backwards = Options::of(&[("start", json!(3)), ("end", json!(2))]);
         let problem = TrimVideo::check(&backwards).unwrap_err();
-        assert_eq!((problem.code, problem.option), (Code::InvalidOptionCombination, "end"));
-        assert!(TrimVideo::check(&Options::of(&[("start", json!(1)), ("duration", json!(2))])).is_ok());
+        assert_eq!(
+            (problem.code, problem.option),
+            (Code::InvalidOptionCombination, "end")
+        );
+        assert!(
+            TrimVideo::check(&Options::of(&[("start", json!(1)), ("duration", json!(2))])).is_ok()
+        );
     }
 
     #[test]
@@ -299,28 +307,46 @@ mod tests {
             seconds: Some(4.0),
         };
         let by_duration = Options::of(&[("start", json!(1)), ("duration", json!(2))]);
-        assert_eq!(TrimVideo::predict(clip, &by_duration).shape.seconds, Some(2.0));
+        assert_eq!(
+            TrimVideo::predict(clip, &by_duration).shape.seconds,
+            Some(2.0)
+        );
         let past = Options::of(&[("start", json!(3)), ("end", json!(10))]);
         assert_eq!(TrimVideo::predict(clip, &past).shape.seconds, Some(1.0));
         let to_end = Options::of(&[("start", json!(1.5))]);
         assert_eq!(TrimVideo::predict(clip, &to_end).shape.seconds, Some(2.5));
         let late = Options::of(&[("start", json!(4))]);
-        assert_eq!(TrimVideo::refuse(clip, &late).unwrap().code(), Code::InvalidParameter);
+        assert_eq!(
+            TrimVideo::refuse(clip, &late).unwrap().code(),
+            Code::InvalidParameter
+        );
     }
 
     #[test]
     fn a_keyframe_start_copies_the_video_and_any_other_is_encoded_from_its_frame() {
         let with_audio = info(Some(25.0), true);
-        let key = ShownFrame { start: 2.0, key: true };
+        let key = ShownFrame {
+            start: 2.0,
+            key: true,
+        };
         let copy = copy_recipe(key, Some(1.5), &with_audio);
         assert_eq!(copy.input_options, ["-ss", "2.000000"]);
         let args = copy.output_options.join(" ");
-        assert!(args.contains("-c:v copy -c:a aac -b:a 128k -t 1.500000"), "{args}");
-        let other = ShownFrame { start: 2.04, key: false };
+        assert!(
+            args.contains("-c:v copy -c:a aac -b:a 128k -t 1.500000"),
+            "{args}"
+        );
+        let other = ShownFrame {
+            start: 2.04,
+            key: false,
+        };
         let encode = encode_recipe(other, None, &info(Some(25.0), false));
         assert_eq!(encode.input_options, ["-ss", "2.039500"]);
         let args = encode.output_options.join(" ");
-        assert!(args.contains("setpts=PTS-STARTPTS") && args.contains("libx264"), "{args}");
+        assert!(
+            args.contains("setpts=PTS-STARTPTS") && args.contains("libx264"),
+            "{args}"
+        );
         assert!(!args.contains("-t ") && !args.contains("-c:a"), "{args}");
     }
 
@@ -331,7 +357,10 @@ mod tests {
             base_rate: Some(25.0),
             ..info(Some(25.0), true)
         };
-        let shown = ShownFrame { start: 2.04, key: false };
+        let shown = ShownFrame {
+            start: 2.04,
+            key: false,
+        };
         let part = chunk_part(shown, Some(1.5), &clip).unwrap();
         assert_eq!((part.first, part.frames, part.length), (51, 38, Some(1.5)));
         assert!((part.audio_seek - 2.0395).abs() < 1e-9);
@@ -352,7 +381,9 @@ mod tests {
         // The chunks' recipe is the single-process one's filter, encoder and audio.
         let media = crate::media::testutil::media();
         let recipe = split_recipe(&media, part.clone(), &clip);
-        let whole = encode_recipe(shown, Some(1.5), &clip).output_options.join(" ");
+        let whole = encode_recipe(shown, Some(1.5), &clip)
+            .output_options
+            .join(" ");
         assert!(whole.contains(&recipe.filter), "{whole}");
         assert!(whole.contains(&recipe.video.join(" ")), "{whole}");
         assert!(whole.contains(&recipe.audio.join(" ")), "{whole}");

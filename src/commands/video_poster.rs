@@ -11,10 +11,10 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
-use crate::media::video::frame_score::best_time;
-use crate::media::image::{FrameOp, Scale};
-use crate::media::video::shown_frame::frame_shown_at;
 use crate::media::ffmpeg::transcode::{self, Recipe, SQUARE_PIXELS};
+use crate::media::image::{FrameOp, Scale};
+use crate::media::video::frame_score::best_time;
+use crate::media::video::shown_frame::frame_shown_at;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -85,15 +85,24 @@ impl CommandDef for VideoPoster {
             input_options: vec!["-ss".into(), format!("{seek:.6}")],
             output_options: frame_args(),
         };
-        let png =
-            transcode::run_to_file(media, input, recipe, MediaFormat::Png, None, out_dir, progress)
-                .await?;
+        let png = transcode::run_to_file(
+            media,
+            input,
+            recipe,
+            MediaFormat::Png,
+            None,
+            out_dir,
+            progress,
+        )
+        .await?;
         let wanted = format(options);
         if wanted == ImageFormat::Png {
             return Ok(vec![png]);
         }
         let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(Scale(1.0))];
-        let made = media.transform_image(&png, ops, Some(wanted), out_dir).await;
+        let made = media
+            .transform_image(&png, ops, Some(wanted), out_dir)
+            .await;
         let _ = tokio::fs::remove_file(&png.path).await;
         Ok(vec![made?])
     }
@@ -107,7 +116,16 @@ fn format(options: &Options) -> ImageFormat {
 fn frame_args() -> Vec<String> {
     let video = format!("{SQUARE_PIXELS},format=rgb24");
     [
-        "-map", "0:v:0", "-vf", &video, "-frames:v", "1", "-c:v", "png", "-f", "image2",
+        "-map",
+        "0:v:0",
+        "-vf",
+        &video,
+        "-frames:v",
+        "1",
+        "-c:v",
+        "png",
+        "-f",
+        "image2",
     ]
     .map(String::from)
     .to_vec()
@@ -130,7 +148,10 @@ mod tests {
         assert_eq!(predicted.shape.size, Some((64, 48)));
         assert_eq!((predicted.files, predicted.shape.frames), (1, Some(1)));
         let jpeg = Options::of(&[("format", json!("jpg"))]);
-        assert_eq!(VideoPoster::output(MediaFormat::Mp4, &jpeg), MediaFormat::Jpeg);
+        assert_eq!(
+            VideoPoster::output(MediaFormat::Mp4, &jpeg),
+            MediaFormat::Jpeg
+        );
         assert!(frame_args().join(" ").contains("-frames:v 1 -c:v png"));
     }
 }

@@ -154,9 +154,7 @@ fn preview_args(info: &VideoInfo, width: u32, duration: f64, format: MediaFormat
     } else {
         args.extend(["-filter_complex".to_string(), format!("{video}[v]")]);
         args.extend(["-map", "[v]", "-t", &format!("{duration:.6}")].map(String::from));
-        args.extend(
-            ["-c:v", "libwebp_anim", "-lossless", "0", "-quality", "75"].map(String::from),
-        );
+        args.extend(["-c:v", "libwebp_anim", "-lossless", "0", "-quality", "75"].map(String::from));
         args.extend(["-loop", "0", "-f", "webp"].map(String::from));
     }
     args
@@ -194,6 +192,9 @@ mod tests {
         assert!(fast.contains("-t 2.000000 -c:v libwebp_anim"), "{fast}");
         let slow = preview_args(&info(Some(10.0), false), 320, 2.0, MediaFormat::Gif).join(" ");
         assert!(!slow.contains("fps="), "{slow}");
-        assert!(slow.contains("paletteuse") && slow.ends_with("-loop 0 -f gif"), "{slow}");
+        assert!(
+            slow.contains("paletteuse") && slow.ends_with("-loop 0 -f gif"),
+            "{slow}"
+        );
     }
 }

@@ -16,9 +16,7 @@
 use std::path::Path;
 
 use super::options::{OptionSpec, FORMAT};
-use super::{
-    Beside, CommandDef, CommandSpec, OptionProblem, Options, Prediction, Shape, VIDEOS,
-};
+use super::{Beside, CommandDef, CommandSpec, OptionProblem, Options, Prediction, Shape, VIDEOS};
 use crate::error_code::Code;
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::{input_args_with, run_ffmpeg, SQUARE_PIXELS};
@@ -271,7 +269,10 @@ mod tests {
         assert_eq!(g.sheet(), (1280, 1170));
         assert_eq!(g.xywh(0), "0,0,160,90");
         assert_eq!(g.xywh(9), "160,90,160,90");
-        let most = grid(&[("count", json!(400)), ("tileWidth", json!(480))], (1080, 1920));
+        let most = grid(
+            &[("count", json!(400)), ("tileWidth", json!(480))],
+            (1080, 1920),
+        );
         let (w, h) = most.sheet();
         assert!(u64::from(w.max(h)) <= MAX_SIDE, "{w}x{h}");
     }
@@ -280,7 +281,8 @@ mod tests {
     fn cues_cover_the_video_end_to_end_without_gaps() {
         let g = grid(&[("count", json!(7))], (320, 240));
         let vtt = cues(g, 3.0, "jpeg");
-        assert!(vtt.starts_with("WEBVTT\n\n00:00:00.000 --> 00:00:00.429\nsheet.jpeg#xywh=0,0,160,120\n"));
+        assert!(vtt
+            .starts_with("WEBVTT\n\n00:00:00.000 --> 00:00:00.429\nsheet.jpeg#xywh=0,0,160,120\n"));
         let times: Vec<&str> = vtt.lines().filter(|l| l.contains("-->")).collect();
         assert_eq!(times.len(), 7);
         for pair in times.windows(2) {
@@ -295,10 +297,16 @@ mod tests {
         let g = grid(&[("count", json!(7))], (320, 240));
         let args = sheet_args(g, 3.0, ImageFormat::Jpeg).join(" ");
         assert!(args.contains("fps=fps=7000/3000:round=up"), "{args}");
-        assert!(args.contains("trim=end_frame=7,tile=3x3:color=black "), "{args}");
+        assert!(
+            args.contains("trim=end_frame=7,tile=3x3:color=black "),
+            "{args}"
+        );
         let webp = sheet_args(g, 3.0, ImageFormat::Webp).join(" ");
         assert!(webp.contains("-c:v libwebp"), "{webp}");
-        assert!(webp.contains("yuva420p,trim=end_frame=7,tile=3x3:color=black@0"), "{webp}");
+        assert!(
+            webp.contains("yuva420p,trim=end_frame=7,tile=3x3:color=black@0"),
+            "{webp}"
+        );
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape};
-use crate::media::video::audio::inspect_audio;
 use crate::media::ffmpeg::transcode;
+use crate::media::video::audio::inspect_audio;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, VIDEOS_AND_AUDIO};
 
 const INPUTS: &[MediaFormat] = VIDEOS_AND_AUDIO;
@@ -58,7 +58,8 @@ impl CommandDef for VideoToAudio {
         let info = inspect_audio(media, input).await?;
         let format = format(options);
         let args = audio_args(format);
-        let out = transcode::run_to_file(media, input, args, format, info.duration, out_dir, progress);
+        let out =
+            transcode::run_to_file(media, input, args, format, info.duration, out_dir, progress);
         Ok(vec![out.await?])
     }
 }
@@ -76,7 +77,16 @@ fn audio_args(format: MediaFormat) -> Vec<String> {
     let mut args = vec!["-map", "0:a:0", "-vn", "-sn", "-dn"];
     args.extend(match format {
         // `ipod`: the MP4 muxer that brands the file M4A.
-        MediaFormat::M4a => &["-c:a", "aac", "-b:a", "160k", "-movflags", "+faststart", "-f", "ipod"][..],
+        MediaFormat::M4a => &[
+            "-c:a",
+            "aac",
+            "-b:a",
+            "160k",
+            "-movflags",
+            "+faststart",
+            "-f",
+            "ipod",
+        ][..],
         MediaFormat::Mp3 => &["-c:a", "libmp3lame", "-q:a", "2", "-f", "mp3"][..],
         _ => &["-c:a", "libopus", "-b:a", "96k", "-f", "opus"][..],
     });
@@ -91,11 +101,19 @@ mod tests {
     #[test]
     fn each_format_gets_its_encoder_and_muxer() {
         let m4a = audio_args(MediaFormat::M4a).join(" ");
-        assert!(m4a.starts_with("-map 0:a:0 -vn") && m4a.ends_with("-f ipod"), "{m4a}");
-        assert!(audio_args(MediaFormat::Mp3).join(" ").contains("libmp3lame"));
+        assert!(
+            m4a.starts_with("-map 0:a:0 -vn") && m4a.ends_with("-f ipod"),
+            "{m4a}"
+        );
+        assert!(audio_args(MediaFormat::Mp3)
+            .join(" ")
+            .contains("libmp3lame"));
         assert!(audio_args(MediaFormat::Opus).join(" ").ends_with("-f opus"));
         let opus = Options::of(&[("format", json!("opus"))]);
-        assert_eq!(VideoToAudio::output(MediaFormat::Webm, &opus), MediaFormat::Opus);
+        assert_eq!(
+            VideoToAudio::output(MediaFormat::Webm, &opus),
+            MediaFormat::Opus
+        );
         let clip = Shape {
             size: Some((64, 48)),
             frames: Some(100),
@@ -103,6 +121,9 @@ mod tests {
         };
         let predicted = VideoToAudio::predict(clip, &Options::default());
         assert_eq!(predicted.format, Some(MediaFormat::M4a));
-        assert_eq!((predicted.shape.size, predicted.shape.seconds), (None, Some(4.0)));
+        assert_eq!(
+            (predicted.shape.size, predicted.shape.seconds),
+            (None, Some(4.0))
+        );
     }
 }

@@ -78,7 +78,8 @@ async fn run(
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
     let args = video_to_gif_args;
-    crate::media::video::convert::convert(media, input, INPUTS, args, OUTPUT, out_dir, progress).await
+    crate::media::video::convert::convert(media, input, INPUTS, args, OUTPUT, out_dir, progress)
+        .await
 }
 
 /// `video-to-gif` arguments after the input.

@@ -179,7 +179,9 @@ fn recipe(rungs: &[Rung], info: &VideoInfo, dir: &Path) -> LadderRecipe {
     let keyframes = format!("expr:gte(t,n_forced*{KEYFRAME_SECONDS})");
     video.extend(["-force_key_frames".to_string(), keyframes]);
     let audio = match info.has_audio {
-        true => ["-c:a", "aac", "-b:a", AUDIO_RATE, "-ac", "2"].map(String::from).into(),
+        true => ["-c:a", "aac", "-b:a", AUDIO_RATE, "-ac", "2"]
+            .map(String::from)
+            .into(),
         false => Vec::new(),
     };
     LadderRecipe {
@@ -189,9 +191,9 @@ fn recipe(rungs: &[Rung], info: &VideoInfo, dir: &Path) -> LadderRecipe {
         audio,
         muxer: muxer(n, info.has_audio, dir),
         segment_frames: segment_frames(info.frame_rate),
-        lead_in: info
-            .frame_rate
-            .map_or(0, |rate| (rate * f64::from(KEYFRAME_SECONDS)).round() as u64),
+        lead_in: info.frame_rate.map_or(0, |rate| {
+            (rate * f64::from(KEYFRAME_SECONDS)).round() as u64
+        }),
     }
 }
 
@@ -283,14 +285,22 @@ mod tests {
         let args = recipe.whole().join(" ");
         assert!(args.contains("split=4[s0][s1][s2][s3]"), "{args}");
         assert!(args.contains("[s3]scale=640:360"), "{args}");
-        assert!(args.contains("-maxrate:v:0 5000k -bufsize:v:0 10000k"), "{args}");
+        assert!(
+            args.contains("-maxrate:v:0 5000k -bufsize:v:0 10000k"),
+            "{args}"
+        );
         assert!(args.contains("-hls_segment_type fmp4"), "{args}");
-        assert!(args.contains("-var_stream_map v:0,a:0 v:1,a:1 v:2,a:2 v:3,a:3"), "{args}");
+        assert!(
+            args.contains("-var_stream_map v:0,a:0 v:1,a:1 v:2,a:2 v:3,a:3"),
+            "{args}"
+        );
         assert_eq!(args.matches("-map 0:a:0").count(), 4, "{args}");
         // 6 s at 25 fps: chunks are cut between segments, every 150 frames.
         assert_eq!(recipe.segment_frames, Some(150));
         assert_eq!(recipe.lead_in, 50);
-        let silent = super::recipe(&rungs[3..], &source(false), dir).whole().join(" ");
+        let silent = super::recipe(&rungs[3..], &source(false), dir)
+            .whole()
+            .join(" ");
         assert!(silent.contains("-var_stream_map v:0"), "{silent}");
         assert!(!silent.contains("-c:a"), "{silent}");
     }

@@ -13,7 +13,6 @@ const OUTPUT: MediaFormat = MediaFormat::Ogv;
 /// Frames between keyframes: ffmpeg's default, stated so that chunks are cut on them.
 const KEYFRAME_INTERVAL: u64 = 12;
 
-
 pub struct VideoToOgg;
 
 impl CommandDef for VideoToOgg {
@@ -51,10 +50,21 @@ fn recipe(info: &VideoInfo) -> SplitRecipe {
     let audio = ["-c:a", "libvorbis", "-q:a", "4"];
     SplitRecipe {
         filter: format!("{SQUARE_PIXELS},format=yuv420p"),
-        video: ["-c:v", "libtheora", "-q:v", "6", "-g", &KEYFRAME_INTERVAL.to_string()]
-            .map(String::from)
-            .into(),
-        audio: if info.has_audio { audio.map(String::from).into() } else { Vec::new() },
+        video: [
+            "-c:v",
+            "libtheora",
+            "-q:v",
+            "6",
+            "-g",
+            &KEYFRAME_INTERVAL.to_string(),
+        ]
+        .map(String::from)
+        .into(),
+        audio: if info.has_audio {
+            audio.map(String::from).into()
+        } else {
+            Vec::new()
+        },
         muxer: "ogg",
         keyframe_interval: KEYFRAME_INTERVAL,
         // 1080p H.264 decodes in 6 ms a frame; Theora encodes one in 75.

@@ -14,7 +14,6 @@ const OUTPUT: MediaFormat = MediaFormat::Webm;
 /// Frames between keyframes: libvpx's default, stated so that chunks are cut on them.
 const KEYFRAME_INTERVAL: u64 = 128;
 
-
 pub struct VideoToWebm;
 
 impl CommandDef for VideoToWebm {
@@ -70,7 +69,11 @@ fn recipe(info: &VideoInfo) -> SplitRecipe {
     SplitRecipe {
         filter: format!("{SQUARE_PIXELS},format=yuv420p"),
         video: video.map(String::from).into(),
-        audio: if info.has_audio { audio.map(String::from).into() } else { Vec::new() },
+        audio: if info.has_audio {
+            audio.map(String::from).into()
+        } else {
+            Vec::new()
+        },
         muxer: "webm",
         keyframe_interval: KEYFRAME_INTERVAL,
         // 1080p H.264 decodes in 6 ms a frame; VP9 in realtime mode encodes one in 20.

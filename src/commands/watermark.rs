@@ -106,9 +106,9 @@ impl CommandDef for Watermark {
         progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
         // Fetched by the edit before its commands run (`queue::extra_source`).
-        let overlay = options.source(&OVERLAY).ok_or_else(|| {
-            MediaError::Io(std::io::Error::other("the overlay was not fetched"))
-        })?;
+        let overlay = options
+            .source(&OVERLAY)
+            .ok_or_else(|| MediaError::Io(std::io::Error::other("the overlay was not fetched")))?;
         let mut op = WatermarkOp::new(media.read_overlay(overlay).await?);
         op.gravity = gravity(options);
         op.margin = options.number(&MARGIN) as u32;
@@ -129,7 +129,9 @@ pub(crate) async fn lay_over(
     progress: ProgressFn<'_>,
 ) -> Result<Vec<MediaFile>, MediaError> {
     let out = if input.format.is_video() {
-        media.overlay_on_video(input, &op, out_dir, progress).await?
+        media
+            .overlay_on_video(input, &op, out_dir, progress)
+            .await?
     } else {
         let format = options.image_format(&FORMAT);
         media

@@ -10,12 +10,12 @@ use image::DynamicImage;
 
 use super::{last_duration, timed_h264_args, INPUTS, OUTPUT};
 use crate::media::animation::{self, is_animated, Animation};
+use crate::media::ffmpeg::transcode::run_demuxed_to_file;
 use crate::media::image::codec::apng::ApngWriter;
 use crate::media::image::ops::flatten_onto_white;
 use crate::media::image::peak;
-use crate::media::memory::MemoryBudget;
-use crate::media::ffmpeg::transcode::run_demuxed_to_file;
 use crate::media::limits::VideoLimits;
+use crate::media::memory::MemoryBudget;
 use crate::media::video::h264::video_size;
 use crate::media::{blocking, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 

@@ -28,8 +28,8 @@ use crate::media::ffmpeg::progress::ProgressParser;
 use crate::media::ffmpeg::transcode::fed_input_args;
 use crate::media::image::codec::apng::ApngWriter;
 use crate::media::image::codec::gif::GifScan;
-use crate::media::video::frames::widen_pipe;
 use crate::media::image::peak;
+use crate::media::video::frames::widen_pipe;
 use crate::media::{blocking, output_path, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 /// Bytes handed from the decoding thread to the pipe at a time.
