@@ -5,7 +5,8 @@
 //!
 //! The archive works offline, unpacked anywhere: an HLS output comes with its whole
 //! ladder (media playlists, init sections, segments) in the folder named as the master
-//! without its extension (`<id>-0-0/`), the master's URIs rewritten to point there;
+//! without its extension (`<id>-0-0/`), the master's URIs rewritten to point there,
+//! and the master as stored inside that folder as `master.m3u8`;
 //! a storyboard VTT's cues name its sheet by the sheet's name in the archive. Both are
 //! relative names, the same rewriting a download does with signed URLs (`files::rewrite`).
 //!
@@ -109,6 +110,14 @@ async fn write_zip(
         let entry = ZipEntryBuilder::new(archive_name(key).into(), Compression::Stored);
         zip.write_entry_whole(entry, renamed.as_bytes()).await?;
         if format == MediaFormat::Hls {
+            // The master again inside its ladder's folder, as `master.m3u8`: its
+            // stored URIs are relative to that folder already, so the folder alone
+            // plays (`ffprobe <id>-0-0/master.m3u8`).
+            let folder = archive_name(key);
+            let folder = folder.strip_suffix(".m3u8").unwrap_or(&folder);
+            let inside =
+                ZipEntryBuilder::new(format!("{folder}/master.m3u8").into(), Compression::Stored);
+            zip.write_entry_whole(inside, &stored).await?;
             let mut companions: Vec<String> = storage
                 .list(&companions_of(key))
                 .map(|meta| meta.map(|m| m.location.as_ref().to_string()))

@@ -106,7 +106,9 @@ async fn an_hls_archive_unpacked_plays_every_rendition_offline(backend: crate::b
     // file of the archive is named by one: the ladder whole, nothing else.
     let master_path = dir.path().join(&master_name);
     let master = std::fs::read_to_string(&master_path).unwrap();
-    let mut named = vec![master_name.clone()];
+    // The master again inside the ladder's folder, as stored: the folder alone plays.
+    let inside = format!("{id}-0-0/master.m3u8");
+    let mut named = vec![master_name.clone(), inside.clone()];
     let variants = uris(&master);
     assert_eq!(variants.len(), 2, "{master}");
     for variant in &variants {
@@ -156,6 +158,10 @@ async fn an_hls_archive_unpacked_plays_every_rendition_offline(backend: crate::b
     assert_eq!(videos.len(), 2, "{probed}");
     assert!(videos.iter().all(|v| clips::frames(v) == 70), "{probed}");
     assert_eq!(clips::streams_of(&probed, "audio").len(), 2, "{probed}");
+    let probed = probe_offline(&dir.path().join(&inside));
+    let videos = clips::streams_of(&probed, "video");
+    assert_eq!(videos.len(), 2, "{inside}: {probed}");
+    assert!(videos.iter().all(|v| clips::frames(v) == 70), "{probed}");
 }
 
 async fn a_storyboard_archive_holds_the_sheet_its_cues_name(backend: crate::backends::Backend) {
