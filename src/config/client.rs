@@ -98,10 +98,15 @@ pub enum PresetCommand {
         /// The preset's name: 1–64 of a-z, 0-9 and -.
         name: String,
         /// A command of the pipeline, in order. Repeat for more.
-        #[arg(long = "command", required = true, value_delimiter = ',')]
+        #[arg(
+            long = "command",
+            env = "MEDIAEDIT_COMMAND",
+            required = true,
+            value_delimiter = ','
+        )]
         commands: Vec<String>,
         /// An option, `name=value` (`scale=0.5`, `format=webp`). Repeat for more.
-        #[arg(long = "option", value_delimiter = ',')]
+        #[arg(long = "option", env = "MEDIAEDIT_OPTION", value_delimiter = ',')]
         options: Vec<String>,
     },
     /// Show one preset.

@@ -343,6 +343,28 @@ pub fn video_stream(probe: &Value) -> &Value {
 }
 
 /// The Python of the virtual environment `scripts/install-deps.sh --test` makes.
+/// Runs the Python script `name` of tests/it (a browser driven by Playwright) with
+/// `args` in the test venv, as a child process (the app serves from the test's own
+/// runtime meanwhile): the JSON object it prints last. Fails the test on a non-zero exit.
+pub async fn run_script<S: AsRef<std::ffi::OsStr>>(name: &str, args: &[S]) -> serde_json::Value {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/it")
+        .join(name);
+    let out = tokio::process::Command::new(test_python())
+        .arg(script)
+        .args(args)
+        .output()
+        .await
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
+}
+
 pub fn test_python() -> std::path::PathBuf {
     match std::env::var_os("MEDIAEDIT_TEST_VENV") {
         Some(dir) => std::path::PathBuf::from(dir).join("bin/python"),

@@ -239,20 +239,7 @@ async fn hls_js_on_another_origin_plays_the_stream_past_one_second() {
     let doc = app.run_done(edit(&src, &["video-to-hls"], None)).await;
     let master_url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
     let hls_js = format!("{}/playground/hls.light.min.js", app.base);
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/hls_player.py");
-    // A child process: the app serves from this test's own runtime meanwhile.
-    let out = tokio::process::Command::new(test_python())
-        .args([script, &hls_js, master_url])
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let seen = run_script("hls_player.py", &[hls_js.as_str(), master_url]).await;
     assert_ne!(
         seen["origin"].as_str().unwrap(),
         app.base,

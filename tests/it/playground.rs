@@ -8,7 +8,6 @@
 
 use mediaedit::commands::Command;
 use mediaedit::media::MediaFormat;
-use serde_json::Value;
 
 use crate::fixtures;
 use crate::helpers::*;
@@ -41,23 +40,13 @@ async fn a_person_uploads_a_file_runs_a_pipeline_and_sees_the_gif_in_the_playgro
         None => app.data_dir.path().join("screenshots"),
     };
     std::fs::create_dir_all(&shots).unwrap();
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/playground.py");
-    // A child process: the app serves from this test's own runtime meanwhile.
-    let out = tokio::process::Command::new(test_python())
-        .arg(script)
-        .args([&app.base, &app.token])
-        .arg(&jpeg)
-        .arg(&shots)
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let args = [
+        app.base.as_ref(),
+        app.token.as_ref(),
+        jpeg.as_os_str(),
+        shots.as_os_str(),
+    ];
+    let seen = run_script("playground.py", &args).await;
 
     assert_eq!(seen["stored_token"], true);
     assert_eq!(seen["token_after_reload"], true);

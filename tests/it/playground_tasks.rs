@@ -13,22 +13,9 @@ use crate::helpers::*;
 
 /// Runs `scenario` of the script against `app`: what the page showed.
 async fn drive(app: &TestApp, scenario: &str, args: &[String]) -> Value {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/playground_tasks.py");
-    // A child process: the app serves from this test's own runtime meanwhile.
-    let out = tokio::process::Command::new(test_python())
-        .arg(script)
-        .args([scenario, &app.base, &app.token])
-        .args(args)
-        .output()
-        .await
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    let mut all = vec![scenario.to_string(), app.base.clone(), app.token.clone()];
+    all.extend_from_slice(args);
+    let seen = run_script("playground_tasks.py", &all).await;
     assert_eq!(seen["script_errors"], json!([]), "{seen}");
     seen
 }
