@@ -50,10 +50,16 @@ def add_command(page, name):
 
 
 def run_to_done(page):
+    """Runs the pipeline; the id of the edit it made once that edit is done (not the
+    id of an edit shown before, which may be done already)."""
+    shown = page.locator("#edit-status + code.edit-id")
+    before = shown.inner_text() if shown.count() else None
     expect(page.locator("#run")).to_be_enabled()
     page.click("#run")
+    if before is not None:
+        expect(shown).not_to_have_text(before)
     expect(page.locator("#edit-status")).to_have_text("done")
-    return page.locator("#edit-status + code.edit-id").inner_text()
+    return shown.inner_text()
 
 
 def overlay(page):
