@@ -11,6 +11,7 @@
 //! them again.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,8 +22,9 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::chunk_sources::{SourceCache, KEEP_IDLE};
+use super::claim_loop::{claim_until_stopped, renew_until_lost, ClaimKind, Looked, Renewal};
 use super::context::WorkerContext;
-use super::slots::{Class, FairSlots};
+use super::slots::{Class, FairSlots, SlotPermit};
 use crate::db::{ChunkClaim, Db};
 use crate::media::video::chunked::{encode_chunk, FarmedChunk};
 use crate::media::{Media, MediaFile, MediaFormat, ProgressFn};
@@ -197,18 +199,8 @@ impl Chunks {
     /// Renews `claim`'s lease until it is lost (`true`) or the node must stop now
     /// (`false`); never ends otherwise.
     async fn hold(&self, claim: &ChunkClaim) -> bool {
-        let mut beat = tokio::time::interval(self.lease / 3);
-        beat.tick().await;
-        loop {
-            tokio::select! {
-                _ = beat.tick() => match self.db.renew_chunk(claim, self.lease_ms()).await {
-                    Ok(true) => {}
-                    Ok(false) => return true,
-                    Err(e) => tracing::warn!(error = %e, "renewing a chunk's lease failed"),
-                },
-                _ = self.stop_now.cancelled() => return false,
-            }
-        }
+        let renew = || self.db.renew_chunk(claim, self.lease_ms());
+        renew_until_lost(self.lease, &self.stop_now, renew).await == Renewal::Lost
     }
 
     /// Encodes the chunk and stores it; its key.
@@ -281,58 +273,63 @@ pub fn run_chunk_workers(ctx: Arc<WorkerContext>, set: &mut JoinSet<()>) {
         return;
     };
     set.spawn(run_node_beat(chunks.clone(), ctx.stopping.clone()));
-    let stopping = ctx.stopping.clone();
-    let work = async move {
-        let mut running = JoinSet::new();
-        while !stopping.is_cancelled() {
-            while running.try_join_next().is_some() {}
-            let notified = chunks.wake.notified();
-            tokio::pin!(notified);
-            notified.as_mut().enable();
-            let org = match chunks.db.next_chunk_org().await {
-                Ok(org) => org,
-                Err(e) => {
-                    tracing::warn!(error = %e, "looking for chunks failed");
-                    None
-                }
-            };
-            if let Some(org) = org {
-                let slot = tokio::select! {
-                    slot = chunks.cpu.acquire(&org, Class::Heavy) => slot,
-                    _ = stopping.cancelled() => break,
-                };
-                let lease = chunks.lease_ms();
-                match chunks
-                    .db
-                    .claim_chunk(lease, &chunks.node_id, Some(&org), None)
-                    .await
-                {
-                    Ok(Some(claim)) => {
-                        let span = tracing::info_span!("chunk", chunk = %claim.id, org = %org, attempt = claim.attempts);
-                        let chunks = chunks.clone();
-                        running.spawn(
-                            async move {
-                                let ran = chunks.run(&claim, &|_| {}).await;
-                                drop(slot);
-                                tracing::info!(?ran, "chunk claim ended");
-                            }
-                            .instrument(span),
-                        );
-                        continue;
-                    }
-                    Ok(None) => continue,
-                    Err(e) => tracing::warn!(error = %e, "claiming a chunk failed"),
-                }
+    let claiming = claim_until_stopped(chunks, ctx.stopping.clone());
+    set.spawn(claiming.instrument(tracing::info_span!("chunk worker")));
+}
+
+impl ClaimKind for Chunks {
+    /// The claim, the CPU slot it runs on and its organization.
+    type Claim = (ChunkClaim, SlotPermit, String);
+
+    fn wakes(&self) -> Vec<&Notify> {
+        vec![&self.wake]
+    }
+
+    fn poll(&self) -> Duration {
+        self.poll
+    }
+
+    async fn look(&self, stopping: &CancellationToken) -> Looked<Self::Claim> {
+        let org = match self.db.next_chunk_org().await {
+            Ok(Some(org)) => org,
+            Ok(None) => return Looked::Nothing,
+            Err(e) => {
+                tracing::warn!(error = %e, "looking for chunks failed");
+                return Looked::Nothing;
             }
-            tokio::select! {
-                _ = &mut notified => {}
-                _ = tokio::time::sleep(chunks.poll) => {}
-                _ = stopping.cancelled() => {}
+        };
+        let slot = tokio::select! {
+            slot = self.cpu.acquire(&org, Class::Heavy) => slot,
+            _ = stopping.cancelled() => return Looked::Stopping,
+        };
+        match self
+            .db
+            .claim_chunk(self.lease_ms(), &self.node_id, Some(&org), None)
+            .await
+        {
+            Ok(Some(claim)) => Looked::Claimed((claim, slot, org)),
+            // Another node took it meanwhile: the next organization's turn.
+            Ok(None) => Looked::Again,
+            Err(e) => {
+                tracing::warn!(error = %e, "claiming a chunk failed");
+                Looked::Nothing
             }
         }
-        while running.join_next().await.is_some() {}
-    };
-    set.spawn(work.instrument(tracing::info_span!("chunk worker")));
+    }
+
+    fn run(
+        self: Arc<Self>,
+        (claim, slot, org): Self::Claim,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let span =
+            tracing::info_span!("chunk", chunk = %claim.id, org = %org, attempt = claim.attempts);
+        async move {
+            let ran = Chunks::run(&self, &claim, &|_| {}).await;
+            drop(slot);
+            tracing::info!(?ran, "chunk claim ended");
+        }
+        .instrument(span)
+    }
 }
 
 /// How often a node writes its row in `chunk_nodes`.

@@ -60,6 +60,11 @@ impl FinishedEdits {
         self.any.notified()
     }
 
+    /// What every ending wakes (the webhook dispatcher's claim loop).
+    pub fn any(&self) -> &Notify {
+        &self.any
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Notify>>> {
         self.waited.lock().unwrap_or_else(|e| e.into_inner())
     }

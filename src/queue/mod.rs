@@ -12,6 +12,7 @@ mod cancels;
 mod chunk_claims;
 mod chunk_farm;
 mod chunk_sources;
+pub(crate) mod claim_loop;
 mod clock;
 mod context;
 mod cost;

@@ -10,7 +10,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use std::future::Future;
+
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -18,6 +20,7 @@ use tracing::Instrument;
 
 use super::cache::ResultCache;
 use super::chunk_farm::forget_scratch;
+use super::claim_loop::{claim_until_stopped, renew_until_lost, ClaimKind, Looked, Renewal};
 use super::clock::WorkClock;
 use super::context::WorkerContext;
 use super::pipeline::EditOutputs;
@@ -25,87 +28,72 @@ use super::{pipeline, Claim, JobError, JobRef};
 use crate::commands::Command;
 use crate::error_code::Code;
 
-/// The least time between looks once two in a row woken by wake-ups found nothing (see
-/// `dispatch`); until then a wake-up is answered at once.
-const CLAIM_DEBOUNCE: Duration = Duration::from_millis(20);
-
 /// Starts the dispatcher, which claims edits until `ctx.stopping` is cancelled and
 /// then waits for the claims it holds: each finishes, or is handed back.
 pub fn run_workers(ctx: Arc<WorkerContext>) -> JoinSet<()> {
     let mut set = JoinSet::new();
     super::chunk_claims::run_chunk_workers(ctx.clone(), &mut set);
-    set.spawn(dispatch(ctx).instrument(tracing::info_span!("dispatcher")));
+    let stopping = ctx.stopping.clone();
+    let edits = Arc::new(Edits {
+        room: Arc::new(Semaphore::new(ctx.claim_capacity.max(1))),
+        ctx,
+    });
+    let claiming = claim_until_stopped(edits, stopping);
+    set.spawn(claiming.instrument(tracing::info_span!("dispatcher")));
     set
 }
 
-async fn dispatch(ctx: Arc<WorkerContext>) {
-    let room = Arc::new(Semaphore::new(ctx.claim_capacity.max(1)));
-    let mut running = JoinSet::new();
-    let stopping = ctx.stopping.clone();
-    // Whether the coming look was prompted by a wake-up (an edit created or ended), and
-    // how many such looks in a row found nothing to take.
-    let mut woken = false;
-    let mut fruitless_wakes = 0u32;
-    while !stopping.is_cancelled() {
-        while running.try_join_next().is_some() {}
-        let permit = tokio::select! {
-            permit = room.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
-            _ = stopping.cancelled() => break,
-        };
-        // Register for a wake-up before looking, so an edit created between the
-        // look and the wait is not missed.
-        let notified = ctx.wake.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
+/// Edits as the claim loop takes them: a place among the node's claims, then the
+/// fair claim (`claim_fair`), run behind a panic boundary while the lease is renewed.
+struct Edits {
+    ctx: Arc<WorkerContext>,
+    /// The node's claims: `workers + fetch concurrency` (see the module's doc).
+    room: Arc<Semaphore>,
+}
 
-        let fairness = super::Fairness {
-            node: &ctx.node_id,
-            per_org_cap: ctx.claims_per_org,
+impl ClaimKind for Edits {
+    type Claim = (Claim, OwnedSemaphorePermit);
+
+    fn wakes(&self) -> Vec<&Notify> {
+        vec![&*self.ctx.wake]
+    }
+
+    fn poll(&self) -> Duration {
+        self.ctx.poll
+    }
+
+    async fn look(&self, stopping: &CancellationToken) -> Looked<Self::Claim> {
+        let permit = tokio::select! {
+            permit = self.room.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
+            _ = stopping.cancelled() => return Looked::Stopping,
         };
-        match ctx.queue.claim_fair(ctx.lease, fairness).await {
-            Ok(Some(claim)) => {
-                let span = tracing::info_span!("edit", edit_id = %claim.job.id, org = %claim.org_id, attempt = claim.job.attempt);
-                let ctx = ctx.clone();
-                running.spawn(
-                    async move {
-                        run_claim(&ctx, claim, permit).await;
-                        // However it ended, its organization's share has room again:
-                        // an edit that waited for it can be claimed now.
-                        ctx.wake.notify_waiters();
-                    }
-                    .instrument(span),
-                );
-                (woken, fruitless_wakes) = (false, 0);
-                continue;
+        let fairness = super::Fairness {
+            node: &self.ctx.node_id,
+            per_org_cap: self.ctx.claims_per_org,
+        };
+        match self.ctx.queue.claim_fair(self.ctx.lease, fairness).await {
+            Ok(Some(claim)) => Looked::Claimed((claim, permit)),
+            Ok(None) => Looked::Nothing,
+            Err(e) => {
+                tracing::error!(error = %e, "claiming an edit failed");
+                Looked::Nothing
             }
-            Ok(None) => {}
-            Err(e) => tracing::error!(error = %e, "claiming an edit failed"),
-        }
-        drop(permit);
-        if woken {
-            fruitless_wakes += 1;
-        }
-        let looked = Instant::now();
-        tokio::select! {
-            _ = &mut notified => {
-                // A burst of new edits wakes the dispatcher once per edit; when looks
-                // woken by them keep finding nothing to take (every organization at
-                // its cap), look again at most every CLAIM_DEBOUNCE rather than once
-                // per insert. One fruitless look (a poll's, or the one an ending edit
-                // prompts) must not delay the edit created just after it.
-                if fruitless_wakes >= 2 {
-                    tokio::select! {
-                        _ = tokio::time::sleep_until(looked + CLAIM_DEBOUNCE) => {}
-                        _ = stopping.cancelled() => {}
-                    }
-                }
-                woken = true;
-            }
-            _ = tokio::time::sleep(ctx.poll) => (woken, fruitless_wakes) = (false, 0),
-            _ = stopping.cancelled() => {}
         }
     }
-    while running.join_next().await.is_some() {}
+
+    fn run(
+        self: Arc<Self>,
+        (claim, permit): Self::Claim,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let span = tracing::info_span!("edit", edit_id = %claim.job.id, org = %claim.org_id, attempt = claim.job.attempt);
+        async move {
+            run_claim(&self.ctx, claim, permit).await;
+            // However it ended, its organization's share has room again: an edit that
+            // waited for it can be claimed now.
+            self.ctx.wake.notify_waiters();
+        }
+        .instrument(span)
+    }
 }
 
 /// Runs one claim to its outcome; `_room` is its place among the node's claims.
@@ -232,8 +220,10 @@ async fn hold_lease<T>(
     clock: &WorkClock,
     canceled: &CancellationToken,
 ) -> Held<T> {
-    let mut beat = tokio::time::interval(ctx.lease / 3);
-    beat.tick().await;
+    let renewing = renew_until_lost(ctx.lease, &ctx.stop_now, || {
+        ctx.queue.heartbeat(job, ctx.lease)
+    });
+    tokio::pin!(renewing);
     let deadline = tokio::time::sleep(ctx.job_timeout);
     tokio::pin!(deadline);
     let held = loop {
@@ -243,13 +233,10 @@ async fn hold_lease<T>(
                 Some(left) if !left.is_zero() => deadline.as_mut().reset(Instant::now() + left),
                 _ => break Held::TimedOut,
             },
-            _ = ctx.stop_now.cancelled() => break Held::Stopped,
             _ = canceled.cancelled() => break Held::Canceled,
-            _ = beat.tick() => match ctx.queue.heartbeat(job, ctx.lease).await {
-                Ok(true) => {}
-                Ok(false) => break Held::LeaseLost,
-                // A transient database error: keep working; the next beat tries again.
-                Err(e) => tracing::warn!(error = %e, "renewing the lease failed"),
+            renewal = &mut renewing => break match renewal {
+                Renewal::Lost => Held::LeaseLost,
+                Renewal::Stopped => Held::Stopped,
             },
         }
     };

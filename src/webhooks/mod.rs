@@ -21,16 +21,18 @@
 mod shares;
 pub mod signing;
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::json;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::db::{unix_ms, AfterAttempt, Db, DeliveryRow, WebhookEvent};
 use crate::edits::{render_signed, timestamp};
+use crate::queue::claim_loop::{claim_until_stopped, ClaimKind, Looked};
 use crate::queue::FinishedEdits;
 use crate::storage::Storage;
 use shares::OrgShares;
@@ -105,50 +107,12 @@ impl Dispatcher {
         finished: Arc<FinishedEdits>,
         shutdown: CancellationToken,
     ) -> tokio::task::JoinHandle<()> {
-        tokio::spawn(async move {
-            let slots = Arc::new(Semaphore::new(IN_FLIGHT));
-            while !shutdown.is_cancelled() {
-                let ended = finished.any_ended();
-                let mut ended = std::pin::pin!(ended);
-                ended.as_mut().enable();
-                let freed = self.shares.freed();
-                let mut freed = std::pin::pin!(freed);
-                while let Ok(slot) = slots.clone().try_acquire_owned() {
-                    let full = self.shares.full();
-                    let claimed = self
-                        .db
-                        .claim_webhook_event(LEASE.as_millis() as i64, &full)
-                        .await;
-                    match claimed {
-                        Ok(Some(event)) => {
-                            let share = self.shares.take(&event.org_id);
-                            let dispatcher = self.clone();
-                            // Every line of the attempt names the receiver, as logs may show it.
-                            let url = crate::telemetry::url_text_for_log(&event.url);
-                            let span = tracing::info_span!("webhook", event_id = %event.id, edit_id = %event.edit_id, org = %event.org_id, attempt = event.attempt, %url);
-                            tokio::spawn(
-                                async move {
-                                    dispatcher.attempt(event).await;
-                                    drop((share, slot));
-                                }
-                                .instrument(span),
-                            );
-                        }
-                        Ok(None) => break,
-                        Err(e) => {
-                            tracing::warn!(error = %e, "claiming a webhook event failed");
-                            break;
-                        }
-                    }
-                }
-                tokio::select! {
-                    _ = ended => {}
-                    _ = &mut freed => {}
-                    _ = tokio::time::sleep(POLL) => {}
-                    _ = shutdown.cancelled() => {}
-                }
-            }
-        })
+        let deliveries = Arc::new(Deliveries {
+            dispatcher: self,
+            finished,
+            slots: Arc::new(Semaphore::new(IN_FLIGHT)),
+        });
+        tokio::spawn(claim_until_stopped(deliveries, shutdown))
     }
 
     /// One attempt at `event`, recorded.
@@ -311,4 +275,61 @@ fn error_chain(error: &reqwest::Error) -> String {
         source = e.source();
     }
     chain.join(": ")
+}
+
+/// Webhook events as the claim loop takes them: a place among the node's
+/// [`IN_FLIGHT`] deliveries and one in the organization's share.
+struct Deliveries {
+    dispatcher: Dispatcher,
+    finished: Arc<FinishedEdits>,
+    slots: Arc<Semaphore>,
+}
+
+impl ClaimKind for Deliveries {
+    type Claim = (WebhookEvent, OwnedSemaphorePermit);
+
+    fn wakes(&self) -> Vec<&Notify> {
+        vec![self.finished.any(), self.dispatcher.shares.freed_notify()]
+    }
+
+    fn poll(&self) -> Duration {
+        POLL
+    }
+
+    async fn look(&self, _stopping: &CancellationToken) -> Looked<Self::Claim> {
+        // No room: the delivery that ends gives its slot and its share back together,
+        // and the share's wake-up looks again.
+        let Ok(slot) = self.slots.clone().try_acquire_owned() else {
+            return Looked::Nothing;
+        };
+        let full = self.dispatcher.shares.full();
+        match self
+            .dispatcher
+            .db
+            .claim_webhook_event(LEASE.as_millis() as i64, &full)
+            .await
+        {
+            Ok(Some(event)) => Looked::Claimed((event, slot)),
+            Ok(None) => Looked::Nothing,
+            Err(e) => {
+                tracing::warn!(error = %e, "claiming a webhook event failed");
+                Looked::Nothing
+            }
+        }
+    }
+
+    fn run(
+        self: Arc<Self>,
+        (event, slot): Self::Claim,
+    ) -> impl Future<Output = ()> + Send + 'static {
+        let share = self.dispatcher.shares.take(&event.org_id);
+        // Every line of the attempt names the receiver, as logs may show it.
+        let url = crate::telemetry::url_text_for_log(&event.url);
+        let span = tracing::info_span!("webhook", event_id = %event.id, edit_id = %event.edit_id, org = %event.org_id, attempt = event.attempt, %url);
+        async move {
+            self.dispatcher.attempt(event).await;
+            drop((share, slot));
+        }
+        .instrument(span)
+    }
 }

@@ -55,9 +55,9 @@ impl OrgShares {
         }
     }
 
-    /// Resolves when a delivery has ended since the last time it resolved.
-    pub async fn freed(&self) {
-        self.freed.notified().await
+    /// Woken when a delivery ends.
+    pub fn freed_notify(&self) -> &Notify {
+        &self.freed
     }
 
     /// The counts; a panic while they were held left nothing half done.
@@ -107,8 +107,11 @@ mod tests {
     async fn an_ended_delivery_wakes_the_dispatcher_even_when_it_was_not_waiting() {
         let shares = OrgShares::new(1);
         drop(shares.take("a"));
-        tokio::time::timeout(std::time::Duration::from_secs(1), shares.freed())
-            .await
-            .expect("the end was kept for the next wait");
+        tokio::time::timeout(
+            std::time::Duration::from_secs(1),
+            shares.freed_notify().notified(),
+        )
+        .await
+        .expect("the end was kept for the next wait");
     }
 }
