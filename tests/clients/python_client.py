@@ -10,17 +10,18 @@ from urllib.parse import parse_qs, urlsplit
 from mediaedit_client import AuthenticatedClient
 from mediaedit_client.api.downloads import download_file
 from mediaedit_client.api.edits import create_edit, get_edit
-from mediaedit_client.models import AssetIn, Edit, EditOptions, NewEdit
+from mediaedit_client.models import AssetIn, CommandName, Edit, EditOptions, NewEdit
 
 
 def main() -> None:
     base_url, token, source, out = sys.argv[1:5]
     client = AuthenticatedClient(base_url=base_url, token=token, timeout=30.0)
-    # The options are typed, one field per option of the command registry.
+    # The commands and the options are typed: an enum of the registry's command names,
+    # one field per option.
     options = EditOptions(scale=0.5)
     body = NewEdit(
         assets=[AssetIn(src=source, type_="image")],
-        commands=["resize-image"],
+        commands=[CommandName.RESIZE_IMAGE],
         options=options,
     )
     created = create_edit.sync_detailed(client=client, body=body)
