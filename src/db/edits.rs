@@ -190,7 +190,7 @@ impl Db {
             Db::Postgres(pool) => {
                 // One statement, so one transaction: the notification goes out when the
                 // row commits and wakes idle workers on every node that listens
-                // (`queue::listen_for_new_edits`).
+                // (`queue::listen`).
                 sqlx::query(&format!(
                     "WITH inserted AS (
                          INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane, expires_at, webhook_url)

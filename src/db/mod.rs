@@ -11,6 +11,7 @@ mod census;
 mod channels;
 mod chunk_nodes;
 mod chunks;
+pub mod edit_queue;
 mod edits;
 mod idempotency;
 pub mod lease;

@@ -1,13 +1,9 @@
-//! The queue on PostgreSQL: many nodes claim from one table at once. A claim is one
-//! statement whose inner `SELECT … FOR UPDATE SKIP LOCKED` locks the oldest claimable
-//! row and skips rows other claimers hold, so concurrent claims never block on each
-//! other nor take the same edit. Leases and `(id, attempt)` fencing work exactly as on
-//! SQLite; new edits are announced with `NOTIFY` (see [`listen_for_new_edits`]).
+//! PostgreSQL's notifications, heard on every node: new edits, cancels, endings and
+//! chunks, each waking what waits for it here.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use sqlx::postgres::PgListener;
 use sqlx::PgPool;
 use tokio::sync::Notify;
@@ -15,53 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::cancels::RunningEdits;
 use super::finished::FinishedEdits;
-use super::{
-    fenced_sql, run_claim, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim,
-};
-use crate::db::{
-    DbError, CANCELS_CHANNEL, CHUNKS_CHANNEL, FINISHED_CHANNEL, NEW_EDITS_CHANNEL, PG_NOW_MS,
-};
-
-/// The advisory lock claims take turns on (any constant; this one spells "mediaedt").
-const CLAIM_LOCK: i64 = 0x6d65_6469_6165_6474;
-
-pub struct PgQueue {
-    pool: PgPool,
-}
-
-impl PgQueue {
-    pub fn new(pool: PgPool) -> Self {
-        PgQueue { pool }
-    }
-}
-
-#[async_trait]
-impl JobQueue for PgQueue {
-    async fn claim_fair(
-        &self,
-        lease: Duration,
-        fairness: Fairness<'_>,
-    ) -> Result<Option<Claim>, DbError> {
-        let sql = super::claim_sql(PG_NOW_MS, "FOR UPDATE SKIP LOCKED");
-        let mut tx = self.pool.begin().await?;
-        // Claims take turns (each is one short statement), so the per-organization
-        // count one claim reads includes the claim committed just before it: two
-        // nodes claiming at the same instant could otherwise both take an
-        // organization's last share. SQLite's single writer gives this for free.
-        sqlx::query("SELECT pg_advisory_xact_lock($1)")
-            .bind(CLAIM_LOCK)
-            .execute(&mut *tx)
-            .await?;
-        let claim = run_claim!(&mut *tx, &sql, lease, fairness);
-        tx.commit().await?;
-        claim
-    }
-
-    async fn fenced(&self, set: &str, job: &JobRef, binds: Vec<Bind<'_>>) -> Result<bool, DbError> {
-        let sql = fenced_sql(set, binds.len(), PG_NOW_MS);
-        run_fenced!(&self.pool, &sql, binds, job)
-    }
-}
+use crate::db::{CANCELS_CHANNEL, CHUNKS_CHANNEL, FINISHED_CHANNEL, NEW_EDITS_CHANNEL};
 
 /// Feeds `wake` from `LISTEN mediaedit_edits` until `shutdown`, so an edit created on
 /// any node wakes idle workers on this one at once, and `running` from `LISTEN
