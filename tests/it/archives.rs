@@ -15,8 +15,8 @@ on_both_backends!(
     a_storyboard_archive_holds_the_sheet_its_cues_name,
 );
 
-/// The archive of the done edit `id`, unpacked into `dir`; its entry names in order.
-async fn unpack(app: &TestApp, id: &str, dir: &Path) -> Vec<String> {
+/// The archive of the done edit `id`, read as a ZIP: `200`, `application/zip`.
+pub async fn read_archive(app: &TestApp, id: &str) -> async_zip::base::read::mem::ZipFileReader {
     let response = app
         .client
         .get(format!("{}/v1/edits/{id}/archive", app.base))
@@ -25,10 +25,16 @@ async fn unpack(app: &TestApp, id: &str, dir: &Path) -> Vec<String> {
         .await
         .unwrap();
     assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "application/zip");
     let zip = response.bytes().await.unwrap().to_vec();
-    let reader = async_zip::base::read::mem::ZipFileReader::new(zip)
+    async_zip::base::read::mem::ZipFileReader::new(zip)
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// The archive of the done edit `id`, unpacked into `dir`; its entry names in order.
+async fn unpack(app: &TestApp, id: &str, dir: &Path) -> Vec<String> {
+    let reader = read_archive(app, id).await;
     let mut names = Vec::new();
     for i in 0..reader.file().entries().len() {
         let name = reader.file().entries()[i]

@@ -160,19 +160,7 @@ async fn the_archive_holds_every_output_byte_for_byte(backend: Backend) {
     });
     let doc = app.run_done(body).await;
     let id = doc["id"].as_str().unwrap();
-    let response = app
-        .client
-        .get(format!("{}/v1/edits/{id}/archive", app.base))
-        .bearer_auth(&app.token)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    assert_eq!(response.headers()["content-type"], "application/zip");
-    let zip = response.bytes().await.unwrap().to_vec();
-    let reader = async_zip::base::read::mem::ZipFileReader::new(zip)
-        .await
-        .unwrap();
+    let reader = crate::archives::read_archive(&app, id).await;
     let urls = doc["attributes"]["downloadUrls"].as_array().unwrap();
     assert_eq!(reader.file().entries().len(), urls.len());
     for (i, url) in urls.iter().enumerate() {
