@@ -42,7 +42,7 @@ const PIPE_BYTES: usize = 256 * 1024;
 #[utoipa::path(get, path = "/v1/edits/{id}/archive", operation_id = "getEditArchive", tag = "edits",
     params(("id" = String, Path, description = "Edit id")),
     responses(
-        (status = 200, description = "`application/zip`: every output, stored entries named as their downloads"),
+        (status = 200, description = "`application/zip`: every output, stored entries named as their downloads; an HLS output with its whole ladder and a storyboard's VTT naming its sheet by relative names, so the unpacked folder works offline"),
         (status = 401, description = "No valid token", body = crate::api::schemas::ErrorDocument),
         (status = 404, description = "No such edit", body = crate::api::schemas::ErrorDocument),
         (status = 409, description = "The edit is not done", body = crate::api::schemas::ErrorDocument),
