@@ -392,14 +392,5 @@ fn default_workers() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get().max(2))
 }
 
-/// A finite number, zero or more (zero turns the limit off): NaN, infinity or a
-/// negative rate would stop the service or never limit it, by accident.
-fn rate(value: &str) -> Result<f64, String> {
-    match value.trim().parse::<f64>() {
-        Ok(n) if n.is_finite() && n >= 0.0 => Ok(n),
-        _ => Err(format!("{value} is not a finite number, zero or more")),
-    }
-}
-
 #[cfg(test)]
 mod tests;

@@ -24,6 +24,7 @@
 //! - `image_transform`: the image commands' entry points on [`Media`].
 
 pub mod animation;
+mod blocking;
 mod cancel;
 mod cores;
 mod describe;
@@ -48,6 +49,7 @@ pub use crate::format::{
     ImageFormat, MediaFormat, AUDIO_FORMATS, IMAGES_AND_VIDEOS, IMAGE_INPUTS, STILL_IMAGES,
     VIDEOS_AND_AUDIO, VIDEO_CONTAINERS,
 };
+pub(crate) use blocking::blocking;
 pub use describe::Described;
 pub use ffmpeg::progress::ProgressFn;
 pub use image::decode::inspect_image;
@@ -383,25 +385,6 @@ impl Media {
     pub async fn probe(&self, path: &Path) -> Result<Probe, MediaError> {
         let format = self.detect(path).await?;
         video::probe::run(self, path, format, false).await
-    }
-}
-
-/// Runs CPU-heavy work off the async threads.
-///
-/// A panic inside is re-raised in the calling task so that the worker's panic boundary
-/// sees it as it would any other bug, rather than as a media error.
-pub(crate) async fn blocking<T, F>(f: F) -> Result<T, MediaError>
-where
-    F: FnOnce() -> Result<T, MediaError> + Send + 'static,
-    T: Send + 'static,
-{
-    // Dropping this future (the job was given up) raises the flag the work checks
-    // between its phases. The task's wish for placeholders goes with the work.
-    let (_cancel_on_drop, f) = cancel::guarded(image::placeholders::kept::carried(f));
-    match tokio::task::spawn_blocking(f).await {
-        Ok(result) => result,
-        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-        Err(e) => Err(MediaError::Io(std::io::Error::other(e))),
     }
 }
 

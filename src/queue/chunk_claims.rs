@@ -131,7 +131,7 @@ impl Chunks {
 
     /// Runs the claimed chunk `claim` to its end (the caller holds a CPU slot for
     /// it), reporting its progress to `progress`.
-    pub(super) async fn run(&self, claim: &ChunkClaim, progress: ProgressFn<'_>) -> Ran {
+    pub(super) async fn run_claimed(&self, claim: &ChunkClaim, progress: ProgressFn<'_>) -> Ran {
         let spec: ChunkSpec = match serde_json::from_str(&claim.spec) {
             Ok(spec) => spec,
             Err(e) => return self.fail(claim, &format!("unreadable chunk: {e}")).await,
@@ -324,7 +324,7 @@ impl ClaimKind for Chunks {
         let span =
             tracing::info_span!("chunk", chunk = %claim.id, org = %org, attempt = claim.attempts);
         async move {
-            let ran = Chunks::run(&self, &claim, &|_| {}).await;
+            let ran = self.run_claimed(&claim, &|_| {}).await;
             drop(slot);
             tracing::info!(?ran, "chunk claim ended");
         }

@@ -210,7 +210,7 @@ impl StepFarm {
                 let span =
                     tracing::info_span!("chunk", chunk = %claim.id, attempt = claim.attempts);
                 let progress = |fraction: f64| (job.report)(claim.idx as usize, fraction);
-                chunks.run(&claim, &progress).instrument(span).await;
+                chunks.run_claimed(&claim, &progress).instrument(span).await;
                 continue;
             }
             if let Some(own) = own.take() {

@@ -35,6 +35,23 @@ pub struct Server {
 }
 
 impl Server {
+    /// The lines of the server's piped stderr, read on a thread as they come (so a full
+    /// pipe never blocks the server) until it exits: join the handle after stopping it.
+    pub fn stderr_lines(&mut self) -> std::thread::JoinHandle<Vec<String>> {
+        use std::io::BufRead;
+        let stderr = self
+            .child
+            .stderr
+            .take()
+            .expect("started with Stdio::piped()");
+        std::thread::spawn(move || {
+            std::io::BufReader::new(stderr)
+                .lines()
+                .map_while(Result::ok)
+                .collect()
+        })
+    }
+
     /// Starts `serve` on a free port with private sources allowed, plus `env`, and
     /// waits for `/healthz`.
     pub async fn start(data_dir: &Path, env: &[(&str, &str)], stderr: Stdio) -> Server {

@@ -1,6 +1,5 @@
 //! The command-line contract of docs/API.md, pinned by running the built binary.
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -24,13 +23,7 @@ async fn token_create_prints_a_token_and_serve_accepts_it() {
 
     let mut server = Server::start(data.path(), &[], Stdio::piped()).await;
     let base = server.base.clone();
-    let stderr = server.child.stderr.take().unwrap();
-    let log = std::thread::spawn(move || {
-        BufReader::new(stderr)
-            .lines()
-            .map_while(Result::ok)
-            .collect::<Vec<_>>()
-    });
+    let log = server.stderr_lines();
 
     let fixtures_server = FixtureServer::start().await;
     let src = fixtures_server.add("a.png", fixtures::png(30, 20));

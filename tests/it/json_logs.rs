@@ -1,7 +1,6 @@
 //! `--log-format json`: the real binary writes one JSON object per line, and the lines
 //! of an edit's work name the edit and its organization.
 
-use std::io::BufRead;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -23,13 +22,7 @@ async fn json_log_lines_name_the_edit_and_its_organization() {
     )
     .await;
     // Read stderr as it comes, so a full pipe never blocks the server.
-    let stderr = server.child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        std::io::BufReader::new(stderr)
-            .lines()
-            .map_while(Result::ok)
-            .collect::<Vec<_>>()
-    });
+    let reader = server.stderr_lines();
 
     let sources = FixtureServer::start().await;
     sources.add("a.png", fixtures::png(64, 32));

@@ -4,7 +4,6 @@
 //! download; none of the signatures or tokens appears in what it wrote, and the
 //! redacted forms do.
 
-use std::io::BufRead;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -44,13 +43,7 @@ async fn no_log_line_at_any_level_holds_a_signature_or_a_url_s_token() {
     let token = token_create(data.path(), "log-secrets-org");
     let key = render_key_create(data.path(), "log-secrets-org");
     let mut server = Server::start(data.path(), &[("RUST_LOG", "trace")], Stdio::piped()).await;
-    let stderr = server.child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        std::io::BufReader::new(stderr)
-            .lines()
-            .map_while(Result::ok)
-            .collect::<Vec<_>>()
-    });
+    let reader = server.stderr_lines();
     let sources = FixtureServer::start().await;
     let src = format!(
         "{}?token={SOURCE_TOKEN}",

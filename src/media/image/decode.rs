@@ -9,9 +9,10 @@ use std::io::Cursor;
 
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageError, ImageReader, Limits};
-use turbojpeg::ScalingFactor;
 
 use self::headers::{png_methods_are_standard, png_size, webp_size};
+use self::jpeg::decode_jpeg;
+pub(crate) use self::jpeg::shrink_factor;
 use crate::media::image::codec::jpeg::{JpegDecoder, JpegHeader};
 use crate::media::image::exif;
 use crate::media::{MediaError, MediaFormat};
@@ -317,38 +318,6 @@ fn decode_guarded<T>(format: MediaFormat, decode: impl FnOnce() -> T) -> Result<
     })
 }
 
-fn decode_jpeg(
-    bytes: &[u8],
-    mut decoder: JpegDecoder,
-    header: JpegHeader,
-    min_width: u32,
-    min_height: u32,
-) -> Result<DynamicImage, MediaError> {
-    let factor = if header.is_lossless {
-        ScalingFactor::ONE
-    } else {
-        shrink_factor(header.width, header.height, min_width, min_height)
-    };
-    let (pixels, width, height) = decoder.decode_rgb(bytes, &header, factor)?;
-    let buffer = image::RgbImage::from_raw(to_u32(width)?, to_u32(height)?, pixels)
-        .ok_or_else(|| MediaError::InvalidMedia("the JPEG decoded to an unexpected size".into()))?;
-    Ok(DynamicImage::ImageRgb8(buffer))
-}
-
-/// The smallest `n/8` (n = 1..=8) that keeps `width` x `height` at least
-/// `min_width` x `min_height`; 1 when even that would be too small (an upscale).
-pub(crate) fn shrink_factor(
-    width: usize,
-    height: usize,
-    min_width: u32,
-    min_height: u32,
-) -> ScalingFactor {
-    (1..=8)
-        .map(|n| ScalingFactor::new(n, 8))
-        .find(|f| f.scale(width) >= min_width as usize && f.scale(height) >= min_height as usize)
-        .unwrap_or(ScalingFactor::ONE)
-}
-
 /// `ImageTooLarge` when `width * height` exceeds `max_pixels`.
 pub(crate) fn check_pixels(width: u32, height: u32, max_pixels: u64) -> Result<(), MediaError> {
     if u64::from(width) * u64::from(height) > max_pixels {
@@ -413,5 +382,6 @@ fn undecodable(format: MediaFormat, error: ImageError) -> MediaError {
 }
 
 mod headers;
+mod jpeg;
 #[cfg(test)]
 mod tests;

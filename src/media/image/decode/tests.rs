@@ -1,5 +1,6 @@
 use crate::media::image::decode::*;
 use crate::media::testutil::{jpeg_with_orientation, png_claiming_size, solid_jpeg};
+use turbojpeg::ScalingFactor;
 
 #[test]
 fn header_reports_upright_size_for_rotated_jpeg() {
