@@ -9,7 +9,7 @@ use axum::Json;
 use super::auth::Organization;
 use super::error::ApiError;
 use super::AppState;
-use crate::edits::NewEdit;
+use crate::edits::EditJob;
 use crate::error_code::Code;
 use crate::queue::JobError;
 
@@ -17,11 +17,11 @@ use crate::queue::JobError;
 pub async fn plan(
     state: &AppState,
     org: &Organization,
-    edit: NewEdit,
+    edit: &EditJob,
 ) -> Result<Response, ApiError> {
     let plan = state
         .probing
-        .plan(&org.id, &edit)
+        .plan(&org.id, edit)
         .await
         .map_err(would_fail)?;
     Ok(Json(plan).into_response())

@@ -15,7 +15,7 @@ use super::json::JsonBody;
 use super::presets;
 use super::AppState;
 use super::{dry_run, idempotency};
-use crate::db::{unix_ms, EditRow};
+use crate::db::{unix_ms, EditRow, StoredRequest};
 use crate::edits::{render_signed, NewEdit};
 use crate::error_code::Code;
 
@@ -57,10 +57,8 @@ pub async fn create(
     match query.dry_run.as_deref() {
         None | Some("false") => {}
         Some("true") => {
-            let body = presets::resolve(&state, &org, body).await?;
-            let edit = NewEdit::parse(body, &state.rules)?;
-            check_uploads(&state, &org, &edit, unix_ms(SystemTime::now())).await?;
-            return dry_run::plan(&state, &org, edit).await;
+            let edit = validate(&state, &org, body, unix_ms(SystemTime::now())).await?;
+            return dry_run::plan(&state, &org, &edit.job()).await;
         }
         Some(_) => {
             return Err(ApiError::invalid_query(
@@ -91,23 +89,40 @@ async fn create_edit(
     body: serde_json::Value,
     id: String,
 ) -> Result<Response, ApiError> {
-    // The preset is resolved into the stored body: a later change of it changes
-    // nothing here.
-    let body = presets::resolve(state, org, body).await?;
-    let edit = NewEdit::parse(body, &state.rules)?;
     let now = unix_ms(SystemTime::now());
-    check_uploads(state, org, &edit, now).await?;
+    let edit = validate(state, org, body, now).await?;
     let retention = edit.retention.unwrap_or(state.default_retention_secs);
     let expires_at = now.saturating_add((retention as i64).saturating_mul(1000));
+    let job = edit.job();
+    let stored = StoredRequest {
+        request: &edit.echo,
+        plan: &job.to_stored(),
+        lane: job.lane(),
+    };
     let row = state
         .db
-        .insert_edit(&id, &org.id, &edit.echo, edit.lane(), now, expires_at)
+        .insert_edit(&id, &org.id, stored, now, expires_at)
         .await?;
     // Every idle worker looks: a fast-lane-only worker cannot take a slow edit.
     state.wake.notify_waiters();
     tracing::Span::current().record("edit_id", id.as_str());
     tracing::info!(edit_id = %id, org = %org.id, "edit created");
     Ok(created(state, &row))
+}
+
+/// `body` as the edit it asks for, by the checks a created edit and a dry run share:
+/// its preset resolved into it (so a later change of the preset changes nothing
+/// here), the request validated, and every upload it names ready.
+async fn validate(
+    state: &AppState,
+    org: &Organization,
+    body: serde_json::Value,
+    now: i64,
+) -> Result<NewEdit, ApiError> {
+    let body = presets::resolve(state, org, body).await?;
+    let edit = NewEdit::parse(body, &state.rules)?;
+    check_uploads(state, org, &edit, now).await?;
+    Ok(edit)
 }
 
 /// `201 Created` with the edit's document and `Location`.

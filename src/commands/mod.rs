@@ -12,6 +12,7 @@
 
 mod options;
 mod spec;
+mod stored;
 
 #[cfg(test)]
 mod real_files;

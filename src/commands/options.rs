@@ -196,6 +196,11 @@ impl Options {
         options
     }
 
+    /// The options given, by name, in name order (the fetched files aside).
+    pub fn given(&self) -> impl Iterator<Item = (&'static str, &Value)> {
+        self.given.iter().map(|(name, value)| (*name, value))
+    }
+
     /// Whether the request gave `spec`'s option.
     pub fn has(&self, spec: &OptionSpec) -> bool {
         self.given.contains_key(spec.name)

@@ -69,6 +69,15 @@ impl Lane {
     }
 }
 
+/// What a new edit stores: the request as sent (echoed back as it came), the typed
+/// plan validated from it (what a worker runs, see `edits::EditJob`) and its lane.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredRequest<'a> {
+    pub request: &'a Value,
+    pub plan: &'a Value,
+    pub lane: Lane,
+}
+
 /// An edit as stored.
 #[derive(Debug, Clone)]
 pub struct EditRow {
@@ -160,12 +169,17 @@ impl Db {
         &self,
         id: &str,
         org_id: &str,
-        request: &Value,
-        lane: Lane,
+        stored: StoredRequest<'_>,
         now_ms: i64,
         expires_at: i64,
     ) -> Result<EditRow, DbError> {
+        let StoredRequest {
+            request,
+            plan,
+            lane,
+        } = stored;
         let request_text = request.to_string();
+        let plan_text = plan.to_string();
         // Kept in a column of its own too: the trigger that records webhook events
         // (migrations …_notifications.sql) reads it.
         let webhook_url = request["webhook"]["url"].as_str();
@@ -173,14 +187,15 @@ impl Db {
             Db::Sqlite(pool) => {
                 // Due at once by the database's clock, which claims compare against.
                 sqlx::query(&format!(
-                    "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane, expires_at, webhook_url)
-                     VALUES (?, ?, ?, ?, 'queued', ?, {SQLITE_NOW_MS}, ?, ?, ?)"
+                    "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, plan, run_after, lane, expires_at, webhook_url)
+                     VALUES (?, ?, ?, ?, 'queued', ?, ?, {SQLITE_NOW_MS}, ?, ?, ?)"
                 ))
                 .bind(id)
                 .bind(org_id)
                 .bind(now_ms)
                 .bind(now_ms)
                 .bind(request_text)
+                .bind(plan_text)
                 .bind(lane.as_str())
                 .bind(expires_at)
                 .bind(webhook_url)
@@ -193,8 +208,8 @@ impl Db {
                 // (`queue::listen`).
                 sqlx::query(&format!(
                     "WITH inserted AS (
-                         INSERT INTO edits (id, org_id, created_at, updated_at, status, request, run_after, lane, expires_at, webhook_url)
-                         VALUES ($1, $2, $3, $3, 'queued', $4, {PG_NOW_MS}, $5, $6, $7)
+                         INSERT INTO edits (id, org_id, created_at, updated_at, status, request, plan, run_after, lane, expires_at, webhook_url)
+                         VALUES ($1, $2, $3, $3, 'queued', $4, $5, {PG_NOW_MS}, $6, $7, $8)
                          RETURNING lane)
                      SELECT pg_notify('mediaedit_edits', lane) FROM inserted"
                 ))
@@ -202,6 +217,7 @@ impl Db {
                 .bind(org_id)
                 .bind(now_ms)
                 .bind(request_text)
+                .bind(plan_text)
                 .bind(lane.as_str())
                 .bind(expires_at)
                 .bind(webhook_url)

@@ -29,7 +29,7 @@ pub use cache::SourceValidators;
 pub use census::Census;
 pub use channels::{CANCELS_CHANNEL, CHUNKS_CHANNEL, FINISHED_CHANNEL, NEW_EDITS_CHANNEL};
 pub use chunks::{ChunkClaim, ChunkSet, ChunkState};
-pub use edits::{EditRow, EditStatus, Lane};
+pub use edits::{EditRow, EditStatus, Lane, StoredRequest};
 pub use idempotency::KeyClaim;
 pub use lifecycle::{Cancel, EditPage, PageCursor, Retry};
 pub use orgs::{hash_token, token_prefix, valid_org_id, Revoked, TokenListing};

@@ -4,6 +4,7 @@
 pub mod budget;
 mod document;
 mod error;
+mod job;
 mod options;
 mod pipeline;
 pub mod plan;
@@ -16,5 +17,6 @@ pub use crate::commands::{Command, Options};
 pub use crate::db::timestamp;
 pub use document::{render_edit, render_signed};
 pub use error::ValidationError;
+pub use job::EditJob;
 pub use request::{Asset, NewEdit};
 pub use rules::{ValidationRules, MAX_ASSETS, MAX_COMMANDS, MAX_URL_LEN};

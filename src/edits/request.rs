@@ -9,15 +9,15 @@ use super::options::escape_pointer;
 use super::pipeline::{array, check_outputs, check_pipeline, parse_commands};
 use super::rules::{ValidationRules, MAX_ASSETS, MAX_URL_LEN};
 use crate::commands::{Command, Options};
-use crate::db::Lane;
 use crate::error_code::Code;
 use crate::fetch::{self, FetchError};
 
 /// One input asset.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Asset {
     /// `image` or `video`; informational only.
     pub kind: String,
+    #[serde(with = "super::job::url_text")]
     pub src: Url,
 }
 
@@ -91,27 +91,6 @@ impl NewEdit {
             webhook,
             echo: Value::Object(echo),
         })
-    }
-
-    /// The queue lane: fast when every command is an in-process image step.
-    pub fn lane(&self) -> Lane {
-        let fast = self.commands.iter().all(|c| c.in_process());
-        if fast {
-            Lane::Fast
-        } else {
-            Lane::Slow
-        }
-    }
-
-    /// Rebuilds a stored edit from its echoed request. Stored requests were valid when
-    /// accepted, so private-address rules are not applied again here (the fetcher
-    /// enforces them at connect time).
-    pub fn from_stored(echo: Value) -> Result<NewEdit, ValidationError> {
-        let rules = ValidationRules {
-            allow_private_sources: true,
-            ..ValidationRules::default()
-        };
-        NewEdit::parse(echo, &rules)
     }
 }
 

@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 
 use crate::commands::Options;
 use crate::db::{Db, SourceValidators, StoredOutput};
-use crate::edits::NewEdit;
+use crate::edits::EditJob;
 use crate::media::MediaFormat;
 use crate::storage::{companions_of, OutputKey, Storage};
 
@@ -35,7 +35,7 @@ const RECIPES: &str = concat!("mediaedit ", env!("CARGO_PKG_VERSION"));
 /// The cache key of asset `i` of `edit` when its source's SHA-256 is `source_sha256`
 /// and its options, with the files they name fetched, are `options`.
 pub(super) fn asset_key(
-    edit: &NewEdit,
+    edit: &EditJob,
     options: &Options,
     i: usize,
     source_sha256: &str,
@@ -90,7 +90,7 @@ impl<'a> ResultCache<'a> {
     /// files they name fetched, which the key holds by their bytes.
     pub async fn answer(
         &self,
-        (edit, options): (&NewEdit, &Options),
+        (edit, options): (&EditJob, &Options),
         asset: usize,
         source_sha256: &str,
         job: &JobRef,
@@ -197,8 +197,8 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn edit(body: serde_json::Value) -> NewEdit {
-        NewEdit::from_stored(body).unwrap()
+    fn edit(body: serde_json::Value) -> EditJob {
+        EditJob::from_stored(None, &body).unwrap()
     }
 
     #[test]
@@ -216,7 +216,7 @@ mod tests {
                 json!({"assets": [{"type": "video", "src": src}], "commands": ["modify-video-speed"], "options": {"speed": s}}),
             )
         };
-        let key_of = |edit: &NewEdit, sha256| asset_key(edit, &edit.options, 0, sha256);
+        let key_of = |edit: &EditJob, sha256| asset_key(edit, &edit.options, 0, sha256);
         let key = key_of(&base, "aa");
         assert_eq!(key, key_of(&same, "aa"), "the URL is not the content");
         assert_ne!(key, key_of(&base, "ab"));

@@ -29,7 +29,7 @@ use super::upload_source::{read_upload, upload_parts_of};
 use super::JobError;
 use crate::db::Db;
 use crate::edits::plan::{plan_asset, PlanError, PlanLimits, SourceInfo};
-use crate::edits::NewEdit;
+use crate::edits::EditJob;
 use crate::error_code::Code;
 use crate::fetch::Fetcher;
 use crate::media::{Media, MediaFile};
@@ -60,7 +60,7 @@ type UploadFiles = HashMap<String, OnceCell<PathBuf>>;
 impl Probing {
     /// The plan of `edit` (already validated) for organization `org`: the
     /// `edit-plan` document, or the error the edit would end with.
-    pub async fn plan(&self, org: &str, edit: &NewEdit) -> Result<Value, JobError> {
+    pub async fn plan(&self, org: &str, edit: &EditJob) -> Result<Value, JobError> {
         ensure_free_disk(&self.tmp_root, self.min_free_disk_bytes)?;
         let dir = tempfile::Builder::new()
             .prefix("dry-run-")
@@ -93,7 +93,7 @@ impl Probing {
     async fn fetch_option_sources(
         &self,
         org: &str,
-        edit: &NewEdit,
+        edit: &EditJob,
         dir: &Path,
     ) -> Result<(), JobError> {
         let specs = edit
@@ -125,7 +125,7 @@ impl Probing {
     async fn plan_one(
         &self,
         org: &str,
-        edit: &NewEdit,
+        edit: &EditJob,
         i: usize,
         (dir, uploads): (&Path, &UploadFiles),
     ) -> Result<Value, JobError> {

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use super::JobError;
-use crate::edits::{budget, NewEdit};
+use crate::edits::{budget, EditJob};
 use crate::error_code::Code;
 use crate::storage::free_disk_bytes;
 
@@ -38,7 +38,7 @@ pub(super) struct OutputBudget {
 }
 
 impl OutputBudget {
-    pub fn new(edit: &NewEdit, limit: u64) -> Self {
+    pub fn new(edit: &EditJob, limit: u64) -> Self {
         let per_input = budget::min_files_per_input(&edit.commands, &edit.options);
         let last = *per_input.last().unwrap_or(&1);
         OutputBudget {

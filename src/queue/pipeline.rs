@@ -11,9 +11,9 @@ use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 use tokio::sync::watch;
 
-use crate::commands::{Fused, Options};
+use crate::commands::Options;
 use crate::db::{SourceValidators, StoredOutput};
-use crate::edits::NewEdit;
+use crate::edits::EditJob;
 use crate::fetch::{Fetch, FetchError};
 use crate::media::image::placeholders::kept::Kept;
 use crate::media::video::chunked::with_lender;
@@ -24,6 +24,7 @@ use super::chunk_farm::farmed;
 use super::clock::{Turn, WorkClock};
 use super::context::WorkerContext;
 use super::cost::{self, WorkBudget};
+use super::executor::{execute, StepAt, StepHost};
 use super::extra_source::fetch_option_sources;
 use super::lender::SlotLender;
 use super::limits::{ensure_free_disk, OutputBudget};
@@ -47,22 +48,19 @@ mod store;
 pub async fn run_edit(
     ctx: &WorkerContext,
     claim: &Claim,
+    edit: &EditJob,
     tmp: &Path,
     clock: &Arc<WorkClock>,
 ) -> Result<EditOutputs, JobError> {
-    let edit = NewEdit::from_stored(claim.request.clone()).map_err(|e| {
-        tracing::error!(error = %e, "a stored edit no longer validates");
-        JobError::internal(false)
-    })?;
     let (tx, rx) = watch::channel(None);
     let mut run = EditRun {
         ctx,
         claim,
         tracker: Tracker::new(tx, edit.assets.len(), edit.commands.len()),
-        outputs: OutputBudget::new(&edit, ctx.max_outputs),
+        outputs: OutputBudget::new(edit, ctx.max_outputs),
         work: WorkBudget::new(ctx.max_work),
         clock,
-        edit: &edit,
+        edit,
         options: edit.options.clone(),
     };
     run.fetch_sources(tmp).await?;
@@ -80,7 +78,7 @@ pub async fn run_edit(
 struct EditRun<'a> {
     ctx: &'a WorkerContext,
     claim: &'a Claim,
-    edit: &'a NewEdit,
+    edit: &'a EditJob,
     tracker: Tracker,
     outputs: OutputBudget,
     work: WorkBudget,
@@ -128,27 +126,14 @@ impl EditRun<'_> {
             }
             Sourced::File(file, key) => (file, key),
         };
-        let mut files = vec![source];
         // The last step's outputs are stored: their placeholders come from their pixels.
         let kept = Kept::default();
-        let commands = &self.edit.commands;
-        let mut c = 0;
-        while c < commands.len() {
-            let step = match commands
-                .get(c + 1)
-                .and_then(|then| Fused::of(commands[c], *then))
-            {
-                Some(fused) => Step::Fused(fused),
-                None => Step::One(commands[c]),
-            };
-            let last = c + step.commands() == commands.len();
-            let ran = kept.around_if(last, self.command(i, c, step, &files, &dir));
-            files = ran.await.map_err(|e| {
-                let place = step.place(i, c, e.code);
-                e.at(&place)
-            })?;
-            c += step.commands();
-        }
+        let steps = AssetSteps {
+            run: self,
+            i,
+            kept: &kept,
+        };
+        let files = execute(&steps, &self.edit.commands, source, &dir).await?;
         let outputs = self.store(i, &files, &kept).await?;
         // This asset's files are stored: free the disk now, not when the edit ends,
         // so an edit of twenty large videos needs room for one at a time.
@@ -252,20 +237,16 @@ impl EditRun<'_> {
         c: usize,
         command: Step,
         files: &[MediaFile],
-        dir: &Path,
+        step_dir: &Path,
     ) -> Result<Vec<MediaFile>, JobError> {
         self.outputs.check(i, files.len(), c)?;
         let step = json!({ "asset": i, "command": c, "name": command.first().name() });
         self.tracker.report(i, 0.0, &step);
-        let step_dir = dir.join(format!("step-{c}"));
-        tokio::fs::create_dir_all(&step_dir)
-            .await
-            .map_err(|_| JobError::internal(true))?;
         let count = files.len();
         let steps: Vec<_> = files
             .iter()
             .enumerate()
-            .map(|(k, file)| self.file_step(i, (k, count), command, file, &step_dir, &step))
+            .map(|(k, file)| self.file_step(i, (k, count), command, file, step_dir, &step))
             .collect();
         let outputs: Vec<Vec<MediaFile>> = futures::stream::iter(steps)
             .buffered(self.ctx.parallel_steps)
@@ -347,6 +328,29 @@ impl EditRun<'_> {
             acquire.await
         };
         Ok((permit, turn.granted()))
+    }
+}
+
+/// Asset `i`'s steps, as its edit runs them: see [`EditRun::command`].
+struct AssetSteps<'r, 'a> {
+    run: &'r EditRun<'a>,
+    i: usize,
+    kept: &'r Kept,
+}
+
+impl StepHost for AssetSteps<'_, '_> {
+    async fn run_step(
+        &self,
+        at: StepAt,
+        files: &[MediaFile],
+        dir: &Path,
+    ) -> Result<Vec<MediaFile>, JobError> {
+        let command = self.run.command(self.i, at.c, at.step, files, dir);
+        let ran = self.kept.around_if(at.last, command).await;
+        ran.map_err(|e| {
+            let place = at.step.place(self.i, at.c, e.code);
+            e.at(&place)
+        })
     }
 }
 

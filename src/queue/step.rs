@@ -6,7 +6,7 @@ use crate::media::Work;
 
 /// One CPU step of a pipeline: a command, or two that run as one (see [`Fused`]).
 #[derive(Debug, Clone, Copy)]
-pub(super) enum Step {
+pub enum Step {
     One(Command),
     Fused(Fused),
 }

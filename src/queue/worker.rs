@@ -26,6 +26,7 @@ use super::context::WorkerContext;
 use super::pipeline::EditOutputs;
 use super::{pipeline, Claim, JobError, JobRef};
 use crate::commands::Command;
+use crate::edits::EditJob;
 use crate::error_code::Code;
 
 /// Starts the dispatcher, which claims edits until `ctx.stopping` is cancelled and
@@ -99,6 +100,15 @@ impl ClaimKind for Edits {
 /// Runs one claim to its outcome; `_room` is its place among the node's claims.
 async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphorePermit) {
     let job = claim.job.clone();
+    let edit = match EditJob::from_stored(claim.plan.as_ref(), &claim.request) {
+        Ok(edit) => Arc::new(edit),
+        Err(e) => {
+            tracing::error!(error = %e, "a stored edit no longer reads as a job");
+            let e = Err(JobError::internal(false));
+            record(ctx, &job, &claim, &[], e, Duration::ZERO).await;
+            return;
+        }
+    };
     if claim.tries > ctx.max_attempts {
         let e = JobError::new(
             Code::AttemptsExhausted,
@@ -108,7 +118,7 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphore
             ),
             false,
         );
-        record(ctx, &job, &claim, Err(e), Duration::ZERO).await;
+        record(ctx, &job, &claim, &edit.commands, Err(e), Duration::ZERO).await;
         return;
     }
     tracing::info!("processing edit");
@@ -120,6 +130,7 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphore
         let ctx = ctx.clone();
         let claim = claim.clone();
         let clock = clock.clone();
+        let edit = edit.clone();
         // A spawned task is the panic boundary: a panic surfaces as a JoinError.
         tokio::spawn(async move {
             let tmp = tempfile::Builder::new()
@@ -129,7 +140,7 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphore
                     tracing::error!(error = %e, "creating a job temp dir failed");
                     JobError::internal(true)
                 })?;
-            pipeline::run_edit(&ctx, &claim, tmp.path(), &clock).await
+            pipeline::run_edit(&ctx, &claim, &edit, tmp.path(), &clock).await
         })
     };
     let outcome = match hold_lease(ctx, &job, runner, &clock, &registered.token).await {
@@ -171,7 +182,8 @@ async fn run_claim(ctx: &Arc<WorkerContext>, claim: Claim, _room: OwnedSemaphore
         ok = outcome.is_ok(),
         "edit processed"
     );
-    record(ctx, &job, &claim, outcome, started.elapsed()).await;
+    let took = started.elapsed();
+    record(ctx, &job, &claim, &edit.commands, outcome, took).await;
 }
 
 /// Deletes what this claim stored: its outcome was not recorded (the edit was
@@ -249,6 +261,7 @@ async fn record(
     ctx: &WorkerContext,
     job: &JobRef,
     claim: &Claim,
+    commands: &[Command],
     outcome: Result<EditOutputs, JobError>,
     took: Duration,
 ) {
@@ -285,13 +298,7 @@ async fn record(
         Ok(true) if ends => {
             forget_scratch(ctx, &job.id).await;
             ctx.finished.finished(&job.id);
-            let commands: Vec<Command> = claim.request["commands"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|name| Command::from_name(name.as_str()?))
-                .collect();
-            ctx.metrics.edit_ended(&commands, status, took);
+            ctx.metrics.edit_ended(commands, status, took);
         }
         Ok(true) => {}
         Ok(false) => tracing::warn!("outcome not recorded: the claim is no longer current"),

@@ -17,9 +17,12 @@ use url::Url;
 use super::cache::Entry;
 use super::negotiate::Wanted;
 use super::{internal, source_key, Failure, Job, Rendered, Renderer, Source};
+use crate::commands::Options;
 use crate::media::{ImageFormat, MediaFile, MediaFormat};
+use crate::queue::executor::{execute, StepAt, StepHost};
 use crate::queue::limits::ensure_free_disk;
 use crate::queue::slots::Class;
+use crate::queue::step::Step;
 use crate::queue::upload_source::{read_upload, upload_parts_of};
 use crate::queue::JobError;
 use crate::storage::StorageError;
@@ -38,7 +41,7 @@ impl Renderer {
             .detect_for(&source, takes)
             .await
             .map_err(|e| Failure::from(JobError::from(e)))?;
-        let mut file = MediaFile {
+        let file = MediaFile {
             path: source,
             format,
         };
@@ -48,22 +51,17 @@ impl Renderer {
             options.set("format", "jpeg".into());
         }
         let slot = self.cpu.acquire(&job.org, Class::Light).await;
-        for (i, command) in job.commands.iter().enumerate() {
-            let out_dir = dir.path().join(format!("step-{i}"));
-            std::fs::create_dir_all(&out_dir).map_err(|e| internal(&e))?;
-            let started = std::time::Instant::now();
-            let outputs = command
-                .run(&self.media, &file, &options, &out_dir, &|_| {})
-                .await
-                .map_err(|e| {
-                    Failure::from(JobError::from(e).at(&format!("Command {i} ({command})")))
-                })?;
-            self.metrics.command_ran(*command, started.elapsed());
-            file = outputs
-                .into_iter()
-                .next()
-                .ok_or_else(|| internal(&"a command made no output"))?;
-        }
+        let steps = RenderSteps {
+            renderer: &self,
+            options: &options,
+        };
+        let outputs = execute(&steps, &job.commands, file, dir.path())
+            .await
+            .map_err(Failure::from)?;
+        let file = outputs
+            .into_iter()
+            .next()
+            .ok_or_else(|| internal(&"a command made no output"))?;
         let (bytes, format) = match job.wanted {
             Some(Wanted::Legacy) => legacy(&file).await?,
             _ => (
@@ -230,6 +228,38 @@ impl Renderer {
             .await
             .map_err(|e| internal(&e))?;
         Ok(entry)
+    }
+}
+
+/// A render's steps: its one file through each, in the CPU slot the render holds.
+struct RenderSteps<'a> {
+    renderer: &'a Renderer,
+    options: &'a Options,
+}
+
+impl StepHost for RenderSteps<'_> {
+    async fn run_step(
+        &self,
+        at: StepAt,
+        files: &[MediaFile],
+        dir: &Path,
+    ) -> Result<Vec<MediaFile>, JobError> {
+        let (media, metrics) = (&self.renderer.media, &self.renderer.metrics);
+        let command = at.step.first();
+        let mut outputs = Vec::new();
+        for file in files {
+            let started = std::time::Instant::now();
+            let run = match at.step {
+                Step::One(command) => command.run(media, file, self.options, dir, &|_| {}).await,
+                Step::Fused(fused) => fused.run(media, file, self.options, dir, &|_| {}).await,
+            };
+            metrics.command_ran(command, started.elapsed());
+            let place = format!("Command {} ({command})", at.c);
+            outputs.extend(run.map_err(|e| JobError::from(e).at(&place))?);
+        }
+        // A render answers one picture: the first file a step makes goes on.
+        outputs.truncate(1);
+        Ok(outputs)
     }
 }
 

@@ -89,6 +89,7 @@ mod speed;
 mod stages;
 mod stalled_sources;
 mod still_formats;
+mod stored_plans;
 mod storyboard;
 mod tus_metadata;
 mod upload_quotas;

@@ -39,6 +39,9 @@ pub struct Claim {
     pub tries: u32,
     /// The request as sent.
     pub request: Value,
+    /// The typed plan validated from it (`edits::EditJob`); `None` for an edit
+    /// created before plans were stored.
+    pub plan: Option<Value>,
 }
 
 /// The row a claim returns, as either database returns it.
@@ -50,6 +53,7 @@ struct StoredClaim {
     failures: i64,
     handbacks: i64,
     request: String,
+    plan: Option<String>,
 }
 
 impl TryFrom<StoredClaim> for Claim {
@@ -64,8 +68,12 @@ impl TryFrom<StoredClaim> for Claim {
             org_id: row.org_id,
             failures: row.failures as u32,
             tries: (row.attempt - row.handbacks).max(1) as u32,
-            request: serde_json::from_str(&row.request)
-                .map_err(|e| DbError::Corrupt(e.to_string()))?,
+            request: serde_json::from_str(&row.request).map_err(corrupt)?,
+            plan: row
+                .plan
+                .map(|plan| serde_json::from_str(&plan))
+                .transpose()
+                .map_err(corrupt)?,
         })
     }
 }
@@ -142,7 +150,11 @@ fn claim_by_id_sql(now_sql: &str) -> String {
 /// What a claim of an edit sets besides the attempt and the lease.
 const CLAIM_SET: &str = "status = 'processing', updated_at = {now}, claimed_by = $3";
 
-const CLAIM_RETURNING: &str = "id, org_id, attempt, failures, handbacks, request";
+const CLAIM_RETURNING: &str = "id, org_id, attempt, failures, handbacks, request, plan";
+
+fn corrupt(e: serde_json::Error) -> DbError {
+    DbError::Corrupt(e.to_string())
+}
 
 /// The fenced `UPDATE` of [`JobQueue::fenced`], with `$1, $2, …` placeholders: `set`
 /// uses the first `binds`, then come `id` and `attempt`. `{now}` in `set` and
