@@ -282,6 +282,8 @@ impl MediaError {
 #[derive(Clone)]
 pub struct Media {
     inner: Arc<Inner>,
+    /// What the engine lends the step this `Media` is handed to (none by default).
+    lent: video::chunked::Lent,
 }
 
 struct Inner {
@@ -304,6 +306,7 @@ impl Media {
         let memory =
             memory::MemoryBudget::new(config.max_step_memory_bytes, config.memory_budget_bytes);
         Media {
+            lent: Default::default(),
             inner: Arc::new(Inner {
                 memory,
                 config,

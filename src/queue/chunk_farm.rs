@@ -13,7 +13,6 @@
 //! step, and a digest of the source and the recipes), and the chunks already done
 //! are reused, not encoded again.
 
-use std::future::Future;
 use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
@@ -24,7 +23,7 @@ use super::context::WorkerContext;
 use super::Claim;
 use crate::db::Db;
 use crate::db::{ChunkSet, ChunkState};
-use crate::media::video::chunked::{with_farm, BoxFuture, ChunkFarm, FarmJob};
+use crate::media::video::chunked::{BoxFuture, ChunkFarm, FarmJob};
 use crate::media::MediaError;
 use crate::storage::{ScratchKey, Storage, StorageError};
 
@@ -66,24 +65,20 @@ pub async fn sweep_scratch(db: &Db, storage: &Storage) -> anyhow::Result<usize> 
     Ok(ended.len())
 }
 
-/// Runs `run`, the step `step` (asset, command and file) of `claim`, with its chunked
-/// encodes' chunks through the queue when `ctx` runs chunks across nodes.
-pub(super) async fn farmed<F: Future>(
+/// The farm of step `step` (asset, command and file) of `claim`, which runs its
+/// chunked encodes' chunks through the queue, when `ctx` runs chunks across nodes.
+pub(super) fn step_farm(
     ctx: &WorkerContext,
     claim: &Claim,
     step: String,
-    run: F,
-) -> F::Output {
-    let Some(chunks) = &ctx.chunks else {
-        return run.await;
-    };
-    let farm = Arc::new(StepFarm {
+) -> Option<Arc<dyn ChunkFarm>> {
+    let chunks = ctx.chunks.as_ref()?;
+    Some(Arc::new(StepFarm {
         chunks: chunks.clone(),
         edit_id: claim.job.id.clone(),
         org_id: claim.org_id.clone(),
         step,
-    });
-    with_farm(farm, run).await
+    }))
 }
 
 impl ChunkFarm for StepFarm {

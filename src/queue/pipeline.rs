@@ -16,11 +16,10 @@ use crate::db::{SourceValidators, StoredOutput};
 use crate::edits::EditJob;
 use crate::fetch::{Fetch, FetchError};
 use crate::media::image::placeholders::kept::Kept;
-use crate::media::video::chunked::with_lender;
 use crate::media::MediaFile;
 
 use super::cache::{CacheEntry, ResultCache};
-use super::chunk_farm::farmed;
+use super::chunk_farm::step_farm;
 use super::clock::{Turn, WorkClock};
 use super::context::WorkerContext;
 use super::cost::{self, WorkBudget};
@@ -284,24 +283,20 @@ impl EditRun<'_> {
             let done = (k as f64 + fraction) / count as f64;
             self.tracker.report(i, done, step)
         };
-        let options = &self.options;
-        let media = &self.ctx.media;
-        let started = std::time::Instant::now();
-        let run = async {
-            match command {
-                Step::One(command) => command.run(media, file, options, step_dir, &progress).await,
-                Step::Fused(fused) => fused.run(media, file, options, step_dir, &progress).await,
-            }
-        };
-        // A command that works on several cores borrows further slots of this class.
+        // A command that works on several cores borrows further slots of this class;
+        // with chunks across nodes, its chunks go through the queue instead.
         let lender = Arc::new(SlotLender {
             slots: self.ctx.cpu.clone(),
             org: self.claim.org_id.clone(),
             class,
         });
-        // With chunks across nodes, its chunks go through the queue instead.
         let tag = format!("{}-{}-{k}", step["asset"], step["command"]);
-        let outputs = with_lender(lender, farmed(self.ctx, self.claim, tag, run)).await;
+        let farm = step_farm(self.ctx, self.claim, tag);
+        let media = self.ctx.media.lending(lender, farm);
+        let started = std::time::Instant::now();
+        let outputs = command
+            .run(&media, file, &self.options, step_dir, &progress)
+            .await;
         self.ctx
             .metrics
             .command_ran(command.first(), started.elapsed());

@@ -1,8 +1,10 @@
 //! One CPU step of a pipeline: a command, or two commands that run as one.
 
+use std::path::Path;
+
 use crate::commands::{Command, Fused, Options};
 use crate::error_code::Code;
-use crate::media::Work;
+use crate::media::{Media, MediaError, MediaFile, ProgressFn, Work};
 
 /// One CPU step of a pipeline: a command, or two that run as one (see [`Fused`]).
 #[derive(Debug, Clone, Copy)]
@@ -24,6 +26,21 @@ impl Step {
         match self {
             Step::One(_) => 1,
             Step::Fused(_) => 2,
+        }
+    }
+
+    /// Runs the step on `input` (see [`Command::run`]).
+    pub async fn run(
+        self,
+        media: &Media,
+        input: &MediaFile,
+        options: &Options,
+        out_dir: &Path,
+        progress: ProgressFn<'_>,
+    ) -> Result<Vec<MediaFile>, MediaError> {
+        match self {
+            Step::One(command) => command.run(media, input, options, out_dir, progress).await,
+            Step::Fused(fused) => fused.run(media, input, options, out_dir, progress).await,
         }
     }
 

@@ -22,7 +22,6 @@ use crate::media::{ImageFormat, MediaFile, MediaFormat};
 use crate::queue::executor::{execute, StepAt, StepHost};
 use crate::queue::limits::ensure_free_disk;
 use crate::queue::slots::Class;
-use crate::queue::step::Step;
 use crate::queue::upload_source::{read_upload, upload_parts_of};
 use crate::queue::JobError;
 use crate::storage::StorageError;
@@ -249,10 +248,7 @@ impl StepHost for RenderSteps<'_> {
         let mut outputs = Vec::new();
         for file in files {
             let started = std::time::Instant::now();
-            let run = match at.step {
-                Step::One(command) => command.run(media, file, self.options, dir, &|_| {}).await,
-                Step::Fused(fused) => fused.run(media, file, self.options, dir, &|_| {}).await,
-            };
+            let run = at.step.run(media, file, self.options, dir, &|_| {}).await;
             metrics.command_ran(command, started.elapsed());
             let place = format!("Command {} ({command})", at.c);
             outputs.extend(run.map_err(|e| JobError::from(e).at(&place))?);

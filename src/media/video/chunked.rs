@@ -34,11 +34,11 @@ mod sizes;
 pub(crate) mod x264;
 
 use join::{concat_list, join_head};
-pub use lend::{with_lender, Borrowed, CoreLender};
+pub use lend::{Borrowed, CoreLender, Lent};
 pub(crate) use part::Part;
 use pieces::{run_piece, run_pieces, ChunkProgress, Piece, ScratchDir};
 use plan::{Chunk, FrameCosts, Plan};
-pub use remote::{encode_chunk, with_farm, BoxFuture, ChunkFarm, FarmJob, FarmedChunk};
+pub use remote::{encode_chunk, BoxFuture, ChunkFarm, FarmJob, FarmedChunk};
 
 /// An encode that may be split: the video filter and encoder options, the audio
 /// encoder options (empty without audio) and the muxer, each run the same way in
@@ -192,7 +192,7 @@ pub(crate) async fn try_split(
     let farm = if recipe.local_only {
         None
     } else {
-        remote::farm_and_slots().await
+        remote::farm_and_slots(media).await
     };
     let slots = farm.as_ref().map_or_else(cores, |(_, slots)| *slots);
     let cores = slots / recipe.cores_per_chunk.max(1);
@@ -274,7 +274,11 @@ impl Chunked<'_> {
                 return Ok(None);
             }
         } else {
-            run_pieces(pieces.len(), |i| self.piece(pieces[i], &dir.0, &report)).await?;
+            let lender = self.media.lender();
+            run_pieces(lender, pieces.len(), |i| {
+                self.piece(pieces[i], &dir.0, &report)
+            })
+            .await?;
         }
         let (joined, frames) = self.join(&dir.0, out_dir).await?;
         if frames != Some(self.plan.frames) {

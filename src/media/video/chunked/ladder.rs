@@ -237,7 +237,11 @@ impl Ladder<'_> {
         let pieces = Piece::longest_first(self.plan.chunks.len(), with_audio);
         let chunks = ChunkProgress::new(self.plan, progress);
         let report = |index: usize, fraction: f64| chunks.report(index, fraction);
-        run_pieces(pieces.len(), |i| self.piece(pieces[i], &dir.0, &report)).await?;
+        let lender = self.media.lender();
+        run_pieces(lender, pieces.len(), |i| {
+            self.piece(pieces[i], &dir.0, &report)
+        })
+        .await?;
         let list = dir.0.join("chunks.txt");
         tokio::fs::write(&list, concat_list(self.plan, PIECES)).await?;
         let frames = self.frames(&list).await;

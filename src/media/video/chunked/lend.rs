@@ -4,12 +4,16 @@
 //! chunk only on a slot it borrows, so its chunks count like any other work: they wait
 //! their organization's turn behind other organizations' work, and alone on a node
 //! they spread over every idle core. The engine lends its CPU slots for the run of a
-//! step ([`with_lender`]); a run without a lender (the media layer's own tests, a tool)
-//! uses every core of the machine.
+//! step by handing the step a [`Media`] that carries them ([`Media::lending`]); a run
+//! on a plain `Media` (the media layer's own tests, a tool) uses every core of the
+//! machine.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+
+use super::remote::ChunkFarm;
+use crate::media::Media;
 
 /// A slot held for one chunk; given back when dropped.
 pub type Borrowed = Box<dyn Send>;
@@ -21,16 +25,33 @@ pub trait CoreLender: Send + Sync {
     fn borrow(&self) -> Pin<Box<dyn Future<Output = Borrowed> + Send + '_>>;
 }
 
-tokio::task_local! {
-    static LENDER: Arc<dyn CoreLender>;
+/// What the engine lends the one step a [`Media`] is handed to: further CPU slots,
+/// and where its chunks run across nodes (see `remote`). A plain `Media` lends none.
+#[derive(Clone, Default)]
+pub struct Lent {
+    lender: Option<Arc<dyn CoreLender>>,
+    farm: Option<Arc<dyn ChunkFarm>>,
 }
 
-/// Runs `work` (one step) with `lender` lending it slots.
-pub async fn with_lender<F: Future>(lender: Arc<dyn CoreLender>, work: F) -> F::Output {
-    LENDER.scope(lender, work).await
-}
+impl Media {
+    /// This media layer for one step, with `lender` lending it CPU slots and, when
+    /// chunks run across nodes, `farm` running its chunked encodes' chunks.
+    pub fn lending(&self, lender: Arc<dyn CoreLender>, farm: Option<Arc<dyn ChunkFarm>>) -> Media {
+        let mut media = self.clone();
+        media.lent = Lent {
+            lender: Some(lender),
+            farm,
+        };
+        media
+    }
 
-/// The lender of the step running now, if any.
-pub(super) fn lender() -> Option<Arc<dyn CoreLender>> {
-    LENDER.try_with(Arc::clone).ok()
+    /// The lender of the step this `Media` was handed to, if any.
+    pub(super) fn lender(&self) -> Option<&dyn CoreLender> {
+        self.lent.lender.as_deref()
+    }
+
+    /// The farm of the step this `Media` was handed to, if any.
+    pub(super) fn farm(&self) -> Option<&Arc<dyn ChunkFarm>> {
+        self.lent.farm.as_ref()
+    }
 }

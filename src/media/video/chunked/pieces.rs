@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use tokio_util::sync::CancellationToken;
 
-use super::lend::{self, CoreLender};
+use super::lend::CoreLender;
 use super::plan::Plan;
 use crate::media::{cores, Media, MediaError, MediaFile, ProgressFn};
 
@@ -58,23 +58,26 @@ pub(super) async fn run_piece(
 
 /// Runs pieces `0..count` with `run`, in order, until all are done or one fails: the
 /// first on the step's own slot, each further one while it holds a slot borrowed from
-/// the step's lender, or, run without one, on one helper per further core.
-pub(super) async fn run_pieces<F, Fut>(count: usize, run: F) -> Result<(), MediaError>
+/// the step's `lender`, or, run without one, on one helper per further core.
+pub(super) async fn run_pieces<F, Fut>(
+    lender: Option<&dyn CoreLender>,
+    count: usize,
+    run: F,
+) -> Result<(), MediaError>
 where
     F: Fn(usize) -> Fut,
     Fut: Future<Output = Result<(), MediaError>>,
 {
     let queue = Queue::new(count);
     let own = queue.work(None, &run);
-    let lender = lend::lender();
     // Without a lender, one helper per further core; with one, a helper per further
     // piece, each working only while it holds a borrowed slot.
     let further = count.saturating_sub(1);
-    let helpers = match &lender {
+    let helpers = match lender {
         Some(_) => further,
         None => (cores() - 1).min(further),
     };
-    let helpers = (0..helpers).map(|_| queue.work(lender.as_deref(), &run));
+    let helpers = (0..helpers).map(|_| queue.work(lender, &run));
     futures::try_join!(own, futures::future::try_join_all(helpers))?;
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The seam where a chunked encode's video chunks run through the queue rather than
 //! on this node's slots alone (`--chunk-across-nodes`, docs/ARCHITECTURE.md "Chunk
-//! claims"). The engine sets a [`ChunkFarm`] for the run of a step (as it lends CPU
-//! slots, see `lend`); a chunked encode that finds one hands it its chunks, each an
+//! claims"). The engine hands a step a `Media` that carries a [`ChunkFarm`] (as it
+//! lends CPU slots, see `lend`); a chunked encode that finds one hands it its chunks, each an
 //! ffmpeg recipe any node can run on the source ([`encode_chunk`]), encodes the audio
 //! on its own slot meanwhile, and joins the chunk files the farm brings back exactly
 //! as it joins its own. The plan, the recipes and the join are the same either way.
@@ -65,18 +65,10 @@ pub trait ChunkFarm: Send + Sync {
     fn slots(&self) -> BoxFuture<'_, usize>;
 }
 
-tokio::task_local! {
-    static FARM: Arc<dyn ChunkFarm>;
-}
-
-/// Runs `work` (one step) with its chunked encodes' chunks run by `farm`.
-pub async fn with_farm<F: Future>(farm: Arc<dyn ChunkFarm>, work: F) -> F::Output {
-    FARM.scope(farm, work).await
-}
-
-/// The farm of the step running now, if any, and the slots to plan its chunks for.
-pub(super) async fn farm_and_slots() -> Option<(Arc<dyn ChunkFarm>, usize)> {
-    let farm = FARM.try_with(Arc::clone).ok()?;
+/// The farm of the step `media` was handed to, if any, and the slots to plan its
+/// chunks for.
+pub(super) async fn farm_and_slots(media: &Media) -> Option<(Arc<dyn ChunkFarm>, usize)> {
+    let farm = media.farm()?.clone();
     let slots = farm.slots().await;
     Some((farm, slots))
 }
