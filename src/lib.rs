@@ -34,6 +34,7 @@ pub mod edits;
 pub mod error_code;
 pub mod fetch;
 pub mod format;
+pub mod ids;
 pub mod media;
 pub mod metrics;
 pub mod queue;

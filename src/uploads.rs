@@ -121,7 +121,7 @@ pub async fn finish(
     {
         // Hashed or being hashed elsewhere: what is stored is the answer.
         return Ok(db
-            .get_upload(&row.org_id, &row.id, now)
+            .get_upload(&row.org_id.as_str().into(), &row.id.as_str().into(), now)
             .await?
             .unwrap_or(row));
     }

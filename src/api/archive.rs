@@ -34,6 +34,7 @@ use super::AppState;
 use crate::db::{unix_ms, EditStatus, StoredOutput};
 use crate::error_code::Code;
 use crate::format::MediaFormat;
+use crate::ids::EditId;
 use crate::storage::{companions_of, Storage};
 
 /// Bytes buffered between the ZIP writer and the response.
@@ -50,7 +51,7 @@ const PIPE_BYTES: usize = 256 * 1024;
 pub async fn archive(
     State(state): State<AppState>,
     org: Organization,
-    Path(id): Path<String>,
+    Path(id): Path<EditId>,
 ) -> Result<Response, ApiError> {
     let row = state
         .db

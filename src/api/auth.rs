@@ -13,6 +13,7 @@
 //! (`--max-requests-per-org`, see [`super::in_flight`]) and is charged to its read or
 //! write budget.
 
+use crate::ids::OrgId;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
 
@@ -28,7 +29,7 @@ use crate::db::hash_token;
 
 /// The organization the request's bearer token belongs to.
 pub struct Organization {
-    pub id: String,
+    pub id: OrgId,
 }
 
 impl FromRequestParts<AppState> for Organization {
@@ -74,7 +75,7 @@ impl FromRequestParts<AppState> for Organization {
         if let Err(limited) = charged {
             return Err(ApiError::rate_limited(limited.retry_after_secs()));
         }
-        Ok(Organization { id })
+        Ok(Organization { id: id.into() })
     }
 }
 

@@ -13,6 +13,7 @@ use super::error::ApiError;
 use super::AppState;
 use crate::db::unix_ms;
 use crate::edits::timestamp;
+use crate::ids::EditId;
 
 #[utoipa::path(get, path = "/v1/edits/{id}/deliveries", operation_id = "listDeliveries", tag = "webhooks",
     params(("id" = String, Path, description = "The edit's id")),
@@ -24,7 +25,7 @@ use crate::edits::timestamp;
 pub async fn list(
     State(state): State<AppState>,
     org: Organization,
-    Path(id): Path<String>,
+    Path(id): Path<EditId>,
 ) -> Result<Response, ApiError> {
     let now = unix_ms(SystemTime::now());
     if state.db.get_edit(&org.id, &id, now).await?.is_none() {

@@ -18,6 +18,7 @@ use super::{dry_run, idempotency};
 use crate::db::{unix_ms, EditRow, StoredRequest};
 use crate::edits::{render_signed, NewEdit};
 use crate::error_code::Code;
+use crate::ids::EditId;
 
 /// The query of `POST /v1/edits`.
 #[derive(Debug, Deserialize)]
@@ -68,12 +69,12 @@ pub async fn create(
         }
     }
     let Some(key) = idempotency::key_of(&headers)? else {
-        return create_edit(&state, &org, body, uuid::Uuid::new_v4().to_string()).await;
+        return create_edit(&state, &org, body, uuid::Uuid::new_v4().to_string().into()).await;
     };
     let (state, org) = (&state, &org);
     idempotency::once(state, org, &key, &body.clone(), |id| async move {
         // A first request lost with its node may have stored the edit already.
-        let now = unix_ms(SystemTime::now());
+        let (id, now) = (EditId::from(id), unix_ms(SystemTime::now()));
         if let Some(row) = state.db.get_edit(&org.id, &id, now).await? {
             return Ok(created(state, &row));
         }
@@ -87,7 +88,7 @@ async fn create_edit(
     state: &AppState,
     org: &Organization,
     body: serde_json::Value,
-    id: String,
+    id: EditId,
 ) -> Result<Response, ApiError> {
     let now = unix_ms(SystemTime::now());
     let edit = validate(state, org, body, now).await?;
@@ -149,7 +150,11 @@ async fn check_uploads(
         let Some(upload) = crate::uploads::upload_id_in(asset.src.as_str(), &prefix) else {
             continue;
         };
-        let row = match state.db.get_upload(&org.id, &upload, now).await? {
+        let row = match state
+            .db
+            .get_upload(&org.id, &upload.clone().into(), now)
+            .await?
+        {
             Some(row) => crate::uploads::finish(&state.db, &state.storage, row, None)
                 .await
                 .map_err(|e| ApiError::internal(&e))?,
@@ -202,7 +207,7 @@ pub struct ReadQuery {
 pub async fn read(
     State(state): State<AppState>,
     org: Organization,
-    Path(id): Path<String>,
+    Path(id): Path<EditId>,
     Query(query): Query<ReadQuery>,
 ) -> Result<Response, ApiError> {
     let wait = query.wait.as_deref().map(wait_secs).transpose()?;
@@ -260,7 +265,7 @@ pub async fn organization(
     org: Organization,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    let created_at = match id == org.id {
+    let created_at = match org.id == id.as_str() {
         true => state.db.org_created_at(&id).await?,
         false => None,
     };

@@ -16,6 +16,7 @@ use super::error::ApiError;
 use super::AppState;
 use crate::db::{unix_ms, Cancel, EditStatus, PageCursor, Retry};
 use crate::error_code::Code;
+use crate::ids::EditId;
 
 /// Edits per page unless `limit` says otherwise, and the most it may say.
 const DEFAULT_LIMIT: u32 = 20;
@@ -103,7 +104,7 @@ pub async fn list(
 pub async fn cancel(
     State(state): State<AppState>,
     org: Organization,
-    Path(id): Path<String>,
+    Path(id): Path<EditId>,
 ) -> Result<Response, ApiError> {
     let now = unix_ms(SystemTime::now());
     match state.db.cancel_edit(&org.id, &id, now).await? {
@@ -132,7 +133,7 @@ pub async fn cancel(
 pub async fn retry(
     State(state): State<AppState>,
     org: Organization,
-    Path(id): Path<String>,
+    Path(id): Path<EditId>,
 ) -> Result<Response, ApiError> {
     let now = unix_ms(SystemTime::now());
     match state.db.retry_edit(&org.id, &id, now).await? {
@@ -164,7 +165,7 @@ pub async fn retry(
 pub async fn delete(
     State(state): State<AppState>,
     org: Organization,
-    Path(id): Path<String>,
+    Path(id): Path<EditId>,
 ) -> Result<Response, ApiError> {
     let now = unix_ms(SystemTime::now());
     if !state.db.expire_edit(&org.id, &id, now).await? {

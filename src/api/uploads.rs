@@ -91,7 +91,7 @@ pub async fn create(
     };
     let row = UploadRow {
         id: uuid::Uuid::new_v4().to_string(),
-        org_id: org.id.clone(),
+        org_id: org.id.to_string(),
         created_at: now,
         expires_at: now + (state.uploads.retention_secs as i64).saturating_mul(1000),
         length: length.map(|n| n as i64),
@@ -306,7 +306,7 @@ async fn find(state: &AppState, org: &Organization, id: &str) -> Result<UploadRo
     let now = unix_ms(SystemTime::now());
     state
         .db
-        .get_upload(&org.id, id, now)
+        .get_upload(&org.id, &id.into(), now)
         .await?
         .ok_or_else(|| not_found(id))
 }

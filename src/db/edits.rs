@@ -1,6 +1,7 @@
 //! Edit rows: inserted by the API, read by the API, advanced by the queue.
 
 use super::{with_pool, Db, DbError, StoredOutput, PG_NOW_MS, SQLITE_NOW_MS};
+use crate::ids::{EditId, OrgId};
 use serde_json::Value;
 
 /// Processing status of an edit (docs/API.md).
@@ -167,8 +168,8 @@ impl Db {
     /// the caller renders it, and the create response must say `queued`.
     pub async fn insert_edit(
         &self,
-        id: &str,
-        org_id: &str,
+        id: &EditId,
+        org_id: &OrgId,
         stored: StoredRequest<'_>,
         now_ms: i64,
         expires_at: i64,
@@ -190,8 +191,8 @@ impl Db {
                     "INSERT INTO edits (id, org_id, created_at, updated_at, status, request, plan, run_after, lane, expires_at, webhook_url)
                      VALUES (?, ?, ?, ?, 'queued', ?, ?, {SQLITE_NOW_MS}, ?, ?, ?)"
                 ))
-                .bind(id)
-                .bind(org_id)
+                .bind(id.as_str())
+                .bind(org_id.as_str())
                 .bind(now_ms)
                 .bind(now_ms)
                 .bind(request_text)
@@ -213,8 +214,8 @@ impl Db {
                          RETURNING lane)
                      SELECT pg_notify('mediaedit_edits', lane) FROM inserted"
                 ))
-                .bind(id)
-                .bind(org_id)
+                .bind(id.as_str())
+                .bind(org_id.as_str())
                 .bind(now_ms)
                 .bind(request_text)
                 .bind(plan_text)
@@ -246,16 +247,16 @@ impl Db {
     /// `now_ms`; another organization's edit is `None`.
     pub async fn get_edit(
         &self,
-        org_id: &str,
-        id: &str,
+        org_id: &OrgId,
+        id: &EditId,
         now_ms: i64,
     ) -> Result<Option<EditRow>, DbError> {
         let row: Option<StoredEdit> = with_pool!(self, |pool, sql| {
             sqlx::query_as(&sql(&format!(
                 "SELECT {EDIT_COLUMNS} FROM edits WHERE id = $1 AND org_id = $2 AND expires_at > $3"
             )))
-            .bind(id)
-            .bind(org_id)
+            .bind(id.as_str())
+            .bind(org_id.as_str())
             .bind(now_ms)
             .fetch_optional(pool)
             .await?

@@ -5,6 +5,7 @@
 use super::channels::{CANCELS_CHANNEL, NEW_EDITS_CHANNEL};
 use super::edits::{StoredEdit, EDIT_COLUMNS};
 use super::{with_pool, Db, DbError, EditRow, EditStatus, Lane};
+use crate::ids::{EditId, OrgId};
 
 /// Where a page of edits starts: after the edit created at `created_at` with id `id`
 /// (newest first, ties broken by id).
@@ -132,8 +133,8 @@ impl Db {
     /// `queue::cancels`); nothing it made is kept.
     pub async fn cancel_edit(
         &self,
-        org_id: &str,
-        id: &str,
+        org_id: &OrgId,
+        id: &EditId,
         now_ms: i64,
     ) -> Result<Cancel, DbError> {
         let row: Option<StoredEdit> = with_pool!(self, |pool, sql| {
@@ -143,8 +144,8 @@ impl Db {
                  WHERE id = $1 AND org_id = $2 AND expires_at > $3 AND status IN {ACTIVE} \
                  RETURNING {EDIT_COLUMNS}"
             )))
-            .bind(id)
-            .bind(org_id)
+            .bind(id.as_str())
+            .bind(org_id.as_str())
             .bind(now_ms)
             .fetch_optional(pool)
             .await?
@@ -159,7 +160,12 @@ impl Db {
     /// Queues `id` of `org_id` again when it is failed or canceled, with its attempts
     /// counted afresh (the claims so far count as handed back) and its last outcome
     /// cleared.
-    pub async fn retry_edit(&self, org_id: &str, id: &str, now_ms: i64) -> Result<Retry, DbError> {
+    pub async fn retry_edit(
+        &self,
+        org_id: &OrgId,
+        id: &EditId,
+        now_ms: i64,
+    ) -> Result<Retry, DbError> {
         #[derive(sqlx::FromRow)]
         struct Retried {
             #[sqlx(flatten)]
@@ -175,8 +181,8 @@ impl Db {
                      AND status IN ('failed', 'canceled') \
                  RETURNING {EDIT_COLUMNS}, lane"
             )))
-            .bind(id)
-            .bind(org_id)
+            .bind(id.as_str())
+            .bind(org_id.as_str())
             .bind(now_ms)
             .fetch_optional(pool)
             .await?
@@ -198,15 +204,20 @@ impl Db {
     /// Expires `id` of `org_id` now (a running edit is canceled too): it reads as gone
     /// from here on, and the sweep deletes its row and objects. False when there is no
     /// such edit.
-    pub async fn expire_edit(&self, org_id: &str, id: &str, now_ms: i64) -> Result<bool, DbError> {
+    pub async fn expire_edit(
+        &self,
+        org_id: &OrgId,
+        id: &EditId,
+        now_ms: i64,
+    ) -> Result<bool, DbError> {
         let done = with_pool!(self, |pool, sql| {
             sqlx::query(&sql(&format!(
                 "UPDATE edits SET expires_at = 0, updated_at = $3, lease_until = NULL, \
                      status = CASE WHEN status IN {ACTIVE} THEN 'canceled' ELSE status END \
                  WHERE id = $1 AND org_id = $2 AND expires_at > $3"
             )))
-            .bind(id)
-            .bind(org_id)
+            .bind(id.as_str())
+            .bind(org_id.as_str())
             .bind(now_ms)
             .execute(pool)
             .await?

@@ -5,6 +5,7 @@
 //! upload is conditional on its organization's quotas, in the same statement.
 
 use super::{with_pool, Db, DbError};
+use crate::ids::{OrgId, UploadId};
 
 /// An upload as stored.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -70,16 +71,16 @@ impl Db {
     /// Upload `id` of `org_id`, unless it expired by `now_ms`.
     pub async fn get_upload(
         &self,
-        org_id: &str,
-        id: &str,
+        org_id: &OrgId,
+        id: &UploadId,
         now_ms: i64,
     ) -> Result<Option<UploadRow>, DbError> {
         Ok(with_pool!(self, |pool, sql| {
             sqlx::query_as(&sql(&format!(
                 "SELECT {UPLOAD_COLUMNS} FROM uploads WHERE id = $1 AND org_id = $2 AND expires_at > $3"
             )))
-            .bind(id)
-            .bind(org_id)
+            .bind(id.as_str())
+            .bind(org_id.as_str())
             .bind(now_ms)
             .fetch_optional(pool)
             .await?

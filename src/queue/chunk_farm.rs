@@ -75,8 +75,8 @@ pub(super) fn step_farm(
     let chunks = ctx.chunks.as_ref()?;
     Some(Arc::new(StepFarm {
         chunks: chunks.clone(),
-        edit_id: claim.job.id.clone(),
-        org_id: claim.org_id.clone(),
+        edit_id: claim.job.id.to_string(),
+        org_id: claim.org_id.to_string(),
         step,
     }))
 }

@@ -287,7 +287,7 @@ impl EditRun<'_> {
         // with chunks across nodes, its chunks go through the queue instead.
         let lender = Arc::new(SlotLender {
             slots: self.ctx.cpu.clone(),
-            org: self.claim.org_id.clone(),
+            org: self.claim.org_id.to_string(),
             class,
         });
         let tag = format!("{}-{}-{k}", step["asset"], step["command"]);

@@ -44,7 +44,7 @@ pub async fn upload_parts_of(
 ) -> Result<Vec<UploadPart>, JobError> {
     let now = unix_ms(SystemTime::now());
     let row = db
-        .get_upload(org, id, now)
+        .get_upload(&org.into(), &id.into(), now)
         .await
         .map_err(|e| internal(&e))?;
     let Some(row) = row.filter(|r| r.is_complete()) else {

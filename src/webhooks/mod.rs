@@ -176,7 +176,15 @@ impl Dispatcher {
             return Ok(Some(payload.clone()));
         }
         let now = unix_ms(SystemTime::now());
-        let Some(row) = self.db.get_edit(&event.org_id, &event.edit_id, now).await? else {
+        let Some(row) = self
+            .db
+            .get_edit(
+                &event.org_id.as_str().into(),
+                &event.edit_id.as_str().into(),
+                now,
+            )
+            .await?
+        else {
             return Ok(None);
         };
         let body = json!({

@@ -51,7 +51,7 @@ async fn an_edit_whose_worker_died_is_claimed_again_after_its_lease(backend: Bac
         .await
         .unwrap()
         .expect("claimable");
-    assert_eq!(claim.job.id, id);
+    assert_eq!(claim.job.id.as_str(), id);
     let doc: serde_json::Value = app.get_edit(&id).await.json().await.unwrap();
     assert_eq!(doc["attributes"]["status"], "processing");
     assert!(doc["attributes"]["progress"].is_number());
@@ -154,7 +154,13 @@ async fn concurrent_claimers_never_take_the_same_edit(backend: Backend) {
             claimed
         });
     }
-    let mut claimed: Vec<String> = claimers.join_all().await.into_iter().flatten().collect();
+    let mut claimed: Vec<String> = claimers
+        .join_all()
+        .await
+        .into_iter()
+        .flatten()
+        .map(String::from)
+        .collect();
     claimed.sort();
     ids.sort();
     assert_eq!(claimed, ids, "every edit claimed exactly once");
@@ -192,7 +198,13 @@ async fn a_stopping_node_hands_running_edits_back_after_its_grace(backend: Backe
     );
 
     // Handed back: queued and claimable at once, not after the lease.
-    let row = app.db().await.get_edit(ORG, &id, 0).await.unwrap().unwrap();
+    let row = app
+        .db()
+        .await
+        .get_edit(&ORG.into(), &id.to_string().into(), 0)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(row.status, mediaedit::db::EditStatus::Queued);
 
     app.restart_with(|_| {}).await;

@@ -77,7 +77,7 @@ async fn another_organizations_backlog_leaves_a_worker(backend: Backend) {
     while app
         .db()
         .await
-        .get_edit(ORG, &backlog[0], 0)
+        .get_edit(&ORG.into(), &backlog[0].to_string().into(), 0)
         .await
         .unwrap()
         .unwrap()
@@ -113,7 +113,13 @@ async fn another_organizations_backlog_leaves_a_worker(backend: Backend) {
     // The backlog holds at most half of the fetch slots: the rest wait their turn.
     let mut fetching = 0;
     for id in &backlog {
-        let row = app.db().await.get_edit(ORG, id, 0).await.unwrap().unwrap();
+        let row = app
+            .db()
+            .await
+            .get_edit(&ORG.into(), &id.to_string().into(), 0)
+            .await
+            .unwrap()
+            .unwrap();
         fetching += usize::from(row.status == mediaedit::db::EditStatus::Processing);
     }
     assert!(fetching <= 3, "{fetching} of the backlog claimed at once");

@@ -16,7 +16,7 @@ async fn wait_processing(app: &TestApp, id: &str) {
     while app
         .db()
         .await
-        .get_edit(ORG, id, 0)
+        .get_edit(&ORG.into(), &id.to_string().into(), 0)
         .await
         .unwrap()
         .unwrap()
@@ -50,7 +50,13 @@ async fn edits_waiting_on_slow_sources_hold_no_cpu_slot() {
         started.elapsed()
     );
     for id in &waiting {
-        let row = app.db().await.get_edit(ORG, id, 0).await.unwrap().unwrap();
+        let row = app
+            .db()
+            .await
+            .get_edit(&ORG.into(), &id.to_string().into(), 0)
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(
             row.status,
             EditStatus::Processing,
@@ -113,7 +119,13 @@ async fn a_light_edit_of_an_organization_does_not_wait_behind_its_own_heavy_ones
     let took = started.elapsed();
     let mut unfinished = 0;
     for id in &heavy {
-        let row = app.db().await.get_edit(ORG, id, 0).await.unwrap().unwrap();
+        let row = app
+            .db()
+            .await
+            .get_edit(&ORG.into(), &id.to_string().into(), 0)
+            .await
+            .unwrap()
+            .unwrap();
         unfinished += usize::from(row.status != EditStatus::Done);
     }
     assert!(
@@ -140,7 +152,13 @@ async fn a_stopping_node_hands_back_an_edit_waiting_on_a_slow_source_at_once() {
         "waited {:?} for a download it can redo",
         stopping.elapsed()
     );
-    let row = app.db().await.get_edit(ORG, &id, 0).await.unwrap().unwrap();
+    let row = app
+        .db()
+        .await
+        .get_edit(&ORG.into(), &id.to_string().into(), 0)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(row.status, EditStatus::Queued, "handed back");
 
     app.restart_with(|_| {}).await;

@@ -232,7 +232,10 @@ async fn store_part(
                 // Not this upload's part: another request took this offset first, or
                 // the upload was deleted or expired meanwhile.
                 forget_part(state, &key).await;
-                let current = state.db.get_upload(&row.org_id, &row.id, now).await?;
+                let current = state
+                    .db
+                    .get_upload(&row.org_id.as_str().into(), &row.id.as_str().into(), now)
+                    .await?;
                 return Err(match current {
                     Some(current) => offset_mismatch(current.received),
                     None => not_found(&row.id),

@@ -5,6 +5,7 @@
 //! template; each database adds only its locking ([`PgQueue`]) or its placeholders
 //! ([`SqliteQueue`]).
 
+use crate::ids::{EditId, OrgId};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -31,7 +32,7 @@ pub fn for_db(db: &Db) -> Arc<dyn JobQueue> {
 #[derive(Debug, Clone)]
 pub struct Claim {
     pub job: JobRef,
-    pub org_id: String,
+    pub org_id: OrgId,
     /// Retryable failures so far (drives the backoff).
     pub failures: u32,
     /// Claims that count against `--max-attempts`, this one included: every claim but
@@ -62,10 +63,10 @@ impl TryFrom<StoredClaim> for Claim {
     fn try_from(row: StoredClaim) -> Result<Claim, DbError> {
         Ok(Claim {
             job: JobRef {
-                id: row.id,
+                id: row.id.into(),
                 attempt: row.attempt as u32,
             },
-            org_id: row.org_id,
+            org_id: row.org_id.into(),
             failures: row.failures as u32,
             tries: (row.attempt - row.handbacks).max(1) as u32,
             request: serde_json::from_str(&row.request).map_err(corrupt)?,
@@ -90,7 +91,7 @@ pub struct Fairness<'a> {
 /// Identifies one claim of one edit. Writes with a stale `attempt` change nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobRef {
-    pub id: String,
+    pub id: EditId,
     pub attempt: u32,
 }
 
@@ -178,7 +179,7 @@ macro_rules! run_fenced {
             };
         }
         let done = query
-            .bind(&$job.id)
+            .bind($job.id.as_str())
             .bind($job.attempt as i64)
             .execute($pool)
             .await?;
