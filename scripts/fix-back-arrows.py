@@ -260,6 +260,33 @@ def rewrite_inline(text, mod, where):
     return "".join(out)
 
 
+SINGLE = re.compile(r"^([ \t]*)((?:pub(?:\([^)]*\))?\s+)?)use ((?:" + IDENT + "::)+)(" + IDENT + ");$")
+
+
+def merge_singles(body, mod):
+    """Joins adjacent one-name `use` lines of one module into a group (not an ancestor's)."""
+    lines, out, i = body.split("\n"), [], 0
+    while i < len(lines):
+        run = []
+        while i < len(lines) and SINGLE.match(lines[i]):
+            run.append(SINGLE.match(lines[i]))
+            i += 1
+        if not run:
+            out.append(lines[i])
+            i += 1
+            continue
+        groups = {}
+        for m in run:
+            groups.setdefault((m.group(1), m.group(2), m.group(3)), []).append(m.group(4))
+        for (indent, vis, parent), items in groups.items():
+            a = absolute(parent[:-2].split("::"), mod)
+            if len(items) == 1 or a is None or is_up(a, mod) or tuple(a) == mod:
+                out += [f"{indent}{vis}use {parent}{item};" for item in items]
+            else:
+                out.append(f"{indent}{vis}use {parent}{{{', '.join(items)}}};")
+    return "\n".join(out)
+
+
 def mask_uses(body):
     """Splits `body` into (use statements, code between them) so inline paths skip uses."""
     parts, last = [], 0
@@ -285,7 +312,8 @@ for path in sources:
             new.append(rewrite_use(part, mod, f"{path}:{line}"))
         else:
             new.append(rewrite_inline(part, mod, path))
-    result = "".join(new) + tail
+    rewritten = "".join(new)
+    result = (merge_singles(rewritten, mod) if rewritten != body else body) + tail
     if result != original:
         changed_files.append(path)
         if not CHECK:

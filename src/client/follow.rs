@@ -13,7 +13,10 @@ use reqwest::Method;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
-use super::{names, print_edit, Api, EXIT_EDIT_NOT_DONE};
+use super::names;
+use super::print_edit;
+use super::Api;
+use super::EXIT_EDIT_NOT_DONE;
 use crate::config::CreateArgs;
 
 /// Seconds each long poll waits: short, so the bar moves; an ending answers at once.

@@ -5,7 +5,9 @@
 use reqwest::Method;
 use serde_json::{json, Map, Value};
 
-use super::{exit_status, parse_options, Api};
+use super::exit_status;
+use super::parse_options;
+use super::Api;
 use crate::config::{ClientArgs, PresetCommand};
 use crate::edits::preset::valid_name;
 

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use super::options::{OptionSpec, Options};
 use super::options::{HEIGHT, WIDTH};
-use super::{CommandDef, CommandSpec, Prediction, Shape, IMAGES};
+use super::IMAGES;
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::image::{Crop, FrameOp};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 

@@ -26,7 +26,8 @@
 
 use std::path::Path;
 
-use super::{CommandDef, CommandSpec, Options, Prediction, Shape};
+use crate::commands::options::Options;
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::X264;
 use crate::media::image::codec::gif::{self, GifScan};
 use crate::media::limits::VideoLimits;

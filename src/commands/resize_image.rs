@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options, FOCUS_X, FOCUS_Y, FORMAT, HEIGHT, WIDTH};
-use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
+use super::IMAGES;
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::image::{output_size, BoxResize, Fit, FrameOp, Gravity, Scale};
 use crate::media::video::frames::FrameOutput;

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
+use super::IMAGES;
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::image::{Flip, FrameOp, Rotate};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options, FORMAT};
 use super::options::{FOCUS_X, FOCUS_Y};
-use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::image::overlay::{Overlay, Watermark as WatermarkOp};
 use crate::media::image::Gravity;

@@ -3,7 +3,11 @@
 
 use std::time::SystemTime;
 
-use super::{unix_ms, with_pool, Db, DbError, StoredOutput};
+use super::unix_ms;
+use super::with_pool;
+use super::Db;
+use super::DbError;
+use crate::db::outputs::StoredOutput;
 
 /// What a source answered last: the validators for a conditional request, and the
 /// SHA-256 (hex) of the body they stand for.

@@ -1,6 +1,8 @@
 //! What `/metrics` reads from the database at scrape time.
 
-use super::{with_pool, Db, DbError};
+use super::with_pool;
+use super::Db;
+use super::DbError;
 
 /// Edits by status, and the queue.
 #[derive(Debug, Clone, Default)]

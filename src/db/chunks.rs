@@ -5,7 +5,13 @@
 //! Both databases run the same statements; PostgreSQL also announces new and finished
 //! chunks on `CHUNKS_CHANNEL`, so idle nodes claim and the edit's node joins at once.
 
-use super::{lease, with_pool, Db, DbError, CHUNKS_CHANNEL, PG_NOW_MS, SQLITE_NOW_MS};
+use super::lease;
+use super::with_pool;
+use super::Db;
+use super::DbError;
+use super::PG_NOW_MS;
+use super::SQLITE_NOW_MS;
+use crate::db::channels::CHUNKS_CHANNEL;
 
 /// One encode's chunks: the edit, which of its encodes (`step`) and the digest of
 /// the source and recipes (`plan`).

@@ -4,7 +4,10 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
-use super::{unix_ms, with_pool, Db, DbError};
+use super::unix_ms;
+use super::with_pool;
+use super::Db;
+use super::DbError;
 
 /// SHA-256 of a token, hex encoded: the only form in which tokens are stored.
 pub fn hash_token(token: &str) -> String {

@@ -2,7 +2,9 @@
 //! preset's `{"commands", "options"}` as validated JSON text. An edit made from a preset
 //! copies what it resolves to, so a later change here changes no existing edit.
 
-use super::{with_pool, Db, DbError};
+use super::with_pool;
+use super::Db;
+use super::DbError;
 
 /// One stored preset.
 #[derive(Debug, Clone, PartialEq)]

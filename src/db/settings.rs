@@ -1,6 +1,8 @@
 //! Settings every node of an installation shares (one `settings` row each).
 
-use super::{with_pool, Db, DbError};
+use super::with_pool;
+use super::Db;
+use super::DbError;
 
 impl Db {
     /// The value of setting `name`, storing `initial` first if the setting does not

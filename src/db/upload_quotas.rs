@@ -3,7 +3,10 @@
 
 use std::collections::HashSet;
 
-use super::{with_pool, Db, DbError, UploadRow};
+use super::with_pool;
+use super::Db;
+use super::DbError;
+use crate::db::uploads::UploadRow;
 
 /// An organization's upload quotas (`--max-upload-bytes-per-org`,
 /// `--max-open-uploads-per-org`).

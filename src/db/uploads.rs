@@ -4,7 +4,9 @@
 //! one wins, and no part is recorded for an upload deleted meanwhile. Creating an
 //! upload is conditional on its organization's quotas, in the same statement.
 
-use super::{with_pool, Db, DbError};
+use super::with_pool;
+use super::Db;
+use super::DbError;
 
 /// An upload as stored.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]

@@ -5,7 +5,12 @@
 //! token), so a restart or a lost node loses none, and two nodes never send the same
 //! attempt.
 
-use super::{lease, with_pool, Db, DbError, PG_NOW_MS, SQLITE_NOW_MS};
+use super::lease;
+use super::with_pool;
+use super::Db;
+use super::DbError;
+use super::PG_NOW_MS;
+use super::SQLITE_NOW_MS;
 
 /// A claimed event: what one attempt sends, and the attempt that fences its writes.
 #[derive(Debug, Clone, sqlx::FromRow)]

@@ -21,7 +21,7 @@ use tracing::Instrument;
 
 use super::chunk_claims::{ChunkSpec, Chunks};
 use super::context::WorkerContext;
-use super::Claim;
+use crate::db::edit_queue::Claim;
 use crate::db::Db;
 use crate::db::{ChunkSet, ChunkState};
 use crate::media::video::chunked::{with_farm, BoxFuture, ChunkFarm, FarmJob};

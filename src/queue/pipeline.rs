@@ -31,7 +31,8 @@ use super::progress::{report_loop, Tracker};
 use super::slots::{Class, FairSlots, SlotPermit};
 use super::step::Step;
 use super::upload_source::read_upload;
-use super::{Claim, JobError};
+use crate::db::edit_queue::Claim;
+use crate::queue::error::JobError;
 use crate::uploads::upload_id_in;
 
 mod store;

@@ -6,7 +6,9 @@ use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjectPath;
 use object_store::ObjectMeta;
 
-use super::{object_path, Storage, StorageError};
+use super::object_path;
+use super::Storage;
+use super::StorageError;
 
 impl Storage {
     /// Deletes every object whose key starts with `prefix` (a folder: `edits/<id>/`);

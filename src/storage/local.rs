@@ -17,7 +17,9 @@ use std::sync::Arc;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
 
-use super::{object_path, Storage, StorageError};
+use super::object_path;
+use super::Storage;
+use super::StorageError;
 
 /// The object store for local files under `root`, which is created if missing.
 pub fn local(root: &Path) -> Result<Arc<LocalFileSystem>, StorageError> {

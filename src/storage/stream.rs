@@ -12,7 +12,11 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use tokio_util::io::ReaderStream;
 use tokio_util::sync::CancellationToken;
 
-use super::{object_path, Storage, StorageError, PARTS_IN_FLIGHT, PART_SIZE};
+use super::object_path;
+use super::Storage;
+use super::StorageError;
+use super::PARTS_IN_FLIGHT;
+use super::PART_SIZE;
 
 /// How much of a local file one read takes.
 const READ_CHUNK: usize = 1 << 20;

@@ -11,7 +11,11 @@ use axum::body::Body;
 use axum::http::StatusCode;
 use tokio_util::sync::CancellationToken;
 
-use super::{bad_header, finish, not_found, offset_mismatch, too_large};
+use super::bad_header;
+use super::finish;
+use super::not_found;
+use super::offset_mismatch;
+use super::too_large;
 use crate::api::error::ApiError;
 use crate::api::AppState;
 use crate::db::{unix_ms, UploadPart, UploadRow};

@@ -11,7 +11,10 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::Value;
 
-use crate::db::{lease, Db, DbError, StoredOutput};
+use crate::db::lease;
+use crate::db::outputs::StoredOutput;
+use crate::db::Db;
+use crate::db::DbError;
 
 mod postgres;
 mod sqlite;

@@ -9,10 +9,17 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sqlx::PgPool;
 
-use super::{
-    fenced_sql, run_claim, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim,
-};
-use crate::db::{DbError, PG_NOW_MS};
+use super::fenced_sql;
+use super::run_claim;
+use super::run_fenced;
+use super::Bind;
+use super::Claim;
+use super::Fairness;
+use super::JobQueue;
+use super::JobRef;
+use super::StoredClaim;
+use crate::db::DbError;
+use crate::db::PG_NOW_MS;
 
 /// The advisory lock claims take turns on (any constant; this one spells "mediaedt").
 const CLAIM_LOCK: i64 = 0x6d65_6469_6165_6474;

@@ -7,12 +7,20 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sqlx::SqlitePool;
 
-use super::{fenced_sql, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim};
+use super::fenced_sql;
+use super::run_fenced;
+use super::Bind;
+use super::Claim;
+use super::Fairness;
+use super::JobQueue;
+use super::JobRef;
+use super::StoredClaim;
 
 /// Candidates a claim tries before it gives up until the next wake-up (each lost only
 /// to a concurrent claimer, which is rare: one dispatcher per node).
 const CLAIM_TRIES: usize = 4;
-use crate::db::{DbError, SQLITE_NOW_MS};
+use crate::db::DbError;
+use crate::db::SQLITE_NOW_MS;
 
 pub struct SqliteQueue {
     pool: SqlitePool,

@@ -7,8 +7,10 @@ use std::sync::{Arc, Mutex};
 use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
 use image::{DynamicImage, RgbaImage};
 
-use crate::media::image::{text, Colour, FrameOp, Gravity};
-use crate::media::MediaError;
+use crate::media::error::MediaError;
+use crate::media::image::frame_op::FrameOp;
+use crate::media::image::geometry::{Colour, Gravity};
+use crate::media::image::text;
 
 /// `margin`'s default: pixels between the overlay and the edges it is placed against.
 pub const DEFAULT_MARGIN: u32 = 16;
