@@ -3,11 +3,10 @@
 
 use std::time::SystemTime;
 
-use super::unix_ms;
-use super::with_pool;
-use super::Db;
-use super::DbError;
+use crate::db::clock::unix_ms;
+use crate::db::error::DbError;
 use crate::db::outputs::StoredOutput;
+use crate::db::pool::{with_pool, Db};
 
 /// What a source answered last: the validators for a conditional request, and the
 /// SHA-256 (hex) of the body they stand for.

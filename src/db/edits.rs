@@ -1,11 +1,9 @@
 //! Edit rows: inserted by the API, read by the API, advanced by the queue.
 
-use super::with_pool;
-use super::Db;
-use super::DbError;
-use super::PG_NOW_MS;
-use super::SQLITE_NOW_MS;
+use crate::db::clock::{PG_NOW_MS, SQLITE_NOW_MS};
+use crate::db::error::DbError;
 use crate::db::outputs::StoredOutput;
+use crate::db::pool::{with_pool, Db};
 use serde_json::Value;
 
 /// Processing status of an edit (docs/API.md).

@@ -3,9 +3,8 @@
 
 use std::collections::HashSet;
 
-use super::with_pool;
-use super::Db;
-use super::DbError;
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 use crate::db::uploads::UploadRow;
 
 /// An organization's upload quotas (`--max-upload-bytes-per-org`,

@@ -6,11 +6,9 @@
 //! attempt.
 
 use super::lease;
-use super::with_pool;
-use super::Db;
-use super::DbError;
-use super::PG_NOW_MS;
-use super::SQLITE_NOW_MS;
+use crate::db::clock::{PG_NOW_MS, SQLITE_NOW_MS};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 
 /// A claimed event: what one attempt sends, and the attempt that fences its writes.
 #[derive(Debug, Clone, sqlx::FromRow)]
