@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use super::Command;
-use super::VIDEOS;
+use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
+use crate::commands::registry::Command;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::{quiet_input_args, SQUARE_PIXELS};
 use crate::media::video::frames::{self, FrameOutput};

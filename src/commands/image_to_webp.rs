@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::IMAGES;
+use crate::commands::formats::IMAGES;
 use crate::commands::options::Options;
 use crate::commands::spec::{CommandDef, CommandSpec};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};

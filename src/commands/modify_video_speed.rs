@@ -13,7 +13,7 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::VIDEOS;
+use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::{
     self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264,

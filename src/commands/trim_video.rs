@@ -18,7 +18,7 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::VIDEOS;
+use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::ffmpeg::transcode::{

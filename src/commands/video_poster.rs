@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::VIDEOS;
+use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::{self, Recipe, SQUARE_PIXELS};
 use crate::media::image::{FrameOp, Scale};

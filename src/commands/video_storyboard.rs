@@ -16,7 +16,7 @@
 use std::path::Path;
 
 use super::options::{OptionSpec, FORMAT};
-use super::VIDEOS;
+use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
 use crate::commands::spec::{Beside, CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;

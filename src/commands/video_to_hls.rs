@@ -17,7 +17,7 @@
 
 use std::path::Path;
 
-use super::VIDEOS;
+use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::input::file_url;

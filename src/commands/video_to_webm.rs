@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::VIDEOS;
+use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
 use crate::commands::spec::{CommandDef, CommandSpec};
 use crate::media::ffmpeg::transcode::SQUARE_PIXELS;

@@ -146,7 +146,7 @@ pub(crate) async fn lay_over(
 pub(crate) fn output_of(input: MediaFormat, options: &Options) -> MediaFormat {
     match input.is_video() {
         true => MediaFormat::Mp4,
-        false => super::image_output(input, options.image_format(&FORMAT)),
+        false => crate::commands::formats::image_output(input, options.image_format(&FORMAT)),
     }
 }
 
