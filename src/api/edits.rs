@@ -15,7 +15,7 @@ use super::error::ApiError;
 use super::idempotency;
 use super::json::JsonBody;
 use super::presets;
-use super::AppState;
+use crate::api::state::AppState;
 use crate::db::{unix_ms, EditRow};
 use crate::edits::{render_signed, NewEdit};
 use crate::error_code::Code;

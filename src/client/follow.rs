@@ -14,9 +14,8 @@ use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
 use super::names;
-use super::print_edit;
-use super::Api;
-use super::EXIT_EDIT_NOT_DONE;
+use crate::client::api::Api;
+use crate::client::output::{print_edit, EXIT_EDIT_NOT_DONE};
 use crate::config::CreateArgs;
 
 /// Seconds each long poll waits: short, so the bar moves; an ending answers at once.

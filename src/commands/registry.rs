@@ -26,27 +26,27 @@ macro_rules! commands {
             /// The command's declaration.
             pub fn spec(self) -> &'static CommandSpec {
                 match self {
-                    $(Command::$variant => &<crate::commands::$module::$variant as CommandDef>::SPEC,)*
+                    $(Command::$variant => &<super::$module::$variant as CommandDef>::SPEC,)*
                 }
             }
 
             fn output_of(self, input: MediaFormat, options: &Options) -> MediaFormat {
                 match self {
-                    $(Command::$variant => <crate::commands::$module::$variant as CommandDef>::output(input, options),)*
+                    $(Command::$variant => <super::$module::$variant as CommandDef>::output(input, options),)*
                 }
             }
 
             /// What this command makes of one input shaped `input`.
             pub fn predict(self, input: Shape, options: &Options) -> Prediction {
                 match self {
-                    $(Command::$variant => <crate::commands::$module::$variant as CommandDef>::predict(input, options),)*
+                    $(Command::$variant => <super::$module::$variant as CommandDef>::predict(input, options),)*
                 }
             }
 
             /// The work this command does on an input of `work`, in pixels × frames.
             pub fn cost(self, work: Work, options: &Options) -> u64 {
                 match self {
-                    $(Command::$variant => <crate::commands::$module::$variant as CommandDef>::cost(work, options),)*
+                    $(Command::$variant => <super::$module::$variant as CommandDef>::cost(work, options),)*
                 }
             }
 
@@ -54,14 +54,14 @@ macro_rules! commands {
             /// from the shape alone (a crop outside the picture).
             pub fn refuse(self, input: Shape, options: &Options) -> Option<MediaError> {
                 match self {
-                    $(Command::$variant => <crate::commands::$module::$variant as CommandDef>::refuse(input, options),)*
+                    $(Command::$variant => <super::$module::$variant as CommandDef>::refuse(input, options),)*
                 }
             }
 
             /// Rules between this command's options.
             pub fn check(self, options: &Options) -> Result<(), OptionProblem> {
                 match self {
-                    $(Command::$variant => <crate::commands::$module::$variant as CommandDef>::check(options),)*
+                    $(Command::$variant => <super::$module::$variant as CommandDef>::check(options),)*
                 }
             }
 
@@ -75,7 +75,7 @@ macro_rules! commands {
             ) -> Result<Vec<MediaFile>, MediaError> {
                 match self {
                     $(Command::$variant => {
-                        <crate::commands::$module::$variant as CommandDef>::run(media, input, options, out_dir, progress).await
+                        <super::$module::$variant as CommandDef>::run(media, input, options, out_dir, progress).await
                     })*
                 }
             }

@@ -15,19 +15,14 @@ use sha2::{Digest, Sha256};
 use url::Url;
 
 use super::cache::Entry;
-use super::internal;
 use super::negotiate::Wanted;
-use super::source_key;
-use super::Failure;
-use super::Job;
-use super::Rendered;
-use super::Renderer;
-use super::Source;
 use crate::media::{ImageFormat, MediaFile, MediaFormat};
 use crate::queue::limits::ensure_free_disk;
 use crate::queue::slots::Class;
 use crate::queue::upload_source::{read_upload, upload_parts_of};
 use crate::queue::JobError;
+use crate::render::job::{internal, source_key, Failure, Job, Rendered, Source};
+use crate::render::renderer::Renderer;
 use crate::storage::StorageError;
 
 impl Renderer {

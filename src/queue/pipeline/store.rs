@@ -5,11 +5,11 @@
 use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 
-use super::EditRun;
 use crate::db::StoredOutput;
 use crate::media::image::placeholders::kept::Kept;
 use crate::media::{MediaFile, MediaFormat, Placeholders};
 use crate::queue::error::JobError;
+use crate::queue::pipeline::run::EditRun;
 use crate::queue::slots::Class;
 use crate::storage::OutputKey;
 
