@@ -10,7 +10,7 @@
 //!   version changes with it, and a function whose signature changes fails the build
 //!   instead of corrupting memory. The headers' version numbers come out as constants,
 //!   which `media::libraries` compares with the libraries loaded at start;
-//! - the command registry (`src/commands/mod.rs` includes it): every `mod` line of that
+//! - the command registry (`src/commands/registry.rs` includes it): every `mod` line of
 //!   file whose module implements `CommandDef`, in the order of the lines, which is the
 //!   catalog's. A command file without its `mod` line fails the build here.
 

@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""Import circles between the crate's modules, at the level of `src/x/y/z`.
+"""Import circles between the crate's modules, at the level of `src/x/y/z`, and arrows
+that run back up a folder.
 
 docs/ARCHITECTURE.md: arrows point down only. Every `crate::…` path and relative
-`super::…` path in a non-test source file is an arrow from its module to the module it
-names (its longest existing prefix, cut at DEPTH parts); a strongly connected group of
-two or more modules is a circle. Test modules (`tests.rs`, `*_tests.rs`, inline
-`mod tests`) may reach sideways and are not counted. Exits 1 when a circle exists.
+`super::…` path (`super::{a, b}` groups included) in a non-test source file is an arrow
+from its module to the module it names (its longest existing prefix, cut at DEPTH
+parts); a strongly connected group of two or more modules is a circle. An arrow from a
+module to one of its own ancestors (`media::video::inspect -> media`, from
+`crate::media::MediaError` or `super::X` naming what a parent defines or re-exports)
+runs back up: a folder's `mod.rs` serves the code outside the folder, and the code
+inside imports from the file that defines what it uses (`scripts/fix-back-arrows.py`
+rewrites such paths). Test modules (`tests.rs`, `*_tests.rs`, inline `mod tests`) may
+reach sideways and are not counted. Exits 1 when a circle or an arrow back up exists.
 
     scripts/import-circles.py [DEPTH]   (default 3)
 """
@@ -62,6 +68,9 @@ for path in sources:
     for m in re.finditer(r"crate((?:::[a-z_0-9]+)*)::\{([^}]*)\}", text):
         base = m.group(1).strip(":").split("::")
         refs += [base + [p.split("::")[0]] for p in re.split(r"[,\s]+", m.group(2)) if p]
+    for m in re.finditer(r"(?<![A-Za-z_:])((?:super::)+)\{([^}]*)\}", text):
+        base = module[: len(module) - m.group(1).count("super::")]
+        refs += [base + p.split("::")[:1] for p in re.split(r"[,\s]+", m.group(2)) if p]
     for m in re.finditer(r"(?<![A-Za-z_:])((?:super::)+)([A-Za-z_0-9]+(?:::[A-Za-z_0-9]+)*)", text):
         ups = m.group(1).count("super::")
         refs.append(module[: len(module) - ups] + m.group(2).split("::"))
@@ -103,5 +112,11 @@ for group in circles:
     print("circle:", " ".join(group))
     for a in group:
         print("   ", a, "->", ", ".join(sorted(b for b in graph[a] if b in group)))
+ups = sorted((a, b) for a in graph for b in graph[a] if a.startswith(b + "::"))
+for a, b in ups:
+    print("back up:", a, "->", b)
 print(f"{len(circles)} import circles among {len(graph)} modules (depth {DEPTH})")
-sys.exit(1 if circles else 0)
+print(f"{len(ups)} arrows back up a folder (depth {DEPTH})")
+if ups:
+    print("scripts/fix-back-arrows.py rewrites the paths it can; it lists the rest")
+sys.exit(1 if circles or ups else 0)

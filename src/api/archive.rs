@@ -30,7 +30,7 @@ use tokio_util::io::ReaderStream;
 use super::auth::Organization;
 use super::error::ApiError;
 use super::files::{format_of, rewrite};
-use super::AppState;
+use crate::api::state::AppState;
 use crate::db::{unix_ms, EditStatus, StoredOutput};
 use crate::error_code::Code;
 use crate::format::MediaFormat;

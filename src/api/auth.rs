@@ -24,7 +24,7 @@ use axum::http::request::Parts;
 use super::error::ApiError;
 use super::in_flight::InFlightSlot;
 use super::rate_limit::QuotaSlot;
-use super::AppState;
+use crate::api::state::AppState;
 use crate::db::hash_token;
 
 /// The organization the request's bearer token belongs to.

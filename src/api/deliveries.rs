@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::auth::Organization;
 use super::error::ApiError;
-use super::AppState;
+use crate::api::state::AppState;
 use crate::db::unix_ms;
 use crate::edits::timestamp;
 use crate::ids::EditId;

@@ -8,7 +8,7 @@ use axum::Json;
 
 use super::auth::Organization;
 use super::error::ApiError;
-use super::AppState;
+use crate::api::state::AppState;
 use crate::edits::EditJob;
 use crate::error_code::Code;
 use crate::queue::JobError;

@@ -10,11 +10,12 @@ use serde::Deserialize;
 use tokio::time::Instant;
 
 use super::auth::Organization;
+use super::dry_run;
 use super::error::ApiError;
+use super::idempotency;
 use super::json::JsonBody;
 use super::presets;
-use super::AppState;
-use super::{dry_run, idempotency};
+use crate::api::state::AppState;
 use crate::db::{unix_ms, EditRow, StoredRequest};
 use crate::edits::{render_signed, NewEdit};
 use crate::error_code::Code;

@@ -19,7 +19,7 @@ use futures::TryStreamExt;
 use serde::Deserialize;
 
 use super::error::ApiError;
-use super::AppState;
+use crate::api::state::AppState;
 use crate::error_code::Code;
 use crate::format::MediaFormat;
 use crate::storage::{SignatureError, Storage, StorageError};

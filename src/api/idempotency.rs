@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use super::auth::Organization;
 use super::error::ApiError;
-use super::AppState;
+use crate::api::state::AppState;
 use crate::db::{unix_ms, KeyClaim};
 use crate::error_code::Code;
 

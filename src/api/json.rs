@@ -7,7 +7,7 @@ use axum::http::{header, StatusCode};
 use serde_json::Value;
 
 use super::error::ApiError;
-use super::AppState;
+use crate::api::state::AppState;
 
 /// A request body that is syntactically valid JSON, not yet validated.
 pub struct JsonBody(pub Value);

@@ -13,7 +13,7 @@ use serde_json::json;
 use super::auth::Organization;
 use super::edits::render;
 use super::error::ApiError;
-use super::AppState;
+use crate::api::state::AppState;
 use crate::db::{unix_ms, Cancel, EditStatus, PageCursor, Retry};
 use crate::error_code::Code;
 use crate::ids::EditId;

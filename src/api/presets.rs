@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use super::auth::Organization;
 use super::error::ApiError;
 use super::json::JsonBody;
-use super::AppState;
+use crate::api::state::AppState;
 use crate::db::{unix_ms, PresetRow};
 use crate::edits::{preset, ValidationError};
 use crate::error_code::Code;

@@ -23,7 +23,7 @@ use futures::TryStreamExt;
 use super::error::ApiError;
 use super::files::matches_etag;
 use super::in_flight::{admit, InFlightSlot};
-use super::AppState;
+use crate::api::state::AppState;
 use crate::error_code::Code;
 use crate::format::MediaFormat;
 use crate::render::cache::Entry;

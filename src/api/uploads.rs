@@ -14,14 +14,18 @@ use axum::Json;
 
 use super::auth::Organization;
 use super::error::ApiError;
-use super::AppState;
+use crate::api::state::AppState;
 use crate::db::{unix_ms, QuotaRefusal, UploadRow};
 use crate::error_code::Code;
 use crate::uploads;
 
 mod append;
+pub(super) mod in_flight;
 use append::append;
-pub use append::InFlightUploads;
+pub use in_flight::InFlightUploads;
+
+mod replies;
+use replies::{bad_header, finish, not_found, offset_mismatch, too_large, too_many_open};
 
 const TUS_VERSION: &str = "1.0.0";
 const TUS_EXTENSIONS: &str = "creation,creation-with-upload,termination,expiration";
@@ -287,17 +291,6 @@ pub async fn content(
         .into_response())
 }
 
-/// Completes `row` if every byte is in (hashing it once; see `uploads::finish`).
-async fn finish(
-    state: &AppState,
-    row: UploadRow,
-    whole_sha256: Option<String>,
-) -> Result<UploadRow, ApiError> {
-    uploads::finish(&state.db, &state.storage, row, whole_sha256)
-        .await
-        .map_err(|e| ApiError::internal(&e))
-}
-
 /// Upload `id` of the caller's organization, unexpired; anything else is 404.
 async fn find(state: &AppState, org: &Organization, id: &str) -> Result<UploadRow, ApiError> {
     if !uploads::valid_id(id) {
@@ -351,40 +344,4 @@ fn number(value: &HeaderValue, name: &str) -> Result<u64, ApiError> {
         .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|v| v.parse().ok())
         .ok_or_else(|| bad_header(&format!("`{name}` must be a whole number of bytes.")))
-}
-
-fn bad_header(detail: &str) -> ApiError {
-    ApiError::new(StatusCode::BAD_REQUEST, Code::InvalidUploadHeader, detail)
-}
-
-fn too_large(max: u64) -> ApiError {
-    ApiError::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        Code::UploadTooLarge,
-        format!("Uploads are limited to {max} bytes."),
-    )
-}
-
-fn too_many_open(open: u64) -> ApiError {
-    let mut error = ApiError::new(
-        StatusCode::TOO_MANY_REQUESTS,
-        Code::TooManyOpenUploads,
-        format!(
-            "Your organization has {open} unfinished uploads, its maximum; finish or delete \
-             one (unfinished uploads also expire) and try again."
-        ),
-    );
-    error.retry_after = Some(60);
-    error
-}
-
-fn offset_mismatch(current: i64) -> ApiError {
-    ApiError::conflict(
-        Code::UploadOffsetMismatch,
-        format!("`Upload-Offset` must be the upload's current offset, {current}; ask with HEAD and resume from there."),
-    )
-}
-
-fn not_found(id: &str) -> ApiError {
-    ApiError::not_found(format!("There is no upload with id \"{id}\"."))
 }

@@ -13,7 +13,9 @@ use reqwest::Method;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
-use super::{names, print_edit, Api, EXIT_EDIT_NOT_DONE};
+use super::names;
+use crate::client::api::Api;
+use crate::client::output::{print_edit, EXIT_EDIT_NOT_DONE};
 use crate::config::CreateArgs;
 
 /// Seconds each long poll waits: short, so the bar moves; an ending answers at once.

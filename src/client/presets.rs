@@ -5,7 +5,8 @@
 use reqwest::Method;
 use serde_json::{json, Map, Value};
 
-use super::{exit_status, parse_options, Api};
+use crate::client::api::Api;
+use crate::client::output::{exit_status, parse_options};
 use crate::config::{ClientArgs, PresetCommand};
 use crate::edits::preset::valid_name;
 

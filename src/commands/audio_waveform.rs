@@ -12,7 +12,7 @@ use std::path::Path;
 use image::{Rgba, RgbaImage};
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::{CommandDef, CommandSpec, Prediction, Shape};
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::image::ops::{encode, write_output};
 use crate::media::image::Colour;
 use crate::media::video::audio::{inspect_audio, loudness, Loudness};

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use super::options::{OptionSpec, Options};
 use super::options::{HEIGHT, WIDTH};
-use super::{CommandDef, CommandSpec, Prediction, Shape, IMAGES};
+use crate::commands::formats::IMAGES;
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::image::{Crop, FrameOp};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -41,7 +42,7 @@ impl CommandDef for CropImage {
 
     /// The input's format where it can be written, else JPEG (PNG with transparency).
     fn output(input: MediaFormat, _options: &Options) -> MediaFormat {
-        super::image_output(input, None)
+        crate::commands::formats::image_output(input, None)
     }
 
     /// One image of the box's size (none for a box outside the picture).

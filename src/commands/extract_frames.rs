@@ -6,7 +6,10 @@
 
 use std::path::Path;
 
-use super::{Command, CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
+use crate::commands::formats::VIDEOS;
+use crate::commands::options::Options;
+use crate::commands::registry::Command;
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::{quiet_input_args, SQUARE_PIXELS};
 use crate::media::video::frames::{self, FrameOutput};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};

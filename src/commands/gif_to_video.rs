@@ -26,18 +26,17 @@
 
 use std::path::Path;
 
-use super::{CommandDef, CommandSpec, Options, Prediction, Shape};
-use crate::media::ffmpeg::transcode::X264;
+use crate::commands::options::Options;
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::image::codec::gif::{self, GifScan};
 use crate::media::limits::VideoLimits;
-use crate::media::video::h264::{video_size, BT709_TAGS};
+use crate::media::video::h264::video_size;
 use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
-/// GIF, and animated WebP and APNG: a still WebP or PNG fails
-/// `unsupported_input_format` saying so (see [`run`]).
-const INPUTS: &[MediaFormat] = &[MediaFormat::Gif, MediaFormat::Webp, MediaFormat::Png];
-const OUTPUT: MediaFormat = MediaFormat::Mp4;
+mod h264;
+use h264::INPUTS;
+use h264::OUTPUT;
 
 pub struct GifToVideo;
 
@@ -124,30 +123,6 @@ fn check(scan: &GifScan, limits: &VideoLimits) -> Result<(), MediaError> {
         ..VideoInfo::default()
     };
     info.check(limits)
-}
-
-/// The encoder half of every animation: variable frame rate in
-/// `time_base`, H.264 without B-frames, the last packet's duration set by `setts`
-/// (see the module's docs), in an MP4 track of `timescale`.
-fn timed_h264_args(time_base: &str, last_duration: String, timescale: &str) -> Vec<String> {
-    let mut args: Vec<String> = ["-fps_mode", "vfr", "-enc_time_base", time_base]
-        .map(String::from)
-        .into();
-    args.extend(X264.map(String::from));
-    args.extend(["-bf", "0"].map(String::from));
-    args.extend(BT709_TAGS.map(String::from));
-    args.extend(["-bsf:v".to_string(), last_duration]);
-    args.extend(["-video_track_timescale", timescale].map(String::from));
-    args.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
-    args
-}
-
-/// The `setts` expression that makes the packet starting at or after `start` last
-/// until `total` (in the encoder's time base).
-fn last_duration(start: u64, total: u64) -> String {
-    format!(
-        "setts=pts=PTS:dts=DTS:duration='if(gte(PTS\\,{start})\\,max({total}-PTS\\,1)\\,DURATION)'"
-    )
 }
 
 mod animated;

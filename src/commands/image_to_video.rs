@@ -16,7 +16,8 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::ChildStdin;
 
 use super::options::{OptionSpec, Options};
-use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
+use crate::commands::formats::IMAGES;
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::ffmpeg::input::file_url;
 use crate::media::image::ops::{flatten_onto_white, image_input};

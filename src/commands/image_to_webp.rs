@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use super::{CommandDef, CommandSpec, Options, IMAGES};
+use crate::commands::formats::IMAGES;
+use crate::commands::options::Options;
+use crate::commands::spec::{CommandDef, CommandSpec};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = IMAGES;

@@ -13,7 +13,8 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
+use crate::commands::formats::VIDEOS;
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::{
     self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264,
 };

@@ -5,7 +5,8 @@ use std::path::Path;
 
 use image::DynamicImage;
 
-use super::{Command, Options};
+use crate::commands::options::Options;
+use crate::commands::registry::Command;
 use crate::media::testutil::*;
 use crate::media::{Media, MediaConfig, MediaError, MediaFile, MediaFormat, Probe};
 

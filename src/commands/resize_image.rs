@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options, FOCUS_X, FOCUS_Y, FORMAT, HEIGHT, WIDTH};
-use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
+use crate::commands::formats::IMAGES;
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::image::{output_size, BoxResize, Fit, FrameOp, Gravity, Scale};
 use crate::media::video::frames::FrameOutput;
@@ -88,7 +89,7 @@ impl CommandDef for ResizeImage {
     /// once the decoded picture turns out to have transparency
     /// (`media::image::pipeline::default_output`).
     fn output(input: MediaFormat, options: &Options) -> MediaFormat {
-        super::image_output(input, options.image_format(&FORMAT))
+        crate::commands::formats::image_output(input, options.image_format(&FORMAT))
     }
 
     /// One image of the size the operation makes (a refused size: none).

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, IMAGES};
+use crate::commands::formats::IMAGES;
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::image::{Flip, FrameOp, Rotate};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
@@ -41,7 +42,7 @@ impl CommandDef for RotateImage {
 
     /// The input's format where it can be written, else JPEG (PNG with transparency).
     fn output(input: MediaFormat, _options: &Options) -> MediaFormat {
-        super::image_output(input, None)
+        crate::commands::formats::image_output(input, None)
     }
 
     /// One image, its sides swapped by a quarter turn.

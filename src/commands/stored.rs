@@ -9,7 +9,8 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use super::{Command, Options};
+use crate::commands::options::Options;
+use crate::commands::registry::Command;
 
 impl Serialize for Command {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -11,7 +11,7 @@ use super::options::{FOCUS_X, FOCUS_Y};
 use super::watermark::{
     gravity, lay_over, output_of, predict_same_size, required, GRAVITY, MARGIN,
 };
-use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::media::image::overlay::Text as TextOp;
 use crate::media::image::Colour;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};

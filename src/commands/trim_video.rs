@@ -18,7 +18,8 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, VIDEOS};
+use crate::commands::formats::VIDEOS;
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::ffmpeg::transcode::{
     self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264,

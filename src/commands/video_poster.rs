@@ -10,7 +10,8 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
+use crate::commands::formats::VIDEOS;
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::{self, Recipe, SQUARE_PIXELS};
 use crate::media::image::{FrameOp, Scale};
 use crate::media::video::frame_score::best_time;

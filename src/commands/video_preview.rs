@@ -8,7 +8,8 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
 use super::trim_video::START;
-use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
+use crate::commands::formats::VIDEOS;
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::{self, Recipe, SQUARE_PIXELS};
 use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};

@@ -16,7 +16,9 @@
 use std::path::Path;
 
 use super::options::{OptionSpec, FORMAT};
-use super::{Beside, CommandDef, CommandSpec, OptionProblem, Options, Prediction, Shape, VIDEOS};
+use crate::commands::formats::VIDEOS;
+use crate::commands::options::Options;
+use crate::commands::spec::{Beside, CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::{input_args_with, run_ffmpeg, SQUARE_PIXELS};

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::{CommandDef, CommandSpec, Prediction, Shape};
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode;
 use crate::media::video::audio::inspect_audio;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, VIDEOS_AND_AUDIO};

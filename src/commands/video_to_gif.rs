@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
+use crate::commands::formats::VIDEOS;
+use crate::commands::options::Options;
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::SQUARE_PIXELS;
 use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};

@@ -17,7 +17,9 @@
 
 use std::path::Path;
 
-use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
+use crate::commands::formats::VIDEOS;
+use crate::commands::options::Options;
+use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::{SQUARE_PIXELS, X264};
 use crate::media::video::chunked::ladder::{self, LadderRecipe};

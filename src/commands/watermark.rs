@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options, FORMAT};
 use super::options::{FOCUS_X, FOCUS_Y};
-use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::image::overlay::{Overlay, Watermark as WatermarkOp};
 use crate::media::image::Gravity;
@@ -146,7 +146,7 @@ pub(crate) async fn lay_over(
 pub(crate) fn output_of(input: MediaFormat, options: &Options) -> MediaFormat {
     match input.is_video() {
         true => MediaFormat::Mp4,
-        false => super::image_output(input, options.image_format(&FORMAT)),
+        false => crate::commands::formats::image_output(input, options.image_format(&FORMAT)),
     }
 }
 

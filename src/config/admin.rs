@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use super::DatabaseUrl;
+use crate::config::database_url::DatabaseUrl;
 
 #[derive(Debug, Args)]
 pub struct WebhookSecretArgs {

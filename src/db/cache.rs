@@ -3,7 +3,10 @@
 
 use std::time::SystemTime;
 
-use super::{unix_ms, with_pool, Db, DbError, StoredOutput};
+use crate::db::clock::unix_ms;
+use crate::db::error::DbError;
+use crate::db::outputs::StoredOutput;
+use crate::db::pool::{with_pool, Db};
 
 /// What a source answered last: the validators for a conditional request, and the
 /// SHA-256 (hex) of the body they stand for.

@@ -1,6 +1,7 @@
 //! What `/metrics` reads from the database at scrape time.
 
-use super::{with_pool, Db, DbError};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 
 /// Edits by status, and the queue.
 #[derive(Debug, Clone, Default)]

@@ -4,7 +4,9 @@
 //! together, so one long edit runs on the whole cluster rather than on the cores of
 //! the node that claimed it. Times come from the database's clock, as leases' do.
 
-use super::{with_pool, Db, DbError, PG_NOW_MS, SQLITE_NOW_MS};
+use crate::db::clock::{PG_NOW_MS, SQLITE_NOW_MS};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 
 impl Db {
     fn now_ms_sql(&self) -> &'static str {

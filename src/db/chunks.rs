@@ -5,7 +5,11 @@
 //! Both databases run the same statements; PostgreSQL also announces new and finished
 //! chunks on `CHUNKS_CHANNEL`, so idle nodes claim and the edit's node joins at once.
 
-use super::{lease, with_pool, Db, DbError, CHUNKS_CHANNEL, PG_NOW_MS, SQLITE_NOW_MS};
+use super::lease;
+use crate::db::channels::CHUNKS_CHANNEL;
+use crate::db::clock::{PG_NOW_MS, SQLITE_NOW_MS};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 
 /// One encode's chunks: the edit, which of its encodes (`step`) and the digest of
 /// the source and recipes (`plan`).
@@ -87,7 +91,7 @@ impl Db {
             .bind(set.plan)
             .execute(&mut *tx)
             .await?;
-            let now = super::unix_ms(std::time::SystemTime::now());
+            let now = crate::db::clock::unix_ms(std::time::SystemTime::now());
             for (idx, spec) in specs.iter().enumerate() {
                 sqlx::query(&sql(
                     "INSERT INTO edit_chunks (id, edit_id, org_id, step, plan, idx, spec, created_at, slots) \

@@ -1,6 +1,9 @@
 //! Edit rows: inserted by the API, read by the API, advanced by the queue.
 
-use super::{with_pool, Db, DbError, StoredOutput, PG_NOW_MS, SQLITE_NOW_MS};
+use crate::db::clock::{PG_NOW_MS, SQLITE_NOW_MS};
+use crate::db::error::DbError;
+use crate::db::outputs::StoredOutput;
+use crate::db::pool::{with_pool, Db};
 use crate::ids::{EditId, OrgId};
 use serde_json::Value;
 

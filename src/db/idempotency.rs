@@ -2,7 +2,8 @@
 //! organization and key. The primary key makes the first request's claim atomic on
 //! either database, so two nodes given the same key at once never both create.
 
-use super::{with_pool, Db, DbError};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 
 /// How long a key is remembered, in ms.
 pub const KEY_LIFETIME_MS: i64 = 24 * 3600 * 1000;

@@ -4,7 +4,9 @@
 
 use super::channels::{CANCELS_CHANNEL, NEW_EDITS_CHANNEL};
 use super::edits::{StoredEdit, EDIT_COLUMNS};
-use super::{with_pool, Db, DbError, EditRow, EditStatus, Lane};
+use crate::db::edits::{EditRow, EditStatus, Lane};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 use crate::ids::{EditId, OrgId};
 
 /// Where a page of edits starts: after the edit created at `created_at` with id `id`

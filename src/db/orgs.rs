@@ -4,7 +4,9 @@ use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 
-use super::{unix_ms, with_pool, Db, DbError};
+use crate::db::clock::unix_ms;
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 
 /// SHA-256 of a token, hex encoded: the only form in which tokens are stored.
 pub fn hash_token(token: &str) -> String {

@@ -2,7 +2,8 @@
 //! preset's `{"commands", "options"}` as validated JSON text. An edit made from a preset
 //! copies what it resolves to, so a later change here changes no existing edit.
 
-use super::{with_pool, Db, DbError};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 
 /// One stored preset.
 #[derive(Debug, Clone, PartialEq)]

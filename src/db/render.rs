@@ -2,7 +2,8 @@
 //! index of the render cache shared by every node (what is stored under `render/`,
 //! how large, and when it was last used, so the least recently used goes first).
 
-use super::{with_pool, Db, DbError};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 
 /// Characters of a render key shown by `render-key list`: `rk_` and 8 more.
 pub const RENDER_KEY_PREFIX_LEN: usize = 11;

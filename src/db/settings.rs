@@ -1,6 +1,7 @@
 //! Settings every node of an installation shares (one `settings` row each).
 
-use super::{with_pool, Db, DbError};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 
 impl Db {
     /// The value of setting `name`, storing `initial` first if the setting does not

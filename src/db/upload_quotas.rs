@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 
-use super::{with_pool, Db, DbError, UploadRow};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
+use crate::db::uploads::UploadRow;
 
 /// An organization's upload quotas (`--max-upload-bytes-per-org`,
 /// `--max-open-uploads-per-org`).

@@ -4,7 +4,8 @@
 //! one wins, and no part is recorded for an upload deleted meanwhile. Creating an
 //! upload is conditional on its organization's quotas, in the same statement.
 
-use super::{with_pool, Db, DbError};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 use crate::ids::{OrgId, UploadId};
 
 /// An upload as stored.

@@ -5,7 +5,10 @@
 //! token), so a restart or a lost node loses none, and two nodes never send the same
 //! attempt.
 
-use super::{lease, with_pool, Db, DbError, PG_NOW_MS, SQLITE_NOW_MS};
+use super::lease;
+use crate::db::clock::{PG_NOW_MS, SQLITE_NOW_MS};
+use crate::db::error::DbError;
+use crate::db::pool::{with_pool, Db};
 
 /// A claimed event: what one attempt sends, and the attempt that fences its writes.
 #[derive(Debug, Clone, sqlx::FromRow)]

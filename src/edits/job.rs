@@ -62,21 +62,6 @@ impl NewEdit {
     }
 }
 
-/// An asset's URL as its text.
-pub(super) mod url_text {
-    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
-    use url::Url;
-
-    pub fn serialize<S: Serializer>(url: &Url, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(url.as_str())
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Url, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        Url::parse(&text).map_err(D::Error::custom)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -154,7 +154,7 @@ fn check(spec: &OptionSpec, value: &Value, pointer: &str) -> Result<(), Validati
             let url = url::Url::parse(s).ok().filter(|u| {
                 matches!(u.scheme(), "http" | "https")
                     && u.has_host()
-                    && s.len() <= super::MAX_URL_LEN
+                    && s.len() <= crate::edits::rules::MAX_URL_LEN
             });
             if url.is_none() {
                 return Err(ValidationError::new(
@@ -162,7 +162,7 @@ fn check(spec: &OptionSpec, value: &Value, pointer: &str) -> Result<(), Validati
                     pointer,
                     format!(
                         "`{name}` must be an absolute http or https URL of at most {} bytes.",
-                        super::MAX_URL_LEN
+                        crate::edits::rules::MAX_URL_LEN
                     ),
                 ));
             }

@@ -17,8 +17,23 @@ use crate::fetch::{self, FetchError};
 pub struct Asset {
     /// `image` or `video`; informational only.
     pub kind: String,
-    #[serde(with = "super::job::url_text")]
+    #[serde(with = "url_text")]
     pub src: Url,
+}
+
+/// An asset's URL as its text.
+mod url_text {
+    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
+    use url::Url;
+
+    pub fn serialize<S: Serializer>(url: &Url, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(url.as_str())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Url, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Url::parse(&text).map_err(D::Error::custom)
+    }
 }
 
 /// A valid edit request, plus the request's own JSON to echo back as sent.

@@ -2,9 +2,15 @@
 
 use url::Url;
 
-use super::guard::RefusedName;
 use super::pace::Stall;
 use crate::error_code::Code;
+
+/// The resolver's refusal, found again in reqwest's error chain by type.
+#[derive(Debug, thiserror::Error)]
+#[error("{host} resolves to a non-public address")]
+pub(super) struct RefusedName {
+    pub host: String,
+}
 
 /// Why a source could not be fetched. Each variant has a stable code and says whether
 /// a later attempt may succeed.

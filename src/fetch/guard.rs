@@ -7,7 +7,8 @@ use std::net::{IpAddr, SocketAddr};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use url::{Host, Url};
 
-use super::{is_public_ip, FetchError};
+use crate::fetch::error::{FetchError, RefusedName};
+use crate::fetch::ip::is_public_ip;
 
 /// Checks what can be checked without the network: an absolute `http`/`https` URL with a
 /// host and no credentials, and (unless `allow_private`) a host that is not a non-public
@@ -61,13 +62,6 @@ pub(super) fn check_parsed(
         return Ok(());
     }
     Err(FetchError::ForbiddenAddress(ip.to_string()))
-}
-
-/// The resolver's refusal, found again in reqwest's error chain by type.
-#[derive(Debug, thiserror::Error)]
-#[error("{host} resolves to a non-public address")]
-pub(super) struct RefusedName {
-    pub host: String,
 }
 
 /// Resolves with the system resolver and refuses a name when any of its addresses is

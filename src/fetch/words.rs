@@ -2,7 +2,7 @@
 //! no resolved address, port or host name, so a tenant cannot use the answers to map
 //! which internal names resolve and which ports listen (webhook deliveries).
 
-use super::guard::RefusedName;
+use super::error::RefusedName;
 
 /// `timed out`, `address not allowed`, `connection refused`, `connection failed`
 /// (no connection: a name that does not resolve, a reset, a TLS failure) or

@@ -1,6 +1,8 @@
 //! The one way CPU-heavy media work leaves the async threads.
 
-use super::{cancel, image, MediaError};
+use super::cancel;
+use super::image;
+use crate::media::error::MediaError;
 
 /// Runs CPU-heavy work off the async threads.
 ///

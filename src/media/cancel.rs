@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use crate::media::MediaError;
+use crate::media::error::MediaError;
 
 thread_local! {
     /// The flag of the closure running on this blocking thread, if any.

@@ -3,10 +3,14 @@
 //! and plain MP4s; ffprobe for the rest) when the file is stored, so reading an edit
 //! never probes anything.
 
+use crate::format::MediaFormat;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
+use crate::media::file::MediaFile;
+use crate::media::image::codec::gif;
+use crate::media::image::decode;
+use crate::media::video::ffprobe;
 use crate::media::video::info::Extent;
-use crate::media::{
-    image::codec::gif, image::decode, video::probe, Media, MediaError, MediaFile, MediaFormat,
-};
 
 /// Bytes of an image read to find its size (our outputs carry no metadata before it).
 const IMAGE_HEAD_BYTES: u64 = 1 << 16;
@@ -119,7 +123,7 @@ async fn described_by_ffprobe(
     media: &Media,
     file: &MediaFile,
 ) -> Result<(u32, u32, Option<f64>, Option<u64>), MediaError> {
-    let probe = probe::run(media, &file.path, file.format, true).await?;
+    let probe = ffprobe::run(media, &file.path, file.format, true).await?;
     let video = probe.video().ok_or_else(unreadable)?;
     let duration = probe.format.duration.or(video.duration);
     let (width, height) = (video.width.unwrap_or(0), video.height.unwrap_or(0));

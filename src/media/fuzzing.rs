@@ -6,13 +6,13 @@
 
 use std::path::Path;
 
+use crate::format::MediaFormat;
+use crate::media::image::codec::{apng, bmp, gif, heif_boxes};
+use crate::media::image::exif;
 use crate::media::limits::VideoLimits;
 use crate::media::video::hls::{self, MediaPlaylist, Rates};
 use crate::media::video::info::VideoInfo;
-use crate::media::{
-    image::codec::apng, image::codec::bmp, image::codec::gif, image::codec::heif_boxes,
-    image::exif, video::mkv, video::mp4, video::probe, MediaFormat,
-};
+use crate::media::video::{mkv, mp4, probe};
 
 /// The pixels a decoded picture may have here: the service's limit is larger, but a
 /// small one keeps every run fast while still exercising the checks.
@@ -42,7 +42,7 @@ pub fn gif(bytes: &[u8]) {
         assert!(scan.frames > 0 && scan.seconds() >= 0.0);
         assert!(scan.extent.0 >= scan.screen.0 && scan.extent.1 >= scan.screen.1);
     }
-    let too_large = |_, _| crate::media::MediaError::InvalidMedia(String::new());
+    let too_large = |_, _| crate::media::error::MediaError::InvalidMedia(String::new());
     let Ok(mut frames) = gif::frames::GifFrames::open(bytes, MAX_PIXELS, too_large) else {
         return;
     };

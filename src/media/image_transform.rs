@@ -4,14 +4,20 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::format::{ImageFormat, MediaFormat};
+use crate::media::animation;
+use crate::media::blocking;
+use crate::media::cancel;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
+use crate::media::file::MediaFile;
+use crate::media::image;
 use crate::media::image::ops::{self, encode_at, write_output};
 use crate::media::image::pipeline::{check_format_size, default_output, load_transformed};
 use crate::media::image::placeholders::kept::FromPixels;
 use crate::media::image::FrameOp;
 use crate::media::limits::VideoLimits;
 use crate::media::memory::MemoryBudget;
-use crate::media::{animation, blocking, cancel, image, MediaFormat};
-use crate::media::{ImageFormat, Media, MediaError, MediaFile};
 
 impl Media {
     /// The image commands: applies `ops` in turn to the upright picture (EXIF

@@ -15,7 +15,8 @@
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::media::{cancel, MediaError};
+use crate::media::cancel;
+use crate::media::error::MediaError;
 
 /// How often a step waiting for room looks at its cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);

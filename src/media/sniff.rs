@@ -7,7 +7,7 @@ use std::path::Path;
 
 use tokio::io::AsyncReadExt;
 
-use crate::media::MediaFormat;
+use crate::format::MediaFormat;
 
 /// How many leading bytes [`sniff`] needs: an MPEG-TS file is told by its sync byte
 /// at the start of three 188- or 192-byte packets.

@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use image::{DynamicImage, Rgb, RgbImage, Rgba, RgbaImage};
 
-use crate::media::{Media, MediaConfig, MediaFile, MediaFormat};
+use crate::format::MediaFormat;
+use crate::media::config::MediaConfig;
+use crate::media::engine::Media;
+use crate::media::file::MediaFile;
 
 pub(crate) const RED: [u8; 3] = [230, 20, 20];
 pub(crate) const BLUE: [u8; 3] = [20, 20, 230];

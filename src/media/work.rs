@@ -4,7 +4,11 @@
 
 use std::io::Read;
 
-use crate::media::{image::codec::gif, image::decode, Media, MediaFile, MediaFormat};
+use crate::format::MediaFormat;
+use crate::media::engine::Media;
+use crate::media::file::MediaFile;
+use crate::media::image::codec::gif;
+use crate::media::image::decode;
 
 /// Bytes of an image read to find its size: enough for the size chunk of a PNG or
 /// WebP, and for the frame header of a JPEG behind its metadata segments.

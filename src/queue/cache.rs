@@ -26,7 +26,7 @@ use crate::media::MediaFormat;
 use crate::storage::{companions_of, OutputKey, Storage};
 
 use super::context::WorkerContext;
-use super::JobRef;
+use crate::db::edit_queue::JobRef;
 
 /// What outputs depend on besides the request and the source: the recipes, which may
 /// change with any release.

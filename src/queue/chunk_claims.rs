@@ -23,10 +23,10 @@ use tracing::Instrument;
 
 use super::chunk_sources::{SourceCache, KEEP_IDLE};
 use super::claim_loop::{claim_until_stopped, renew_until_lost, ClaimKind, Looked, Renewal};
-use super::context::WorkerContext;
 use super::slots::{Class, FairSlots, SlotPermit};
 use crate::db::{ChunkClaim, Db};
-use crate::media::video::chunked::{encode_chunk, FarmedChunk};
+use crate::media::lending::FarmedChunk;
+use crate::media::video::chunked::encode_chunk;
 use crate::media::{Media, MediaFile, MediaFormat, ProgressFn};
 use crate::storage::{ScratchKey, Storage};
 
@@ -263,17 +263,22 @@ impl Failure {
     }
 }
 
-/// Starts this node's chunk worker in `set`: until the node starts stopping, it takes
+/// Starts this node's chunk worker in `set` (none without `chunks`, the worker
+/// context's): until the node starts stopping, it takes
 /// the organization whose chunk goes next (`Db::next_chunk_org`), waits for a CPU slot in that
 /// organization's turn, then claims one of its chunks and runs it on that slot. It
 /// claims only with a slot in hand, so no chunk waits on a busy node while another
 /// node idles.
-pub fn run_chunk_workers(ctx: Arc<WorkerContext>, set: &mut JoinSet<()>) {
-    let Some(chunks) = ctx.chunks.clone() else {
+pub fn run_chunk_workers(
+    chunks: Option<Arc<Chunks>>,
+    stopping: &CancellationToken,
+    set: &mut JoinSet<()>,
+) {
+    let Some(chunks) = chunks else {
         return;
     };
-    set.spawn(run_node_beat(chunks.clone(), ctx.stopping.clone()));
-    let claiming = claim_until_stopped(chunks, ctx.stopping.clone());
+    set.spawn(run_node_beat(chunks.clone(), stopping.clone()));
+    let claiming = claim_until_stopped(chunks, stopping.clone());
     set.spawn(claiming.instrument(tracing::info_span!("chunk worker")));
 }
 

@@ -20,10 +20,10 @@ use tracing::Instrument;
 
 use super::chunk_claims::{ChunkSpec, Chunks};
 use super::context::WorkerContext;
-use super::Claim;
+use crate::db::edit_queue::Claim;
 use crate::db::Db;
 use crate::db::{ChunkSet, ChunkState};
-use crate::media::video::chunked::{BoxFuture, ChunkFarm, FarmJob};
+use crate::media::lending::{BoxFuture, ChunkFarm, FarmJob};
 use crate::media::MediaError;
 use crate::storage::{ScratchKey, Storage, StorageError};
 

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::cancels::RunningEdits;
 use super::finished::FinishedEdits;
 use super::slots::FairSlots;
-use super::{JobQueue, JobRef};
+use crate::db::edit_queue::{JobQueue, JobRef};
 use crate::db::Db;
 use crate::fetch::Fetcher;
 use crate::media::Media;
@@ -68,7 +68,7 @@ pub struct WorkerContext {
     pub min_free_disk_bytes: u64,
     /// The chunk workers' share with `--chunk-across-nodes`: chunked encodes run their
     /// chunks as claims in the queue (see `chunk_claims`); `None` runs them here.
-    pub chunks: Option<Arc<super::Chunks>>,
+    pub chunks: Option<Arc<crate::queue::chunk_claims::Chunks>>,
     /// Cancelled when the node starts stopping: no more claims, and edits that have
     /// not reached a CPU slot yet are handed back at once.
     pub stopping: CancellationToken,

@@ -11,9 +11,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::slots::Class;
-use super::JobError;
 use crate::error_code::Code;
 use crate::media::MediaFormat;
+use crate::queue::error::JobError;
 
 /// Steps up to this many pixels × frames are light: any still image up to 64 MP, a
 /// GIF or clip of a few seconds at a small size. A 10 s 1080p clip is 0.5 G.

@@ -26,13 +26,13 @@ use super::extra_source::{fetch_option_sources, SourceAccess};
 use super::limits::ensure_free_disk;
 use super::slots::{Class, FairSlots};
 use super::upload_source::{read_upload, upload_parts_of};
-use super::JobError;
 use crate::db::Db;
 use crate::edits::plan::{plan_asset, PlanError, PlanLimits, SourceInfo};
 use crate::edits::EditJob;
 use crate::error_code::Code;
 use crate::fetch::Fetcher;
 use crate::media::{Media, MediaFile};
+use crate::queue::error::JobError;
 use crate::storage::Storage;
 
 /// What a dry run fetches and probes with: the workers' own tools.

@@ -10,9 +10,9 @@ use std::future::Future;
 use std::path::Path;
 
 use super::step::Step;
-use super::JobError;
 use crate::commands::{Command, Fused};
 use crate::media::MediaFile;
+use crate::queue::error::JobError;
 
 /// Where a step stands in its pipeline.
 #[derive(Debug, Clone, Copy)]

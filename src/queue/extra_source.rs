@@ -17,11 +17,11 @@ use url::Url;
 use super::context::WorkerContext;
 use super::limits::ensure_free_disk;
 use super::upload_source::read_upload;
-use super::JobError;
 use crate::commands::{Options, SourceFile};
 use crate::db::Db;
 use crate::fetch::{Fetch, FetchError, Fetcher};
 use crate::media::{Media, MediaFile, MediaFormat};
+use crate::queue::error::JobError;
 use crate::storage::Storage;
 use crate::uploads::upload_id_in;
 

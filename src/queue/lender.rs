@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::media::video::chunked::{Borrowed, CoreLender};
+use crate::media::lending::{Borrowed, CoreLender};
 
 use super::slots::{Class, FairSlots};
 

@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::sync::Mutex;
 
-use super::JobError;
 use crate::edits::{budget, EditJob};
 use crate::error_code::Code;
+use crate::queue::error::JobError;
 use crate::storage::free_disk_bytes;
 
 /// A retryable `storage_error` when the temp directory's disk has less than `min_free`

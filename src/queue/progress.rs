@@ -8,7 +8,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use super::context::WorkerContext;
-use super::JobRef;
+use crate::db::edit_queue::JobRef;
 
 /// How often progress is written to the database at most: ffmpeg reports twice a
 /// second per process, and a fan-out can start hundreds of steps.

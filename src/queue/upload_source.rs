@@ -5,10 +5,10 @@
 use std::path::Path;
 use std::time::SystemTime;
 
-use super::JobError;
 use crate::db::{unix_ms, Db, SourceValidators, UploadPart};
 use crate::error_code::Code;
 use crate::fetch::{Fetch, FetchError, Fetched};
+use crate::queue::error::JobError;
 use crate::storage::Storage;
 
 /// Writes upload `id` of `org` into `dest`, at most `max_bytes` (`--max-source-bytes`). `UploadNotFound` when it expired or was

@@ -23,17 +23,19 @@ use super::chunk_farm::forget_scratch;
 use super::claim_loop::{claim_until_stopped, renew_until_lost, ClaimKind, Looked, Renewal};
 use super::clock::WorkClock;
 use super::context::WorkerContext;
+use super::pipeline;
 use super::pipeline::EditOutputs;
-use super::{pipeline, Claim, JobError, JobRef};
 use crate::commands::Command;
+use crate::db::edit_queue::{Claim, JobRef};
 use crate::edits::EditJob;
 use crate::error_code::Code;
+use crate::queue::error::JobError;
 
 /// Starts the dispatcher, which claims edits until `ctx.stopping` is cancelled and
 /// then waits for the claims it holds: each finishes, or is handed back.
 pub fn run_workers(ctx: Arc<WorkerContext>) -> JoinSet<()> {
     let mut set = JoinSet::new();
-    super::chunk_claims::run_chunk_workers(ctx.clone(), &mut set);
+    super::chunk_claims::run_chunk_workers(ctx.chunks.clone(), &ctx.stopping, &mut set);
     let stopping = ctx.stopping.clone();
     let edits = Arc::new(Edits {
         room: Arc::new(Semaphore::new(ctx.claim_capacity.max(1))),
@@ -68,7 +70,7 @@ impl ClaimKind for Edits {
             permit = self.room.clone().acquire_owned() => permit.expect("the semaphore is never closed"),
             _ = stopping.cancelled() => return Looked::Stopping,
         };
-        let fairness = super::Fairness {
+        let fairness = crate::db::edit_queue::Fairness {
             node: &self.ctx.node_id,
             per_org_cap: self.ctx.claims_per_org,
         };

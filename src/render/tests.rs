@@ -1,4 +1,9 @@
-use super::*;
+use base64::Engine;
+use url::Url;
+
+use super::job::*;
+use crate::commands::{Command, Options};
+use crate::error_code::Code;
 
 #[test]
 fn a_source_is_an_upload_or_the_base64url_of_an_http_url() {

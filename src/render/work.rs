@@ -16,7 +16,6 @@ use url::Url;
 
 use super::cache::Entry;
 use super::negotiate::Wanted;
-use super::{internal, source_key, Failure, Job, Rendered, Renderer, Source};
 use crate::commands::Options;
 use crate::media::{ImageFormat, MediaFile, MediaFormat};
 use crate::queue::executor::{execute, StepAt, StepHost};
@@ -24,6 +23,8 @@ use crate::queue::limits::ensure_free_disk;
 use crate::queue::slots::Class;
 use crate::queue::upload_source::{read_upload, upload_parts_of};
 use crate::queue::JobError;
+use crate::render::job::{internal, source_key, Failure, Job, Rendered, Source};
+use crate::render::renderer::Renderer;
 use crate::storage::StorageError;
 
 impl Renderer {

@@ -6,7 +6,9 @@ use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjectPath;
 use object_store::ObjectMeta;
 
-use super::{object_path, Storage, StorageError};
+use crate::storage::error::StorageError;
+use crate::storage::paths::object_path;
+use crate::storage::store::Storage;
 
 impl Storage {
     /// Deletes every object whose key starts with `prefix` (a folder: `edits/<id>/`);

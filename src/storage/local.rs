@@ -17,7 +17,7 @@ use std::sync::Arc;
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as ObjectPath;
 
-use super::{object_path, Storage, StorageError};
+use crate::storage::error::StorageError;
 
 /// The object store for local files under `root`, which is created if missing.
 pub fn local(root: &Path) -> Result<Arc<LocalFileSystem>, StorageError> {
@@ -97,19 +97,4 @@ pub fn free_disk_bytes(path: &Path) -> Option<u64> {
         return None;
     }
     Some(u64::from(stat.f_bavail).saturating_mul(u64::from(stat.f_frsize)))
-}
-
-impl Storage {
-    /// The file that holds the object under `key` when the store is this machine's
-    /// disk, so it can be read in place (never written: objects are immutable).
-    /// `None` on S3.
-    pub fn local_path(&self, key: &str) -> Option<std::path::PathBuf> {
-        let files = self.local.as_ref()?;
-        files.path_to_filesystem(&object_path(key).ok()?).ok()
-    }
-
-    /// The directory whose disk holds stored objects, when that is this machine's.
-    pub fn local_root(&self) -> Option<&Path> {
-        self.local_root.as_deref()
-    }
 }

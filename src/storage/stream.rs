@@ -12,7 +12,9 @@ use tokio::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use tokio_util::io::ReaderStream;
 use tokio_util::sync::CancellationToken;
 
-use super::{object_path, Storage, StorageError, PARTS_IN_FLIGHT, PART_SIZE};
+use crate::storage::error::StorageError;
+use crate::storage::paths::object_path;
+use crate::storage::store::{Storage, PARTS_IN_FLIGHT, PART_SIZE};
 
 /// How much of a local file one read takes.
 const READ_CHUNK: usize = 1 << 20;

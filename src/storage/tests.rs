@@ -1,4 +1,10 @@
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use url::Url;
+
+use super::store::PART_SIZE;
 
 use object_store::memory::InMemory;
 

@@ -3,76 +3,20 @@
 //! bounded before a byte is read: by the free-disk floor, by the organization's
 //! quota, by the upload's own length.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
 use std::time::SystemTime;
 
 use axum::body::Body;
 use axum::http::StatusCode;
-use tokio_util::sync::CancellationToken;
 
-use super::{bad_header, finish, not_found, offset_mismatch, too_large};
 use crate::api::error::ApiError;
-use crate::api::AppState;
+use crate::api::state::AppState;
+use crate::api::uploads::replies::{bad_header, finish, not_found, offset_mismatch, too_large};
 use crate::db::{unix_ms, UploadPart, UploadRow};
 use crate::error_code::Code;
 use crate::storage::{free_disk_bytes, PutStreamError};
 use crate::uploads::part_key;
 
-/// The bodies this node is streaming, by upload, so that terminating an upload stops
-/// them at once (their parts are then never written; on another node, the part is
-/// deleted when its row cannot be recorded).
-#[derive(Default)]
-pub struct InFlightUploads {
-    streams: Mutex<HashMap<String, (CancellationToken, usize)>>,
-}
-
-impl InFlightUploads {
-    /// Registers a body of upload `id`; the guard's token is cancelled by [`Self::stop`].
-    fn enter(self: &std::sync::Arc<Self>, id: &str) -> InFlight {
-        let mut streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
-        let (token, count) = streams
-            .entry(id.to_string())
-            .or_insert_with(|| (CancellationToken::new(), 0));
-        *count += 1;
-        InFlight {
-            uploads: self.clone(),
-            id: id.to_string(),
-            token: token.clone(),
-        }
-    }
-
-    /// Stops every body of upload `id` streaming on this node.
-    pub fn stop(&self, id: &str) {
-        let streams = self.streams.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((token, _)) = streams.get(id) {
-            token.cancel();
-        }
-    }
-}
-
-/// One registered body; leaves the registry when dropped.
-struct InFlight {
-    uploads: std::sync::Arc<InFlightUploads>,
-    id: String,
-    token: CancellationToken,
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        let mut streams = self
-            .uploads
-            .streams
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
-        if let Some((_, count)) = streams.get_mut(&self.id) {
-            *count -= 1;
-            if *count == 0 {
-                streams.remove(&self.id);
-            }
-        }
-    }
-}
+use super::in_flight::InFlight;
 
 /// `507 insufficient_storage` when a disk that would hold upload bytes (the local
 /// store's, and the data dir's) has less than `--min-free-disk-bytes` free; else the

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use image::DynamicImage;
 
-use super::{last_duration, timed_h264_args, INPUTS, OUTPUT};
+use crate::commands::gif_to_video::h264::{last_duration, timed_h264_args, INPUTS, OUTPUT};
 use crate::media::animation::{self, is_animated, Animation};
 use crate::media::ffmpeg::transcode::run_demuxed_to_file;
 use crate::media::image::codec::apng::ApngWriter;

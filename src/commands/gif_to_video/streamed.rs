@@ -21,7 +21,7 @@ use tokio::process::ChildStdin;
 use tokio::sync::{mpsc, oneshot};
 
 use super::animated::{declared_frames, ffmpeg_args, handover_failed, write_animation, Timing};
-use super::OUTPUT;
+use crate::commands::gif_to_video::h264::OUTPUT;
 use crate::media::animation;
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::progress::ProgressParser;

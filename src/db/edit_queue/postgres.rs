@@ -9,10 +9,11 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sqlx::PgPool;
 
-use super::{
-    fenced_sql, run_claim, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim,
-};
-use crate::db::{DbError, PG_NOW_MS};
+use crate::db::clock::PG_NOW_MS;
+use crate::db::edit_queue::claim::{Bind, Claim, Fairness, JobRef, StoredClaim};
+use crate::db::edit_queue::job_queue::JobQueue;
+use crate::db::edit_queue::sql::{fenced_sql, run_claim, run_fenced};
+use crate::db::error::DbError;
 
 /// The advisory lock claims take turns on (any constant; this one spells "mediaedt").
 const CLAIM_LOCK: i64 = 0x6d65_6469_6165_6474;
@@ -34,7 +35,7 @@ impl JobQueue for PgQueue {
         lease: Duration,
         fairness: Fairness<'_>,
     ) -> Result<Option<Claim>, DbError> {
-        let sql = super::claim_sql(PG_NOW_MS, "FOR UPDATE SKIP LOCKED");
+        let sql = crate::db::edit_queue::sql::claim_sql(PG_NOW_MS, "FOR UPDATE SKIP LOCKED");
         let mut tx = self.pool.begin().await?;
         // Claims take turns (each is one short statement), so the per-organization
         // count one claim reads includes the claim committed just before it: two

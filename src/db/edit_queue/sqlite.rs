@@ -7,12 +7,15 @@ use std::time::Duration;
 use async_trait::async_trait;
 use sqlx::SqlitePool;
 
-use super::{fenced_sql, run_fenced, Bind, Claim, Fairness, JobQueue, JobRef, StoredClaim};
+use crate::db::edit_queue::claim::{Bind, Claim, Fairness, JobRef, StoredClaim};
+use crate::db::edit_queue::job_queue::JobQueue;
+use crate::db::edit_queue::sql::{fenced_sql, run_fenced};
 
 /// Candidates a claim tries before it gives up until the next wake-up (each lost only
 /// to a concurrent claimer, which is rare: one dispatcher per node).
 const CLAIM_TRIES: usize = 4;
-use crate::db::{DbError, SQLITE_NOW_MS};
+use crate::db::clock::SQLITE_NOW_MS;
+use crate::db::error::DbError;
 
 pub struct SqliteQueue {
     pool: SqlitePool,
@@ -34,8 +37,8 @@ impl JobQueue for SqliteQueue {
         // A read picks the candidate and a conditional write takes it: the scan (which
         // grows with the queue) never holds the single writer that inserts wait for.
         // Another claimer may take the candidate in between; then look again.
-        let pick = super::candidate_sql(SQLITE_NOW_MS, "").replace('$', "?");
-        let take = super::claim_by_id_sql(SQLITE_NOW_MS).replace('$', "?");
+        let pick = crate::db::edit_queue::sql::candidate_sql(SQLITE_NOW_MS, "").replace('$', "?");
+        let take = crate::db::edit_queue::sql::claim_by_id_sql(SQLITE_NOW_MS).replace('$', "?");
         for _ in 0..CLAIM_TRIES {
             let candidate: Option<String> = sqlx::query_scalar(&pick)
                 .bind(lease.as_millis() as i64)

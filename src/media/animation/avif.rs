@@ -10,11 +10,11 @@
 use image::{DynamicImage, RgbaImage};
 
 use crate::media::animation::avif_loop::with_loop_count;
+use crate::media::error::MediaError;
 use crate::media::image::codec::avif::{failed, to_yuv, AvifEncoder};
 use crate::media::image::codec::sys::avif::{
     avifEncoderAddImage, avifEncoderFinish, AVIF_ADD_IMAGE_FLAG_NONE, AVIF_RESULT_OK,
 };
-use crate::media::MediaError;
 
 /// Ticks per second of the sequence: delays are whole milliseconds in every source
 /// format but APNG, whose fractions round to the nearest millisecond.
@@ -58,7 +58,7 @@ impl AnimatedAvif {
     }
 
     pub(super) fn add(&mut self, frame: RgbaImage, delay_ms: f64) -> Result<(), MediaError> {
-        let bands = crate::media::band_count(frame.height(), 128) as u32;
+        let bands = crate::media::cores::band_count(frame.height(), 128) as u32;
         let picture = to_yuv(&DynamicImage::ImageRgba8(frame), bands)?;
         self.elapsed_ms += delay_ms.max(0.0);
         let end = (self.elapsed_ms * TIMESCALE as f64 / 1000.0).round() as u64;

@@ -9,7 +9,7 @@
 //! for ever. The boxes after it move, so every offset into `mdat` (`stco`, `iloc`) is
 //! moved with them.
 
-use crate::media::MediaError;
+use crate::media::error::MediaError;
 
 /// An ISO BMFF box: its type, where it starts, its header's length and its whole size.
 #[derive(Debug, Clone, Copy)]

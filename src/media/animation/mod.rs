@@ -28,13 +28,14 @@ use image::codecs::webp::WebPDecoder;
 use image::metadata::LoopCount;
 use image::{AnimationDecoder, DynamicImage, Frames, ImageDecoder, RgbaImage};
 
+use crate::format::{ImageFormat, MediaFormat};
+use crate::media::error::MediaError;
 use crate::media::image::codec::apng::{ApngFrames, ApngWriter};
 use crate::media::image::codec::gif::frames::GifFrames;
 use crate::media::image::pipeline::{check_format_size, settle, Settled};
 use crate::media::image::{output_size, peak, FrameOp};
 use crate::media::limits::VideoLimits;
 use crate::media::memory::MemoryBudget;
-use crate::media::{ImageFormat, MediaError, MediaFormat};
 
 /// Whether `bytes` (of `format`) hold an animation of more than one frame.
 pub(crate) fn is_animated(bytes: &[u8], format: MediaFormat) -> bool {

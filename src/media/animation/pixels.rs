@@ -10,7 +10,11 @@
 
 use std::io::Read;
 
-use crate::media::{blocking, Media, MediaError, MediaFile, MediaFormat};
+use crate::format::MediaFormat;
+use crate::media::blocking;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
+use crate::media::file::MediaFile;
 
 /// Bytes read to tell a still PNG or WebP from an animation: the `acTL` chunk comes
 /// before the image data, and a WebP's `VP8X` flags are its first chunk.

@@ -2,8 +2,8 @@
 
 use image::RgbaImage;
 
+use crate::media::error::MediaError;
 use crate::media::image::ops::WEBP_QUALITY;
-use crate::media::MediaError;
 
 /// libwebp's animation encoder.
 pub(super) struct AnimatedWebp {

@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::path::Path;
 
-use crate::media::MediaFormat;
+use crate::format::MediaFormat;
 
 /// The ffmpeg demuxer for a sniffed format, passed as `-f` so that ffmpeg never probes
 /// content itself: a guessed playlist or concat format could make it open other files

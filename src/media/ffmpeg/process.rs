@@ -16,9 +16,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::Semaphore;
 
+use crate::media::error::MediaError;
 use crate::media::ffmpeg::child::{limited_command, ChildEnv};
 use crate::media::ffmpeg::warm::WarmPool;
-use crate::media::MediaError;
 use stderr::read_tail;
 #[cfg(test)]
 use stderr::STDERR_TAIL_BYTES;

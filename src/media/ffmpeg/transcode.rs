@@ -13,9 +13,12 @@
 use std::ffi::OsString;
 use std::path::Path;
 
+use crate::format::MediaFormat;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
 use crate::media::ffmpeg::input::{demuxer, file_url};
 use crate::media::ffmpeg::progress::{ProgressFn, ProgressParser};
-use crate::media::{output_path, Media, MediaError, MediaFile, MediaFormat};
+use crate::media::file::{output_path, MediaFile};
 
 /// x264 settings shared by the MP4 outputs: `veryfast` at CRF 23 (see docs/API.md).
 pub(crate) const X264: [&str; 6] = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23"];

@@ -2,8 +2,8 @@
 
 use image::DynamicImage;
 
-use crate::media::image::FrameOp;
-use crate::media::MediaError;
+use crate::media::error::MediaError;
+use crate::media::image::frame_op::FrameOp;
 
 /// Keeps the `width` × `height` box whose top-left corner is (`x`, `y`) of the
 /// upright input. A box not wholly inside the picture is refused from the sizes

@@ -13,9 +13,13 @@ use image::{DynamicImage, ImageDecoder, ImageError, ImageReader, Limits};
 use self::headers::{png_methods_are_standard, png_size, webp_size};
 use self::jpeg::decode_jpeg;
 pub(crate) use self::jpeg::shrink_factor;
+use crate::format::MediaFormat;
+use crate::media::error::MediaError;
 use crate::media::image::codec::jpeg::{JpegDecoder, JpegHeader};
 use crate::media::image::exif;
-use crate::media::{MediaError, MediaFormat};
+
+mod sides;
+use sides::to_u32;
 
 /// Slack on top of the pixel buffer for a decoder's own scratch memory.
 const DECODER_SCRATCH_BYTES: u64 = 64 << 20;
@@ -178,7 +182,7 @@ pub(crate) fn open(
         ));
     }
     let decoder_format = image_crate_format(format)
-        .ok_or_else(|| MediaError::unsupported(format, crate::media::STILL_IMAGES))?;
+        .ok_or_else(|| MediaError::unsupported(format, crate::format::STILL_IMAGES))?;
     let mut reader = ImageReader::with_format(Cursor::new(bytes), decoder_format);
     reader.limits(limits(max_pixels));
     let decoder =
@@ -360,11 +364,6 @@ fn to_rgb_or_rgba(image: DynamicImage) -> DynamicImage {
         other if other.color().has_alpha() => DynamicImage::ImageRgba8(other.to_rgba8()),
         other => DynamicImage::ImageRgb8(other.to_rgb8()),
     }
-}
-
-fn to_u32(n: usize) -> Result<u32, MediaError> {
-    u32::try_from(n)
-        .map_err(|_| MediaError::InvalidMedia(format!("a side of {n} pixels is too large")))
 }
 
 /// A decoder's refusal as a sentence for a person. The decoders' own messages carry

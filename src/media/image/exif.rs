@@ -10,7 +10,7 @@
 
 use image::metadata::Orientation;
 
-use crate::media::MediaFormat;
+use crate::format::MediaFormat;
 
 /// How the stored pixels of `bytes` must be turned to show the picture upright.
 pub(crate) fn orientation(bytes: &[u8], format: MediaFormat) -> Orientation {

@@ -11,8 +11,10 @@ use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use image::{DynamicImage, ExtendedColorType, ImageEncoder, RgbImage};
 use turbojpeg::{Compressor, PixelFormat, Subsamp};
 
+use crate::format::{ImageFormat, MediaFormat, IMAGE_INPUTS};
+use crate::media::error::MediaError;
+use crate::media::file::{output_path, MediaFile};
 use crate::media::image::yuv::Yuv420;
-use crate::media::{output_path, ImageFormat, MediaError, MediaFile, MediaFormat, IMAGE_INPUTS};
 
 /// JPEG output quality: the usual web trade-off; artefacts are hard to see at 85.
 const JPEG_QUALITY: i32 = 85;

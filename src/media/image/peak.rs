@@ -8,8 +8,8 @@
 //! end; the encoder holds the picture, the copy it converts and its output. The
 //! largest stage is the step's peak.
 
-use crate::media::image::FrameOp;
-use crate::media::MediaFormat;
+use crate::format::MediaFormat;
+use crate::media::image::frame_op::FrameOp;
 
 /// Bytes per pixel of a picture in memory (RGBA, 8 bits).
 const RGBA: u64 = 4;

@@ -11,11 +11,14 @@ use std::sync::Arc;
 
 use image::DynamicImage;
 
+use crate::format::{ImageFormat, MediaFormat};
+use crate::media::cancel;
+use crate::media::error::MediaError;
 use crate::media::image::decode::{self, swaps_sides};
+use crate::media::image::frame_op::{output_size, FrameOp};
 use crate::media::image::ops::{resize, WEBP_MAX_SIDE};
-use crate::media::image::{output_size, peak, FrameOp};
+use crate::media::image::peak;
 use crate::media::memory::{MemoryBudget, MemoryLease};
-use crate::media::{cancel, ImageFormat, MediaError, MediaFormat};
 
 /// What an image command writes without a `format`: the input's format when it can
 /// write it, else PNG for a picture with transparency (`had_alpha`: the decoded

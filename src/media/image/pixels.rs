@@ -4,8 +4,8 @@
 use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
 use image::{DynamicImage, GenericImage, Rgba, RgbaImage};
 
-use crate::media::image::Colour;
-use crate::media::MediaError;
+use crate::media::error::MediaError;
+use crate::media::image::geometry::Colour;
 
 /// A rectangle of a picture in its pixels, edges in floating point: resampling works
 /// from fractions of a pixel, so a box's crop keeps the exact aspect of the box.

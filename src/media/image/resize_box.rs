@@ -4,9 +4,11 @@
 
 use image::DynamicImage;
 
+use crate::media::error::MediaError;
+use crate::media::image::frame_op::{side, FrameOp};
+use crate::media::image::geometry::{Colour, Fit, Gravity};
 use crate::media::image::pixels::{pad, resample, Region};
-use crate::media::image::{side, smart, Colour, Fit, FrameOp, Gravity};
-use crate::media::MediaError;
+use crate::media::image::smart;
 
 /// Resizes to a box. With one side only, the other follows the aspect (every `fit`
 /// then gives the same picture). With both:

@@ -2,8 +2,8 @@
 
 use image::DynamicImage;
 
-use crate::media::image::FrameOp;
-use crate::media::MediaError;
+use crate::media::error::MediaError;
+use crate::media::image::frame_op::FrameOp;
 
 /// A mirroring: `Horizontal` swaps left and right, `Vertical` top and bottom.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,9 +2,9 @@
 
 use image::DynamicImage;
 
+use crate::media::error::MediaError;
+use crate::media::image::frame_op::{side, FrameOp};
 use crate::media::image::ops::resize;
-use crate::media::image::{side, FrameOp};
-use crate::media::MediaError;
 
 /// Scales both sides by the factor: `round(w × scale)` × `round(h × scale)`,
 /// `OutputTooSmall` when a side rounds to 0.

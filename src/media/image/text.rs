@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use ab_glyph::{point, Font, FontRef, GlyphId, PxScale, ScaleFont};
 use image::{Rgba, RgbaImage};
 
-use crate::media::image::Colour;
+use crate::media::image::geometry::Colour;
 
 /// DejaVu Sans 2.37 (Debian's fonts-dejavu-core).
 static FONT_BYTES: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");

@@ -4,6 +4,7 @@
 use ::image::codecs::gif::{GifDecoder, GifEncoder, Repeat};
 use ::image::codecs::webp::WebPDecoder;
 use ::image::{AnimationDecoder, Delay, Frame, Rgba, RgbaImage};
+use std::path::Path;
 
 use crate::media::image::{BoxResize, Crop, Fit, FrameOp, Gravity, Rotate};
 use crate::media::tests::*;

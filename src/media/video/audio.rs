@@ -3,8 +3,11 @@
 
 use tokio::io::AsyncReadExt;
 
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
 use crate::media::ffmpeg::transcode::quiet_input_args;
-use crate::media::{video::probe, Media, MediaError, MediaFile};
+use crate::media::file::MediaFile;
+use crate::media::video::ffprobe;
 
 /// Samples a second the loudness is read at: a bar of a 1800 px waveform of a 10 min
 /// track covers 2 660 of them, and a tone of up to 4 kHz still has its peaks.
@@ -25,7 +28,7 @@ pub(crate) async fn inspect_audio(
     media: &Media,
     input: &MediaFile,
 ) -> Result<AudioInfo, MediaError> {
-    let probe = probe::run(media, &input.path, input.format, false)
+    let probe = ffprobe::run(media, &input.path, input.format, false)
         .await
         .map_err(|e| match e {
             MediaError::ProcessFailed { stderr_tail, .. } => MediaError::InvalidMedia(format!(

@@ -16,16 +16,20 @@
 //! single-process recipe runs as before; docs/PERFORMANCE.md has the threshold and
 //! the measurements.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
-use crate::media::ffmpeg::transcode::{self, map_args};
+use crate::format::MediaFormat;
+use crate::media::cores;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
+use crate::media::ffmpeg::progress::ProgressFn;
+use crate::media::ffmpeg::transcode::{self};
+use crate::media::file::MediaFile;
 use crate::media::video::info::VideoInfo;
-use crate::media::{cores, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
+mod farm;
 mod join;
 pub(crate) mod ladder;
-mod lend;
 pub(crate) mod part;
 mod pieces;
 pub(crate) mod plan;
@@ -33,111 +37,15 @@ mod remote;
 mod sizes;
 pub(crate) mod x264;
 
-use join::{concat_list, join_head};
-pub use lend::{Borrowed, CoreLender, Lent};
+pub use farm::encode_chunk;
 pub(crate) use part::Part;
-use pieces::{run_piece, run_pieces, ChunkProgress, Piece, ScratchDir};
-use plan::{Chunk, FrameCosts, Plan};
-pub use remote::{encode_chunk, BoxFuture, ChunkFarm, FarmJob, FarmedChunk};
+use plan::FrameCosts;
 
-/// An encode that may be split: the video filter and encoder options, the audio
-/// encoder options (empty without audio) and the muxer, each run the same way in
-/// the single-process recipe and in the chunks.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SplitRecipe {
-    pub filter: String,
-    pub video: Vec<String>,
-    pub audio: Vec<String>,
-    pub muxer: &'static str,
-    /// Frames between the encoder's own keyframes (its `-g`, stated in `video`):
-    /// chunks are cut only there.
-    pub keyframe_interval: u64,
-    /// What decoding a source frame costs against encoding one (see
-    /// `plan::plan`): a chunk decodes the source from the keyframe before its cut.
-    pub decode_weight: f64,
-    /// Options of the finished file alone (MP4's `-movflags +faststart`): given to the
-    /// single-process run and to the join, not to the pieces, which are read once.
-    pub muxer_options: Vec<String>,
-    /// Seconds of output a second of source lasts (about `1 / speed` when `filter`
-    /// retimes the frames, on the output rate's own grid; else 1): each chunk's place
-    /// in the join is its frames' source length times this. The filter must then keep
-    /// every frame (one out per one in).
-    pub time_scale: f64,
-    /// Cores one chunk's encoder keeps busy: a machine's cores are cut into one chunk
-    /// per this many (1 for Theora and VP9; `--x264-cores-per-chunk` for x264).
-    pub cores_per_chunk: usize,
-    /// Whether `filter` reads a file of this node besides the source (an overlay's
-    /// picture): then the chunks run on this node's slots only, never on another node.
-    pub local_only: bool,
-    /// The part of the source encoded, where not the whole (see `part`).
-    pub part: Option<Part>,
-}
+mod recipe;
+pub(crate) use recipe::SplitRecipe;
 
-impl SplitRecipe {
-    /// The single-process recipe: both streams in one run.
-    pub fn whole(&self) -> Vec<String> {
-        let mut args = map_args(!self.audio.is_empty());
-        args.extend(["-vf".to_string(), self.filter.clone()]);
-        args.extend(self.video.iter().cloned());
-        args.extend(self.audio.iter().cloned());
-        args.extend(self.muxer_options.iter().cloned());
-        args.extend(["-f".to_string(), self.muxer.to_string()]);
-        args
-    }
-
-    /// The options before `-i` and the recipe after it of `chunk`'s video.
-    fn chunk(&self, chunk: &Chunk, rate: f64) -> (Vec<String>, Vec<String>) {
-        let seek = match &self.part {
-            Some(part) => Some(part.seek(chunk, rate)),
-            None => chunk.seek(rate),
-        };
-        let seek = seek.map(|s| vec!["-ss".to_string(), part::seconds(s)]);
-        // The seek leaves the first kept frame at its source time: restarted at zero,
-        // the chunk's frames fall on the output rate's grid as the whole video's do.
-        let filter = format!("setpts=PTS-STARTPTS,{}", self.filter);
-        let mut args: Vec<String> = ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf"]
-            .map(String::from)
-            .into();
-        args.push(filter);
-        let rest = self.part.as_ref().and_then(|p| p.rest(chunk, rate));
-        if !chunk.last {
-            args.extend(["-frames:v".to_string(), chunk.count.to_string()]);
-        } else if let Some(rest) = rest {
-            args.extend(["-t".to_string(), part::seconds(rest)]);
-        }
-        args.extend(self.video.iter().cloned());
-        args.extend(["-f".to_string(), self.muxer.to_string()]);
-        (seek.unwrap_or_default(), args)
-    }
-
-    /// The recipe of the audio alone.
-    fn audio_only(&self) -> Vec<String> {
-        let mut args: Vec<String> = ["-map", "0:a:0", "-vn", "-sn", "-dn"]
-            .map(String::from)
-            .into();
-        args.extend(self.audio.iter().cloned());
-        args.extend(self.part.iter().flat_map(Part::audio_cut));
-        args.extend(["-f".to_string(), self.audio_muxer().to_string()]);
-        args
-    }
-
-    /// The container of the audio piece: the output's, but Ogg for WebM. Opus read
-    /// back from Matroska comes out earlier by its pre-skip (6.5 ms) than it went in,
-    /// so a copy of it would start that much off the single-process encode's audio;
-    /// from Ogg it comes back as the encoder made it.
-    fn audio_muxer(&self) -> &'static str {
-        match self.muxer {
-            "webm" => "ogg",
-            muxer => muxer,
-        }
-    }
-
-    /// The options before `-i` and the recipe after it of the audio piece.
-    fn audio_piece(&self) -> (Vec<String>, Vec<String>) {
-        let input = self.part.iter().flat_map(Part::audio_input).collect();
-        (input, self.audio_only())
-    }
-}
+mod encode;
+use encode::Chunked;
 
 /// Probes `input` (one of `accepted`), checks its limits and encodes it with the
 /// recipe `recipe` makes of it into a file of `format`: in chunks where that pays,
@@ -192,7 +100,7 @@ pub(crate) async fn try_split(
     let farm = if recipe.local_only {
         None
     } else {
-        remote::farm_and_slots(media).await
+        farm::farm_and_slots(media).await
     };
     let slots = farm.as_ref().map_or_else(cores, |(_, slots)| *slots);
     let cores = slots / recipe.cores_per_chunk.max(1);
@@ -241,82 +149,6 @@ pub(crate) async fn try_split(
         return chunked.run(out_dir, progress).await;
     }
     Ok(None)
-}
-
-/// One chunked encode.
-struct Chunked<'a> {
-    media: &'a Media,
-    input: &'a MediaFile,
-    recipe: &'a SplitRecipe,
-    plan: &'a Plan,
-    format: MediaFormat,
-    /// Where the chunks run across nodes: the farm, and the slots they were planned
-    /// for; `None` on this node's slots.
-    farm: Option<(Arc<dyn ChunkFarm>, usize)>,
-}
-
-impl Chunked<'_> {
-    /// The joined file, or `None` when its frames do not add up (then nothing is left
-    /// behind and the caller encodes in one process).
-    async fn run(
-        &self,
-        out_dir: &Path,
-        progress: ProgressFn<'_>,
-    ) -> Result<Option<MediaFile>, MediaError> {
-        let dir = ScratchDir(out_dir.join(format!("chunks-{}", uuid::Uuid::new_v4().simple())));
-        tokio::fs::create_dir(&dir.0).await?;
-        let pieces = Piece::longest_first(self.plan.chunks.len(), !self.recipe.audio.is_empty());
-        let chunks = ChunkProgress::new(self.plan, progress);
-        let report = |index: usize, fraction: f64| chunks.report(index, fraction);
-        // The seam: through the queue across nodes, or on this node's slots.
-        if let Some((farm, slots)) = &self.farm {
-            if !self.farm_pieces(&**farm, *slots, &dir.0, &report).await? {
-                return Ok(None);
-            }
-        } else {
-            let lender = self.media.lender();
-            run_pieces(lender, pieces.len(), |i| {
-                self.piece(pieces[i], &dir.0, &report)
-            })
-            .await?;
-        }
-        let (joined, frames) = self.join(&dir.0, out_dir).await?;
-        if frames != Some(self.plan.frames) {
-            tracing::warn!(
-                expected = self.plan.frames,
-                found = ?frames,
-                "a chunked encode's frames did not add up; encoding in one process"
-            );
-            let _ = tokio::fs::remove_file(&joined.path).await;
-            return Ok(None);
-        }
-        progress(1.0);
-        Ok(Some(joined))
-    }
-
-    /// Encodes one piece into `dir`, reporting a chunk's progress to `report`.
-    async fn piece(
-        &self,
-        piece: Piece,
-        dir: &Path,
-        report: &(dyn Fn(usize, f64) + Send + Sync),
-    ) -> Result<(), MediaError> {
-        let recipe = match piece {
-            Piece::Video(i) => self.recipe.chunk(&self.plan.chunks[i], self.plan.rate),
-            Piece::Audio => self.recipe.audio_piece(),
-        };
-        let output = self.piece_path(dir, piece);
-        let run = (self.media, self.input, self.plan);
-        run_piece(run, piece, recipe, &output, report).await
-    }
-
-    fn piece_path(&self, dir: &Path, piece: Piece) -> PathBuf {
-        let extension = self.format.extension();
-        match piece {
-            Piece::Video(i) => dir.join(format!("chunk-{i}.{extension}")),
-            Piece::Audio => dir.join(format!("audio.{}", self.recipe.audio_muxer())),
-        }
-    }
 }
 
 #[cfg(test)]

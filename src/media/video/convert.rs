@@ -2,11 +2,14 @@
 
 use std::path::Path;
 
+use crate::format::MediaFormat;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
 use crate::media::ffmpeg::progress::ProgressFn;
 use crate::media::ffmpeg::transcode::run_to_file;
+use crate::media::file::MediaFile;
 use crate::media::video::info::VideoInfo;
 use crate::media::video::inspect::inspect;
-use crate::media::{Media, MediaError, MediaFile, MediaFormat};
 
 /// The shape of most video commands: probe `input` (which must be one of `accepted`)
 /// and check its limits, then run the recipe `args` makes of what the probe found

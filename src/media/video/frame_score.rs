@@ -11,9 +11,11 @@
 
 use tokio::io::AsyncReadExt;
 
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
 use crate::media::ffmpeg::transcode::quiet_input_args;
+use crate::media::file::MediaFile;
 use crate::media::video::info::VideoInfo;
-use crate::media::{Media, MediaError, MediaFile};
 
 /// Seconds of the opening searched.
 pub(crate) const WINDOW: f64 = 10.0;

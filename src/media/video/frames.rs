@@ -23,10 +23,13 @@ use futures::{StreamExt, TryStreamExt};
 use image::DynamicImage;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 
+use crate::format::ImageFormat;
+use crate::media::blocking;
+use crate::media::error::MediaError;
+use crate::media::file::MediaFile;
 use crate::media::image::ops::{self, write_named, WEBP_QUALITY};
 use crate::media::image::placeholders::kept::FromPixels;
 use crate::media::image::yuv::{Matrix, Yuv420};
-use crate::media::{blocking, ImageFormat, MediaError, MediaFile};
 
 /// What becomes of each decoded picture.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::media::MediaError;
+use crate::media::error::MediaError;
 
 /// One `#EXT-X-STREAM-INF` of a master playlist.
 #[derive(Debug, Clone, PartialEq)]

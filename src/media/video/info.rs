@@ -2,10 +2,10 @@
 //! stored output's [`Extent`]), and its check against the [`VideoLimits`]. Read by
 //! `video::inspect`.
 
+use crate::media::error::MediaError;
 use crate::media::image::yuv::Matrix;
 use crate::media::limits::VideoLimits;
 use crate::media::video::probe::{self, Probe};
-use crate::media::MediaError;
 
 /// What a video's headers say of its size, length and frame count, read in this
 /// process (`mp4::read_extent`, `mkv::read_extent`).

@@ -2,10 +2,13 @@
 //! a plain one, else from `ffprobe`; cached per file (`InfoCache`, so the cost
 //! estimate and the run probe once), and checked against the limits.
 
+use crate::format::MediaFormat;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
+use crate::media::file::MediaFile;
+use crate::media::video::ffprobe;
 use crate::media::video::info::VideoInfo;
 use crate::media::video::inspect_cache::InfoCache;
-use crate::media::video::probe;
-use crate::media::{Media, MediaError, MediaFile, MediaFormat};
 
 /// Probes `input` (which must be one of `accepted`) and checks it against the limits.
 ///
@@ -66,14 +69,14 @@ async fn ffprobe_info(
     input: &MediaFile,
     unreadable: impl Fn(MediaError) -> MediaError,
 ) -> Result<VideoInfo, MediaError> {
-    let probe = probe::run(media, &input.path, input.format, false)
+    let probe = ffprobe::run(media, &input.path, input.format, false)
         .await
         .map_err(&unreadable)?;
     let mut info = VideoInfo::from_probe(&probe)?;
     if info.frames.is_none() {
         // GIF (and some MOV) headers carry no frame count: count packets, which
         // only demuxes, decoding nothing.
-        let counted = probe::run(media, &input.path, input.format, true)
+        let counted = ffprobe::run(media, &input.path, input.format, true)
             .await
             .map_err(unreadable)?;
         info.frames = counted.video().and_then(|v| v.nb_read_packets);

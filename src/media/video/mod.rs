@@ -18,6 +18,7 @@
 pub(crate) mod audio;
 pub(crate) mod chunked;
 pub(crate) mod convert;
+pub(crate) mod ffprobe;
 pub(crate) mod frame_score;
 pub(crate) mod frames;
 pub(crate) mod h264;

@@ -17,14 +17,18 @@ use std::path::Path;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbaImage};
 
+use crate::format::MediaFormat;
+use crate::format::VIDEO_CONTAINERS;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
+use crate::media::ffmpeg::progress::ProgressFn;
 use crate::media::ffmpeg::transcode::{AAC, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::file::{output_path, MediaFile};
 use crate::media::image::overlay::Overlay;
 use crate::media::image::yuv::Matrix;
 use crate::media::image::Gravity;
 use crate::media::video::chunked::{self, x264::movie, SplitRecipe};
 use crate::media::video::info::VideoInfo;
-use crate::media::VIDEO_CONTAINERS;
-use crate::media::{output_path, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 impl Media {
     /// The size the frames of `input` are overlaid at: shown size (square pixels, turned
@@ -43,7 +47,7 @@ impl Media {
         if !file.format.is_image() {
             return Err(MediaError::unsupported(
                 file.format,
-                crate::media::STILL_IMAGES,
+                crate::format::STILL_IMAGES,
             ));
         }
         let (path, format) = (file.path.clone(), file.format);

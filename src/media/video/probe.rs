@@ -3,14 +3,11 @@
 //! Only the fields the service uses are kept; ffprobe prints many numbers as strings
 //! (`"nb_frames": "25"`) and `"N/A"` for unknowns, so those become `Option`s.
 
-use std::ffi::OsString;
-use std::path::Path;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer};
 
-use crate::media::ffmpeg::input::{demuxer, file_url};
-use crate::media::{Media, MediaError, MediaFormat};
+use crate::media::error::MediaError;
 
 /// What ffprobe says about a file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -169,37 +166,6 @@ pub(crate) fn parse_rate(rate: &str) -> Option<f64> {
     let (num, den) = rate.split_once('/').unwrap_or((rate, "1"));
     let (num, den): (f64, f64) = (num.trim().parse().ok()?, den.trim().parse().ok()?);
     (den != 0.0).then(|| num / den)
-}
-
-/// Runs ffprobe on `path`, read as `format`, as a local file only. With
-/// `count_packets`, only the first video stream is shown, with its packets counted
-/// (which reads the whole file).
-pub(crate) async fn run(
-    media: &Media,
-    path: &Path,
-    format: MediaFormat,
-    count_packets: bool,
-) -> Result<Probe, MediaError> {
-    let mut args: Vec<OsString> = [
-        "-v",
-        "error",
-        "-print_format",
-        "json",
-        "-show_format",
-        "-show_streams",
-        "-protocol_whitelist",
-        "file",
-    ]
-    .iter()
-    .map(OsString::from)
-    .collect();
-    if count_packets {
-        args.extend(["-count_packets", "-select_streams", "v:0"].map(OsString::from));
-    }
-    args.extend(["-f", demuxer(format)].map(OsString::from));
-    args.push(file_url(path));
-    let output = media.runner().run(&media.config().ffprobe, args).await?;
-    parse(&output.stdout)
 }
 
 /// Parses `ffprobe -print_format json -show_format -show_streams` output.

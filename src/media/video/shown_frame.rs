@@ -12,8 +12,10 @@ use std::ffi::OsString;
 
 use serde::Deserialize;
 
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
 use crate::media::ffmpeg::input::{demuxer, file_url};
-use crate::media::{Media, MediaError, MediaFile};
+use crate::media::file::MediaFile;
 
 /// Seconds of packets read past the time asked: enough for any frame starting before
 /// it to have been demuxed, B-frames coming after it in decode order included.

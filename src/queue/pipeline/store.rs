@@ -5,12 +5,12 @@
 use futures::{StreamExt, TryStreamExt};
 use serde_json::json;
 
-use super::EditRun;
 use crate::db::StoredOutput;
 use crate::media::image::placeholders::kept::Kept;
 use crate::media::{MediaFile, MediaFormat, Placeholders};
+use crate::queue::error::JobError;
+use crate::queue::pipeline::run::EditRun;
 use crate::queue::slots::Class;
-use crate::queue::JobError;
 use crate::storage::OutputKey;
 
 /// Outputs of one asset uploaded at once at most.

@@ -11,6 +11,7 @@ use std::ffi::{c_int, c_void};
 
 use image::DynamicImage;
 
+use crate::media::error::MediaError;
 use crate::media::image::codec::sys::avif::{
     avifCropRect, avifEncoder, avifEncoderCreate, avifEncoderDestroy, avifEncoderWrite, avifFree,
     avifImage, avifImageAllocatePlanes, avifImageCreate, avifImageCreateEmpty, avifImageDestroy,
@@ -18,7 +19,6 @@ use crate::media::image::codec::sys::avif::{
     avifRWData, avifRWDataFree, AVIF_PIXEL_FORMAT_YUV420, AVIF_PLANES_ALL, AVIF_PLANES_YUV,
     AVIF_RESULT_OK, AVIF_RGB_FORMAT_RGB, AVIF_RGB_FORMAT_RGBA,
 };
-use crate::media::MediaError;
 
 /// The AV1 quantizer for colour (0 lossless … 63).
 pub(crate) const AVIF_QUANTIZER: c_int = 25;
@@ -130,7 +130,7 @@ unsafe fn to_yuv_in_bands(
                     .spawn(move || unsafe { convert_band(image as *mut avifImage, rgb, top, rows) })
             })
             .collect();
-        crate::media::join_bands(workers)
+        crate::media::cores::join_bands(workers)
     })
 }
 
@@ -175,7 +175,7 @@ unsafe fn convert_band(
 pub(crate) fn encode_at(image: &DynamicImage, quality: Option<u8>) -> Result<Vec<u8>, MediaError> {
     encode_in_bands(
         image,
-        crate::media::band_count(image.height(), 128) as u32,
+        crate::media::cores::band_count(image.height(), 128) as u32,
         quality,
     )
 }

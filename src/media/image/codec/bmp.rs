@@ -20,7 +20,7 @@
 
 use image::{DynamicImage, RgbImage, RgbaImage};
 
-use crate::media::MediaError;
+use crate::media::error::MediaError;
 
 /// A BMP whose header has been read.
 pub(crate) struct BmpFile<'a> {

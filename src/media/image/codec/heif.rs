@@ -13,6 +13,8 @@ use std::sync::Once;
 
 use image::{DynamicImage, RgbImage, RgbaImage};
 
+use crate::format::MediaFormat;
+use crate::media::error::MediaError;
 use crate::media::image::codec::sys::heif::{
     heif_channel_interleaved, heif_chroma_interleaved_RGB, heif_chroma_interleaved_RGBA,
     heif_colorspace_RGB, heif_context, heif_context_alloc, heif_context_free,
@@ -27,7 +29,6 @@ use crate::media::image::codec::sys::heif::{
     heif_image_handle_has_alpha_channel, heif_image_handle_is_primary_image,
     heif_image_handle_release, heif_image_release, heif_init, heif_item_id,
 };
-use crate::media::{MediaError, MediaFormat};
 
 /// An error of libheif as ours, its message kept for the log only.
 fn checked(error: heif_error, format: MediaFormat, what: &str) -> Result<(), MediaError> {

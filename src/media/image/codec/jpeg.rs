@@ -17,7 +17,7 @@ use std::ptr::NonNull;
 use turbojpeg::raw;
 use turbojpeg::ScalingFactor;
 
-use crate::media::MediaError;
+use crate::media::error::MediaError;
 
 /// The message libjpeg gives for a file that ends before its last scan does.
 const TRUNCATED: &str = "Premature end of JPEG file";

@@ -4,9 +4,9 @@
 use image::DynamicImage;
 use turbojpeg::ScalingFactor;
 
-use super::to_u32;
+use crate::media::error::MediaError;
 use crate::media::image::codec::jpeg::{JpegDecoder, JpegHeader};
-use crate::media::MediaError;
+use crate::media::image::decode::sides::to_u32;
 
 pub(super) fn decode_jpeg(
     bytes: &[u8],

@@ -1,6 +1,15 @@
 //! The `watermark` and `text` frame operations.
 
-use crate::media::image::overlay::*;
+use std::sync::Arc;
+
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use image::{DynamicImage, RgbaImage};
+
+use crate::media::error::MediaError;
+use crate::media::image::frame_op::FrameOp;
+use crate::media::image::geometry::{Colour, Gravity};
+use crate::media::image::overlay::compose::*;
+use crate::media::image::text;
 
 /// `watermark`: `image` laid over the picture at `gravity`, `margin` pixels from the
 /// edges, scaled to `overlay_width` of the picture's width (its aspect kept, never

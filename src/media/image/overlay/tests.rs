@@ -1,3 +1,7 @@
+use std::sync::Arc;
+
+use image::DynamicImage;
+
 use image::{Rgb, RgbImage, Rgba};
 
 use crate::media::image::overlay::*;

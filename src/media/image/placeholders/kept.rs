@@ -22,8 +22,10 @@ use std::sync::{Arc, Mutex};
 
 use image::{DynamicImage, RgbaImage};
 
-use super::SAMPLES_PER_SIDE;
-use super::{on_white_in_place, placeholders_of_small, small_copy, small_size, Placeholders};
+use crate::media::image::placeholders::hashes::{
+    on_white_in_place, placeholders_of_small, small_copy, small_size, Placeholders,
+    SAMPLES_PER_SIDE,
+};
 use crate::media::image::yuv::{Matrix, Yuv420};
 
 /// The placeholders of the outputs written inside [`Kept::around`], by file path.

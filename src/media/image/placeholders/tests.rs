@@ -1,3 +1,8 @@
+use base64::Engine;
+use image::{DynamicImage, RgbaImage};
+
+use crate::format::MediaFormat;
+use crate::media::image::placeholders::hashes::dominant_colour;
 use crate::media::image::placeholders::*;
 
 /// 300x200: the left two thirds `left`, the rest `right`.

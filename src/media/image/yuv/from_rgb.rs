@@ -14,8 +14,9 @@ use std::convert::Infallible;
 use image::RgbImage;
 use libwebp_sys as sys;
 
-use crate::media::image::yuv::{fixed, Matrix, Yuv420};
-use crate::media::MediaError;
+use crate::media::error::MediaError;
+use crate::media::image::yuv::matrix::{fixed, Matrix};
+use crate::media::image::yuv::yuv420::Yuv420;
 
 /// Below this many rows a thread converts for less time than it takes to start.
 const MIN_BAND_ROWS: u32 = 256;
@@ -23,7 +24,7 @@ const MIN_BAND_ROWS: u32 = 256;
 impl Yuv420 {
     /// `rgb` (`width` × `height` interleaved 8-bit RGB) as libwebp converts it.
     pub fn from_rgb_as_libwebp(rgb: &[u8], width: u32, height: u32) -> Result<Yuv420, MediaError> {
-        let bands = crate::media::band_count(height, MIN_BAND_ROWS);
+        let bands = crate::media::cores::band_count(height, MIN_BAND_ROWS);
         Yuv420::from_rgb_in_bands(rgb, width, height, bands)
     }
 
@@ -35,7 +36,7 @@ impl Yuv420 {
         width: u32,
         height: u32,
     ) -> Result<Yuv420, MediaError> {
-        let bands = crate::media::band_count(height, MIN_BAND_ROWS);
+        let bands = crate::media::cores::band_count(height, MIN_BAND_ROWS);
         Yuv420::from_pixels_in_bands(rgba, Layout::Rgba, width, height, bands)
     }
 
@@ -79,7 +80,7 @@ impl Yuv420 {
     pub fn from_rgb(rgb: &RgbImage, matrix: Matrix) -> Yuv420 {
         let (width, height) = rgb.dimensions();
         let m = fixed(matrix.rgb_to_ycbcr());
-        let bands = crate::media::band_count(height, MIN_BAND_ROWS);
+        let bands = crate::media::cores::band_count(height, MIN_BAND_ROWS);
         let converted = in_bands(
             rgb.as_raw(),
             Layout::Rgb,
@@ -156,7 +157,7 @@ fn in_bands<E: Send>(
                 scope.spawn(move || convert(pixels, BandPlanes { y, u, v, a }))
             })
             .collect();
-        crate::media::join_bands(workers)
+        crate::media::cores::join_bands(workers)
     })?;
     Ok(out)
 }

@@ -6,10 +6,12 @@ use std::path::Path;
 
 use super::pieces::Piece;
 use super::plan::Plan;
-use super::Chunked;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode;
-use crate::media::{output_path, Media, MediaError, MediaFile};
+use crate::media::file::{output_path, MediaFile};
+use crate::media::video::chunked::encode::Chunked;
 
 impl Chunked<'_> {
     /// Joins the chunks in `dir` (and the audio) into one file in `out_dir`, copying

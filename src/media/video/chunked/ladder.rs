@@ -34,11 +34,16 @@ use std::path::Path;
 use super::join::audio_input;
 use super::pieces::{run_piece, run_pieces, ChunkProgress, Piece};
 use super::plan::{self, Chunk, Plan};
-use super::{concat_list, join_head, ScratchDir};
+use crate::media::cores;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
 use crate::media::ffmpeg::input::{demuxer, file_url};
+use crate::media::ffmpeg::progress::ProgressFn;
 use crate::media::ffmpeg::transcode::{input_args_with, quiet_args, run_ffmpeg};
+use crate::media::file::MediaFile;
+use crate::media::video::chunked::join::{concat_list, join_head};
+use crate::media::video::chunked::pieces::ScratchDir;
 use crate::media::video::info::VideoInfo;
-use crate::media::{cores, Media, MediaError, MediaFile, ProgressFn};
 
 /// The container of the chunks and of the audio between encode and join: it keeps the
 /// encoders' timestamps and their B-frame delay exactly, as the HLS muxer's fMP4 does.

@@ -10,9 +10,13 @@ use std::sync::Mutex;
 
 use tokio_util::sync::CancellationToken;
 
-use super::lend::CoreLender;
 use super::plan::Plan;
-use crate::media::{cores, Media, MediaError, MediaFile, ProgressFn};
+use crate::media::cores;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
+use crate::media::ffmpeg::progress::ProgressFn;
+use crate::media::file::MediaFile;
+use crate::media::lending::CoreLender;
 
 /// A piece of work of a chunked encode: a chunk of the video, or the whole audio.
 #[derive(Debug, Clone, Copy)]
@@ -53,7 +57,15 @@ pub(super) async fn run_piece(
         }
     };
     let recipe = (options.as_slice(), tail);
-    super::encode_chunk(media, input, recipe, seconds, output, &on_progress).await
+    crate::media::video::chunked::farm::encode_chunk(
+        media,
+        input,
+        recipe,
+        seconds,
+        output,
+        &on_progress,
+    )
+    .await
 }
 
 /// Runs pieces `0..count` with `run`, in order, until all are done or one fails: the

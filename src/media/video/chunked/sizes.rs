@@ -4,8 +4,9 @@
 
 use std::ffi::OsString;
 
+use crate::media::engine::Media;
 use crate::media::ffmpeg::input::{demuxer, file_url};
-use crate::media::{Media, MediaFile};
+use crate::media::file::MediaFile;
 
 /// Bytes of each video frame of `input`, in presentation order, read by ffprobe from
 /// the packets (demuxing only); `None` when they cannot be read or their count is not

@@ -12,8 +12,8 @@
 
 use std::path::Path;
 
-use super::SplitRecipe;
-use crate::media::Media;
+use crate::media::engine::Media;
+use crate::media::video::chunked::recipe::SplitRecipe;
 
 /// The output container, of the pieces as of the finished file.
 const MP4: &str = "mp4";

@@ -1,6 +1,6 @@
 use crate::media::testutil;
+use crate::media::video::ffprobe;
 use crate::media::video::mkv::*;
-use crate::media::video::probe;
 use crate::media::MediaFormat;
 
 /// A clip made by ffmpeg from a 0.44 s 160x120 pattern at 25 fps and a tone.
@@ -61,7 +61,7 @@ async fn webm_and_matroska_files_are_described_as_ffprobe_describes_them() {
     for (name, format, args) in cases {
         let path = clip(dir.path(), name, args);
         let ours = read_extent(&path).unwrap_or_else(|| panic!("{name} was not read"));
-        let probe = probe::run(&media, &path, format, true).await.unwrap();
+        let probe = ffprobe::run(&media, &path, format, true).await.unwrap();
         let video = probe.video().unwrap();
         assert_eq!(
             (Some(ours.width), Some(ours.height)),

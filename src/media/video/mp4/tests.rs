@@ -1,7 +1,7 @@
 use crate::media::image::yuv::Matrix;
 use crate::media::testutil;
+use crate::media::video::ffprobe;
 use crate::media::video::mp4::*;
-use crate::media::video::probe;
 use crate::media::MediaFormat;
 
 /// H.264 in 8-bit 4:2:0, fast.
@@ -35,7 +35,7 @@ fn clip(dir: &Path, name: &str, args: &[&str]) -> std::path::PathBuf {
 /// What ffprobe says of `path`, as the service reads it.
 async fn ffprobe_info(path: &Path, format: MediaFormat) -> VideoInfo {
     let media = testutil::media();
-    let probe = probe::run(&media, path, format, false).await.unwrap();
+    let probe = ffprobe::run(&media, path, format, false).await.unwrap();
     VideoInfo::from_probe(&probe).unwrap()
 }
 
@@ -226,7 +226,7 @@ async fn a_variable_rate_file_is_described_as_ffprobe_describes_it() {
 
     let ours = read_extent(&path).expect("a plain H.264 file at a variable rate");
     let media = testutil::media();
-    let probe = probe::run(&media, &path, MediaFormat::Mp4, true)
+    let probe = ffprobe::run(&media, &path, MediaFormat::Mp4, true)
         .await
         .unwrap();
     let video = probe.video().unwrap();

@@ -20,9 +20,10 @@
 use image::metadata::LoopCount;
 use image::{Delay, RgbaImage};
 
+use crate::media::error::MediaError;
 use crate::media::image::codec::canvas::{Blend, Canvas, Dispose, Rect};
-use crate::media::image::codec::gif::{shown_cs, Block, Blocks, Control, Frame};
-use crate::media::MediaError;
+use crate::media::image::codec::gif::blocks::{Block, Blocks, Control, Frame};
+use crate::media::image::codec::gif::scan::shown_cs;
 
 /// The composited frames of a GIF, one at a time, each with its delay in
 /// milliseconds (as browsers show it, see [`shown_cs`]).

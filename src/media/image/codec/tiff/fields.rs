@@ -13,7 +13,7 @@ use crate::media::image::codec::sys::tiff::{
     TIFFFieldSetGetCountSize, TIFFFieldSetGetSize, TIFFFieldWithTag, TIFFGetField,
     TIFFGetFieldDefaulted, TIFFSetField,
 };
-use crate::media::image::codec::tiff::TiffFile;
+use crate::media::image::codec::tiff::file::TiffFile;
 
 /// A value type `TIFFGetField` can write: a plain integer of libtiff's field table.
 pub(super) trait Value: Copy + Default {}
