@@ -74,6 +74,10 @@ pub fn option(spec: &OptionSpec) -> Value {
             "type": if *integer { "integer" } else { "number" }, "minimum": min,
             "exclusiveMinimum": !min_inclusive, "maximum": max,
         }),
+        OptionKind::NumberOr { min, max, word } => json!({ "oneOf": [
+            { "type": "integer", "minimum": min, "maximum": max },
+            { "type": "string", "enum": [word] },
+        ]}),
         OptionKind::Flag { .. } => json!({ "type": "boolean" }),
         OptionKind::Choice { values, .. } => json!({ "type": "string", "enum": values }),
         OptionKind::ImageFormat => json!({ "type": "string", "enum": ImageFormat::OPTION_NAMES }),

@@ -131,6 +131,10 @@ pub struct Output {
     pub thumbhash: Option<String>,
     /// Image outputs: `#rrggbb`, the most common colour.
     pub dominant_color: Option<String>,
+    /// `quality: auto`: the quality chosen.
+    pub quality: Option<u8>,
+    /// `quality: auto`: the output's SSIMULACRA2 score against the picture at quality 100.
+    pub score: Option<f64>,
 }
 
 /// A page of edits.

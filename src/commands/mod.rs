@@ -20,6 +20,7 @@ pub use options::{OptionKind, OptionSpec, Options, SourceFile};
 pub use spec::{Beside, CommandSpec, OptionProblem, Prediction, Shape};
 
 pub use extract_frames::Fused;
+pub(crate) use resize_image::quality_of;
 pub(crate) use spec::CommandDef;
 
 use std::path::Path;

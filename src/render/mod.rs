@@ -4,7 +4,7 @@
 //! - [`keys`]: whose render key signed the URL (the organization).
 //! - [`transform`]: the short transform syntax, made into `resize-image`'s options (or
 //!   a preset's pipeline), validated as an edit's.
-//! - [`negotiate`]: `f:auto`'s format from `Accept`.
+//! - [`negotiate`]: `f:auto`'s format from `Accept`, and the formats `f:best` picks from.
 //! - [`cache`]: results and fetched sources in the shared storage, least recently used
 //!   evicted past `--render-cache-bytes`.
 //! - [`flights`]: identical requests arriving together computed once, and stopped
@@ -234,6 +234,10 @@ impl Renderer {
             // Legacy browsers get JPEG, or PNG for transparency: decided once the
             // picture is rendered (`work`), from PNG.
             options.set("format", wanted.format_option().into());
+        }
+        if transform.best_format {
+            // Keyed with the formats, so each class of client has its own result.
+            options.set("format", negotiate::best_of(accept).into());
         }
         let result_key = result_key(&org, &commands, &options, &source);
         Ok(Job {

@@ -17,6 +17,8 @@ use url::Url;
 use super::cache::Entry;
 use super::negotiate::Wanted;
 use super::{internal, source_key, Failure, Job, Rendered, Renderer, Source};
+use crate::media::image::quality::{encode_with, Quality};
+use crate::media::memory::MemoryBudget;
 use crate::media::{ImageFormat, MediaFile, MediaFormat};
 use crate::queue::limits::ensure_free_disk;
 use crate::queue::slots::Class;
@@ -65,7 +67,10 @@ impl Renderer {
                 .ok_or_else(|| internal(&"a command made no output"))?;
         }
         let (bytes, format) = match job.wanted {
-            Some(Wanted::Legacy) => legacy(&file).await?,
+            Some(Wanted::Legacy) => {
+                let quality = crate::commands::quality_of(&options);
+                legacy(&file, quality, self.media.memory().clone()).await?
+            }
             _ => (
                 tokio::fs::read(&file.path)
                     .await
@@ -234,8 +239,12 @@ impl Renderer {
 }
 
 /// A legacy browser's format: the PNG the render made when it has transparency, else
-/// the same picture as JPEG.
-async fn legacy(file: &MediaFile) -> Result<(Vec<u8>, MediaFormat), Failure> {
+/// the same picture as JPEG at the transform's `quality`.
+async fn legacy(
+    file: &MediaFile,
+    quality: Quality,
+    memory: Arc<MemoryBudget>,
+) -> Result<(Vec<u8>, MediaFormat), Failure> {
     let png = tokio::fs::read(&file.path)
         .await
         .map_err(|e| internal(&e))?;
@@ -252,7 +261,7 @@ async fn legacy(file: &MediaFile) -> Result<(Vec<u8>, MediaFormat), Failure> {
         if transparent {
             return Ok((png, MediaFormat::Png));
         }
-        let jpeg = crate::media::image::ops::encode(picture, ImageFormat::Jpeg)
+        let (jpeg, _) = encode_with(picture, ImageFormat::Jpeg, quality, &memory)
             .map_err(|e| Failure::from(JobError::from(e)))?;
         Ok((jpeg, ImageFormat::Jpeg.media_format()))
     })
