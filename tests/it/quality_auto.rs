@@ -114,7 +114,7 @@ async fn best_renders_the_smallest_of_the_formats_accept_allows(backend: Backend
     let photo = b64(&app.fixtures.add("photo.png", photo_like(200, 150)));
     let body = |transform: &str, accept: Option<&'static str>| {
         let url = render_url(&app, &key, transform, &photo);
-        let app = &app;
+        let (app, transform) = (&app, transform.to_string());
         async move {
             let response = get(app, &url, accept).await;
             assert_eq!(response.status(), 200, "{transform}");
