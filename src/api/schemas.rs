@@ -270,6 +270,8 @@ pub struct CommandOption {
     /// The strings it takes.
     #[schema(rename = "enum")]
     pub values: Option<Vec<String>>,
+    /// For a number: the words it takes instead (`quality`: `auto`).
+    pub words: Option<Vec<String>>,
     /// For a colour: the form it takes.
     pub pattern: Option<String>,
     /// For a text: its shortest and longest length, in characters.
