@@ -122,7 +122,7 @@ pub(crate) fn encode_best(
     for format in rest {
         cancel::checkpoint()?;
         let (bytes, chosen) = encode_with(image.clone(), *format, quality, memory)?;
-        if best.as_ref().is_none_or(|(_, b, _)| bytes.len() < b.len()) {
+        if !best.as_ref().is_some_and(|(_, b, _)| b.len() <= bytes.len()) {
             best = Some((*format, bytes, chosen));
         }
     }
@@ -278,7 +278,7 @@ impl Search {
                 self.fail = self.fail.filter(|(q, _)| *q < quality);
                 return true;
             }
-        } else if self.fail.is_none_or(|(q, _)| quality > q) {
+        } else if !self.fail.is_some_and(|(q, _)| quality <= q) {
             self.fail = Some((quality, score));
         }
         false
