@@ -32,7 +32,7 @@ pub const DEFAULT_TARGET: f64 = 70.0;
 /// Trial encodes one choice may take.
 pub const MAX_TRIALS: usize = 4;
 /// The most pixels a trial is scored on: larger outputs are scored on a copy shrunk
-/// to this (a 512×512 picture's worth; about 25 ms a score on one core).
+/// to this (a 512×512 picture's worth).
 pub const SCORED_PIXELS: u64 = 512 * 512;
 /// Memory per scored pixel: the metric's planes (the two pictures in linear RGB and
 /// XYB, their products and five blurred planes of three channels, in `f32`), the
