@@ -74,6 +74,11 @@ pub fn option(spec: &OptionSpec) -> Value {
             "type": if *integer { "integer" } else { "number" }, "minimum": min,
             "exclusiveMinimum": !min_inclusive, "maximum": max,
         }),
+        // A number with the words it also takes (the OpenAPI document makes it a `oneOf`).
+        OptionKind::NumberOr { min, max, word } => json!({
+            "type": "integer", "minimum": min, "exclusiveMinimum": false, "maximum": max,
+            "words": [word],
+        }),
         OptionKind::Flag { .. } => json!({ "type": "boolean" }),
         OptionKind::Choice { values, .. } => json!({ "type": "string", "enum": values }),
         OptionKind::ImageFormat => json!({ "type": "string", "enum": ImageFormat::OPTION_NAMES }),

@@ -131,6 +131,10 @@ pub struct Output {
     pub thumbhash: Option<String>,
     /// Image outputs: `#rrggbb`, the most common colour.
     pub dominant_color: Option<String>,
+    /// `quality: auto`: the quality chosen.
+    pub quality: Option<u8>,
+    /// `quality: auto`: the output's SSIMULACRA2 score against the picture at quality 100.
+    pub score: Option<f64>,
 }
 
 /// A page of edits.
@@ -266,6 +270,8 @@ pub struct CommandOption {
     /// The strings it takes.
     #[schema(rename = "enum")]
     pub values: Option<Vec<String>>,
+    /// For a number: the words it takes instead (`quality`: `auto`).
+    pub words: Option<Vec<String>>,
     /// For a colour: the form it takes.
     pub pattern: Option<String>,
     /// For a text: its shortest and longest length, in characters.

@@ -25,6 +25,7 @@ pub use spec::{Beside, CommandSpec, OptionProblem, Prediction, Shape};
 
 pub use extract_frames::Fused;
 pub use registry::Command;
+pub(crate) use resize_image::quality_of;
 
 // The commands, in the catalog's order: one `mod` line each. build.rs reads these
 // lines and writes the registry (`commands!` below) from every one whose file

@@ -36,6 +36,13 @@ pub enum OptionKind {
         /// The value when the request names none (`None`: the option is optional).
         default: Option<f64>,
     },
+    /// A whole number in `[min, max]`, or the word `word` (`quality`: 1–100 or
+    /// `auto`); optional.
+    NumberOr {
+        min: f64,
+        max: f64,
+        word: &'static str,
+    },
     /// `true` or `false`.
     Flag { default: bool },
     /// One of `values`.
@@ -102,7 +109,10 @@ impl OptionSpec {
             OptionKind::Choice { default, .. } | OptionKind::Colour { default } => {
                 default.map(Value::from)
             }
-            OptionKind::ImageFormat | OptionKind::Text { .. } | OptionKind::Source { .. } => None,
+            OptionKind::ImageFormat
+            | OptionKind::NumberOr { .. }
+            | OptionKind::Text { .. }
+            | OptionKind::Source { .. } => None,
         }
     }
 }

@@ -5,10 +5,11 @@
 
 use std::path::Path;
 
-use super::options::{OptionKind, OptionSpec, Options, FOCUS_X, FOCUS_Y, FORMAT, HEIGHT, WIDTH};
+use super::options::{OptionKind, OptionSpec, Options, FOCUS_X, FOCUS_Y, HEIGHT, WIDTH};
 use crate::commands::formats::IMAGES;
 use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
+use crate::media::image::quality::{self, FormatChoice, Quality};
 use crate::media::image::{output_size, BoxResize, Fit, FrameOp, Gravity, Scale};
 use crate::media::video::frames::FrameOutput;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
@@ -51,13 +52,40 @@ pub const WITHOUT_ENLARGEMENT: OptionSpec = OptionSpec {
     kind: OptionKind::Flag { default: false },
 };
 
-pub const QUALITY: OptionSpec = OptionSpec::integer(
-    "quality",
-    "The lossy encoder's quality, 1–100, for a still written as JPEG (default 85), WebP (80) or AVIF; PNG and GIF are lossless and animations keep their defaults.",
-    1.0,
-    100.0,
-    None,
-);
+pub const QUALITY: OptionSpec = OptionSpec {
+    name: "quality",
+    doc: "The lossy encoder's quality, 1–100, for a still written as JPEG (default 85), WebP (80) or AVIF; or auto: the lowest whose output scores at least targetScore (SSIMULACRA2) against the picture at quality 100. PNG and GIF are lossless and animations keep their defaults.",
+    kind: OptionKind::NumberOr {
+        min: 1.0,
+        max: 100.0,
+        word: "auto",
+    },
+};
+
+pub const TARGET_SCORE: OptionSpec = OptionSpec {
+    name: "targetScore",
+    doc: "With quality auto or format best: the SSIMULACRA2 score the output must reach against the picture at quality 100 (1–100; 90 visually lossless, 70 high, 50 medium; default 70).",
+    kind: OptionKind::Number {
+        min: 1.0,
+        min_inclusive: true,
+        max: 100.0,
+        integer: false,
+        default: Some(quality::DEFAULT_TARGET),
+    },
+};
+
+/// `resize-image`'s `format`: an image format, or `best`.
+pub const FORMAT_OR_BEST: OptionSpec = OptionSpec {
+    name: "format",
+    doc: "The output format: jpeg (or jpg), png, webp or avif; best: the smallest of JPEG (for a picture without transparency), WebP and AVIF, each at quality auto unless quality is a number; the input's by default.",
+    kind: OptionKind::Choice {
+        values: &["jpeg", "jpg", "png", "webp", "avif", "best"],
+        default: None,
+    },
+};
+
+/// The formats `format: best` picks from, in the order a tie keeps.
+const BEST_OF: [ImageFormat; 3] = [ImageFormat::Avif, ImageFormat::Webp, ImageFormat::Jpeg];
 
 pub struct ResizeImage;
 
@@ -76,8 +104,9 @@ impl CommandDef for ResizeImage {
             &FOCUS_Y,
             &BACKGROUND,
             &WITHOUT_ENLARGEMENT,
-            &FORMAT,
+            &FORMAT_OR_BEST,
             &QUALITY,
+            &TARGET_SCORE,
         ],
         output: None,
         in_process: true,
@@ -89,7 +118,7 @@ impl CommandDef for ResizeImage {
     /// once the decoded picture turns out to have transparency
     /// (`media::image::pipeline::default_output`).
     fn output(input: MediaFormat, options: &Options) -> MediaFormat {
-        crate::commands::formats::image_output(input, options.image_format(&FORMAT))
+        crate::commands::formats::image_output(input, options.image_format(&FORMAT_OR_BEST))
     }
 
     /// One image of the size the operation makes (a refused size: none).
@@ -98,7 +127,10 @@ impl CommandDef for ResizeImage {
         let size = input
             .size
             .map(|size| output_size(&ops, size, u64::MAX).unwrap_or((0, 0)));
-        let format = options.image_format(&FORMAT).map(ImageFormat::media_format);
+        // `best`: not known before the encoders have run.
+        let format = options
+            .image_format(&FORMAT_OR_BEST)
+            .map(ImageFormat::media_format);
         Prediction::one(format, Shape { size, ..input })
     }
 
@@ -123,8 +155,16 @@ impl CommandDef for ResizeImage {
         work.total().max(enlarged)
     }
 
-    /// `scale` is one way to size the output, the box another.
+    /// `scale` is one way to size the output, the box another; `targetScore` is read
+    /// only when a quality is chosen.
     fn check(options: &Options) -> Result<(), OptionProblem> {
+        if options.has(&TARGET_SCORE) && !matches!(quality_of(options), Quality::Auto { .. }) {
+            return Err(OptionProblem {
+                code: Code::InvalidOptionCombination,
+                option: "targetScore",
+                detail: "`targetScore` is the score `quality: auto` aims at; send it with `quality: \"auto\"` or `format: \"best\"`.".into(),
+            });
+        }
         if options.has(&SCALE) && (options.has(&WIDTH) || options.has(&HEIGHT)) {
             let option = if options.has(&WIDTH) {
                 "width"
@@ -149,18 +189,47 @@ impl CommandDef for ResizeImage {
         out_dir: &Path,
         _progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
-        let format = options.image_format(&FORMAT);
-        let quality = options.optional_number(&QUALITY).map(|q| q as u8);
-        if !is_box(options) && quality.is_none() {
+        let (format, quality) = (format_of(options), quality_of(options));
+        if let (false, FormatChoice::Given(format), Quality::Fixed(None)) =
+            (is_box(options), &format, quality)
+        {
             let scale = options.number(&SCALE);
             return Ok(vec![
-                media.scale_image(input, scale, format, out_dir).await?,
+                media.scale_image(input, scale, *format, out_dir).await?,
             ]);
         }
         let resized = media
             .transform_image_at(input, ops(options), (format, quality), out_dir)
             .await?;
         Ok(vec![resized])
+    }
+}
+
+/// The `format` option: a format, the input's (`None`), or `best` of all three lossy
+/// formats (a render's `f:best` names those its client takes: `best:webp,jpeg`).
+pub(crate) fn format_of(options: &Options) -> FormatChoice {
+    match options.text(&FORMAT_OR_BEST).as_deref() {
+        Some("best") => FormatChoice::Best(BEST_OF.to_vec()),
+        Some(text) if text.starts_with("best:") => FormatChoice::Best(
+            text["best:".len()..]
+                .split(',')
+                .filter_map(ImageFormat::from_option_name)
+                .collect(),
+        ),
+        _ => FormatChoice::Given(options.image_format(&FORMAT_OR_BEST)),
+    }
+}
+
+/// The `quality` option: a number, `auto` (at `targetScore`), or the format's default
+/// (`auto` under `format: best`).
+pub(crate) fn quality_of(options: &Options) -> Quality {
+    let auto = Quality::Auto {
+        target: options.number(&TARGET_SCORE),
+    };
+    match (options.text(&QUALITY).as_deref(), format_of(options)) {
+        (Some("auto"), _) => auto,
+        (_, FormatChoice::Best(_)) if !options.has(&QUALITY) => auto,
+        _ => Quality::Fixed(options.optional_number(&QUALITY).map(|q| q as u8)),
     }
 }
 
@@ -197,11 +266,18 @@ fn ops(options: &Options) -> Vec<Box<dyn FrameOp>> {
 /// What each decoded frame becomes when this command follows `extract-frames` (the
 /// two run as one step, see `Fused`): the frame scaled and encoded in the `format`
 /// option, or WebP, the format `extract-frames` would have handed on. `None` for a
-/// box, which the fused step does not do: the two then run one after the other.
+/// box, a quality or `format: best`, which the fused step does not do: the two then
+/// run one after the other.
 pub(crate) fn frame_output(options: &Options, max_pixels: u64) -> Option<FrameOutput> {
-    (!is_box(options)).then(|| FrameOutput::Resized {
+    let plain = matches!(
+        (format_of(options), quality_of(options)),
+        (FormatChoice::Given(_), Quality::Fixed(None))
+    );
+    (!is_box(options) && plain).then(|| FrameOutput::Resized {
         scale: options.number(&SCALE),
-        format: options.image_format(&FORMAT).unwrap_or(ImageFormat::Webp),
+        format: options
+            .image_format(&FORMAT_OR_BEST)
+            .unwrap_or(ImageFormat::Webp),
         max_pixels,
     })
 }

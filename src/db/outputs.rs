@@ -31,6 +31,11 @@ pub struct StoredOutput {
     /// `#rrggbb`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dominant_color: Option<String>,
+    /// The quality `quality: auto` chose, and the SSIMULACRA2 score it measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
 }
 
 /// The two shapes stored: a full record, or (written before outputs carried their
@@ -56,6 +61,10 @@ enum StoredForm {
         thumbhash: Option<String>,
         #[serde(default)]
         dominant_color: Option<String>,
+        #[serde(default)]
+        quality: Option<u8>,
+        #[serde(default)]
+        score: Option<f64>,
     },
     Key(String),
 }
@@ -75,6 +84,8 @@ impl From<StoredForm> for StoredOutput {
                 blurhash,
                 thumbhash,
                 dominant_color,
+                quality,
+                score,
             } => StoredOutput {
                 key,
                 asset,
@@ -87,6 +98,8 @@ impl From<StoredForm> for StoredOutput {
                 blurhash,
                 thumbhash,
                 dominant_color,
+                quality,
+                score,
             },
             StoredForm::Key(key) => {
                 // `edits/<id>/<attempt>/<asset>-<index>.<ext>`
@@ -108,6 +121,8 @@ impl From<StoredForm> for StoredOutput {
                     blurhash: None,
                     thumbhash: None,
                     dominant_color: None,
+                    quality: None,
+                    score: None,
                 }
             }
         }
@@ -140,6 +155,8 @@ mod tests {
             blurhash: None,
             thumbhash: None,
             dominant_color: None,
+            quality: None,
+            score: None,
         };
         let text = serde_json::to_string(&output).unwrap();
         assert_eq!(serde_json::from_str::<StoredOutput>(&text).unwrap(), output);
@@ -150,6 +167,8 @@ mod tests {
             blurhash: Some("LEHV6nWB2yk8pyo0adR*.7kCMdnj".into()),
             thumbhash: Some("1QcSHQRnh493V4dIh4eXh1h4kJUI".into()),
             dominant_color: Some("#c81e1e".into()),
+            quality: Some(62),
+            score: Some(71.3),
             ..output
         };
         let text = serde_json::to_string(&image).unwrap();

@@ -112,5 +112,9 @@ fn render_output(output: &StoredOutput, url: &str) -> Value {
             fields[name] = json!(value);
         }
     }
+    if let (Some(quality), Some(score)) = (output.quality, output.score) {
+        fields["quality"] = json!(quality);
+        fields["score"] = json!(score);
+    }
     fields
 }

@@ -108,6 +108,20 @@ fn check(spec: &OptionSpec, value: &Value, pointer: &str) -> Result<(), Validati
                 return Err(wrong_type("a whole number"));
             }
         }
+        OptionKind::NumberOr { min, max, word } => match value {
+            Value::String(s) if s == word => {}
+            Value::String(s) => {
+                return Err(bad_value(format!(
+                    "`{name}` is \"{s}\"; it must be a whole number from {min} to {max}, or \"{word}\"."
+                )));
+            }
+            _ => {
+                number_in(value, pointer, name, min, true, max)?;
+                if value.as_f64().is_some_and(|n| n.fract() != 0.0) {
+                    return Err(wrong_type(&format!("a whole number or \"{word}\"")));
+                }
+            }
+        },
         OptionKind::Flag { .. } => {
             if !value.is_boolean() {
                 return Err(wrong_type("true or false"));

@@ -12,9 +12,10 @@ use crate::media::engine::Media;
 use crate::media::error::MediaError;
 use crate::media::file::MediaFile;
 use crate::media::image;
-use crate::media::image::ops::{self, encode_at, write_output};
+use crate::media::image::ops::{self, write_output};
 use crate::media::image::pipeline::{check_format_size, default_output, load_transformed};
-use crate::media::image::placeholders::kept::FromPixels;
+use crate::media::image::placeholders::kept::{keep_quality, FromPixels};
+use crate::media::image::quality::{encode_best, encode_with, FormatChoice, Quality};
 use crate::media::image::FrameOp;
 use crate::media::limits::VideoLimits;
 use crate::media::memory::MemoryBudget;
@@ -38,17 +39,18 @@ impl Media {
         format: Option<ImageFormat>,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
-        self.transform_image_at(input, ops, (format, None), out_dir)
-            .await
+        let written = (FormatChoice::Given(format), Quality::Fixed(None));
+        self.transform_image_at(input, ops, written, out_dir).await
     }
 
-    /// [`Media::transform_image`] with a still's lossy encoder at `quality` (1–100;
-    /// `None`: the format's default). Errors as there.
+    /// [`Media::transform_image`] written as `format` chooses (`format: best`: the
+    /// smallest of its formats) with a still's lossy encoder at `quality` (`auto`: the
+    /// lowest that scores the target, `media::image::quality`). Errors as there.
     pub async fn transform_image_at(
         &self,
         input: &MediaFile,
         ops: Vec<Box<dyn image::FrameOp>>,
-        (format, quality): (Option<ImageFormat>, Option<u8>),
+        (format, quality): (FormatChoice, Quality),
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
         let input_format = ops::image_input(input)?;
@@ -103,17 +105,24 @@ impl Media {
 /// Reads `path` (an image of `input` format), applies `ops` to its upright picture or
 /// to every frame of its animation, and writes it as `output` (without one: the
 /// input's own format where it can be written, else PNG for a picture with
-/// transparency and JPEG for one without) into `out_dir`. `quality` (1–100) sets a
+/// transparency and JPEG for one without; `best`: the smallest of its formats, an
+/// animation in the first of them that animates) into `out_dir`. `quality` sets a
 /// still's lossy encoder; animations keep their encoders' defaults.
 fn transform_image(
     path: &Path,
-    (input, output, quality): (MediaFormat, Option<ImageFormat>, Option<u8>),
+    (input, output, quality): (MediaFormat, FormatChoice, Quality),
     ops: &[Box<dyn FrameOp>],
     (max_pixels, limits, memory): (u64, VideoLimits, &Arc<MemoryBudget>),
     out_dir: &Path,
 ) -> Result<MediaFile, MediaError> {
     let bytes = std::fs::read(path)?;
-    if let Some(animated) = animated_output(&bytes, input, output) {
+    let animates = match &output {
+        FormatChoice::Given(format) => *format,
+        FormatChoice::Best(formats) => [ImageFormat::Webp, ImageFormat::Avif]
+            .into_iter()
+            .find(|f| formats.contains(f)),
+    };
+    if let Some(animated) = animated_output(&bytes, input, animates) {
         let limits = (&limits, max_pixels, memory);
         match animation::transform_animation(&bytes, input, ops, animated, limits) {
             Ok(encoded) => return write_output(out_dir, animated, &encoded),
@@ -126,19 +135,42 @@ fn transform_image(
             Err(e) => return Err(e),
         }
     }
-    // Without a format, the output is the input's, PNG or JPEG: none has WebP's limit.
-    let sized_for = output.unwrap_or(ImageFormat::Png);
+    // Without a format, the output is the input's, PNG or JPEG: none has WebP's limit;
+    // `best` leaves out the formats the size is past.
+    let sized_for = match &output {
+        FormatChoice::Given(format) => format.unwrap_or(ImageFormat::Png),
+        FormatChoice::Best(_) => ImageFormat::Png,
+    };
     let check = |size| check_format_size(size, sized_for);
     let (image, had_alpha, _lease) =
         load_transformed(&bytes, input, max_pixels, ops, check, memory)?;
     drop(bytes);
-    let output = output.unwrap_or_else(|| default_output(input, had_alpha));
     cancel::checkpoint()?;
-    let placeholders = FromPixels::of(&image, output == ImageFormat::Jpeg);
-    let encoded = encode_at(image, output, quality)?;
+    let (output, encoded, chosen) = match output {
+        FormatChoice::Given(format) => {
+            let output = format.unwrap_or_else(|| default_output(input, had_alpha));
+            let placeholders = FromPixels::of(&image, output == ImageFormat::Jpeg);
+            let (encoded, chosen) = encode_with(image, output, quality, memory)?;
+            (output, (encoded, placeholders), chosen)
+        }
+        FormatChoice::Best(formats) => {
+            let size = (image.width(), image.height());
+            let fits: Vec<ImageFormat> = formats
+                .into_iter()
+                .filter(|f| check_format_size(size, *f).is_ok())
+                .collect();
+            let placeholders = FromPixels::of(&image, false);
+            let (output, encoded, chosen) = encode_best(image, &fits, quality, memory)?;
+            (output, (encoded, placeholders), chosen)
+        }
+    };
+    let (encoded, placeholders) = encoded;
     cancel::checkpoint()?;
     let file = write_output(out_dir, output, &encoded)?;
     placeholders.keep(&file.path);
+    if let Some(chosen) = chosen {
+        keep_quality(&file.path, chosen);
+    }
     Ok(file)
 }
 

@@ -4,7 +4,7 @@
 //! - [`keys`]: whose render key signed the URL (the organization).
 //! - [`transform`]: the short transform syntax, made into `resize-image`'s options (or
 //!   a preset's pipeline), validated as an edit's.
-//! - [`negotiate`]: `f:auto`'s format from `Accept`.
+//! - [`negotiate`]: `f:auto`'s format from `Accept`, and the formats `f:best` picks from.
 //! - [`cache`]: results and fetched sources in the shared storage, least recently used
 //!   evicted past `--render-cache-bytes`.
 //! - [`flights`]: identical requests arriving together computed once, and stopped

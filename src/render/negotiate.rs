@@ -1,5 +1,6 @@
 //! `f:auto`: the best format the client says it reads, from its `Accept` header: AVIF,
-//! else WebP, else JPEG (PNG when the picture has transparency). Browsers name the
+//! else WebP, else JPEG (PNG when the picture has transparency). `f:best`: the
+//! smallest of those it reads. Browsers name the
 //! modern formats explicitly (`image/avif,image/webp,*/*`), so wildcards count for the
 //! legacy formats only.
 
@@ -24,30 +25,46 @@ impl Wanted {
     }
 }
 
+/// `f:best`'s `format` option: the smallest of AVIF and WebP where `accept` names
+/// them, and JPEG (PNG for a picture with transparency), which every client reads.
+pub fn best_of(accept: Option<&str>) -> String {
+    let mut formats = Vec::new();
+    if accepts(accept, "image/avif") {
+        formats.push("avif");
+    }
+    if accepts(accept, "image/webp") {
+        formats.push("webp");
+    }
+    formats.push("jpeg");
+    format!("best:{}", formats.join(","))
+}
+
 /// The class `accept` (an `Accept` header's value) asks for.
 pub fn wanted(accept: Option<&str>) -> Wanted {
-    let accepts = |mime: &str| {
-        accept.is_some_and(|accept| {
-            accept.split(',').any(|range| {
-                let mut parts = range.split(';');
-                let kind = parts.next().unwrap_or("").trim();
-                let refused = parts.any(|p| {
-                    p.trim()
-                        .strip_prefix("q=")
-                        .and_then(|q| q.trim().parse::<f64>().ok())
-                        .is_some_and(|q| q <= 0.0)
-                });
-                kind.eq_ignore_ascii_case(mime) && !refused
-            })
-        })
-    };
-    if accepts("image/avif") {
+    if accepts(accept, "image/avif") {
         Wanted::Avif
-    } else if accepts("image/webp") {
+    } else if accepts(accept, "image/webp") {
         Wanted::Webp
     } else {
         Wanted::Legacy
     }
+}
+
+/// Whether `accept` names `mime` without refusing it (`;q=0`).
+fn accepts(accept: Option<&str>, mime: &str) -> bool {
+    accept.is_some_and(|accept| {
+        accept.split(',').any(|range| {
+            let mut parts = range.split(';');
+            let kind = parts.next().unwrap_or("").trim();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f64>().ok())
+                    .is_some_and(|q| q <= 0.0)
+            });
+            kind.eq_ignore_ascii_case(mime) && !refused
+        })
+    })
 }
 
 #[cfg(test)]
@@ -66,5 +83,13 @@ mod tests {
         assert_eq!(wanted(Some("image/*,*/*")), Wanted::Legacy);
         assert_eq!(wanted(Some("image/jpeg")), Wanted::Legacy);
         assert_eq!(wanted(None), Wanted::Legacy);
+    }
+
+    #[test]
+    fn best_picks_among_the_formats_the_client_names_and_jpeg() {
+        let chrome = "image/avif,image/webp,image/apng,*/*;q=0.8";
+        assert_eq!(best_of(Some(chrome)), "best:avif,webp,jpeg");
+        assert_eq!(best_of(Some("image/webp,*/*")), "best:webp,jpeg");
+        assert_eq!(best_of(None), "best:jpeg");
     }
 }

@@ -131,6 +131,10 @@ impl Renderer {
             // picture is rendered (`work`), from PNG.
             options.set("format", wanted.format_option().into());
         }
+        if transform.best_format {
+            // Keyed with the formats, so each class of client has its own result.
+            options.set("format", negotiate::best_of(accept).into());
+        }
         let result_key = result_key(&org, &commands, &options, &source);
         Ok(Job {
             org,

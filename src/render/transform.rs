@@ -18,6 +18,7 @@ const SHORT: &[(&str, &str)] = &[
     ("g", "gravity"),
     ("f", "format"),
     ("q", "quality"),
+    ("ts", "targetScore"),
     ("bg", "background"),
     ("fx", "focusX"),
     ("fy", "focusY"),
@@ -36,6 +37,8 @@ pub struct Transform {
     pub options: Map<String, Value>,
     /// `f:auto`: the format is picked from the request's `Accept`.
     pub auto_format: bool,
+    /// `f:best`: the smallest of the formats the request's `Accept` takes.
+    pub best_format: bool,
 }
 
 /// Why a transform does not parse: `invalid_transform`, with a sentence.
@@ -61,6 +64,7 @@ impl Transform {
             preset: None,
             options: Map::new(),
             auto_format: false,
+            best_format: false,
         };
         for part in text.split(',') {
             let Some((name, value)) = part.split_once(':') else {
@@ -85,13 +89,18 @@ impl Transform {
                     names.join(", ")
                 )));
             };
-            if full == "format" && value == "auto" {
-                if std::mem::replace(&mut transform.auto_format, true) {
+            let from_accept = transform.auto_format || transform.best_format;
+            if full == "format" && (value == "auto" || value == "best") {
+                if from_accept || transform.options.contains_key(full) {
                     return Err(TransformError("`format` is named twice.".into()));
+                }
+                match value {
+                    "auto" => transform.auto_format = true,
+                    _ => transform.best_format = true,
                 }
                 continue;
             }
-            if transform.options.contains_key(full) || (full == "format" && transform.auto_format) {
+            if transform.options.contains_key(full) || (full == "format" && from_accept) {
                 return Err(TransformError(format!("`{full}` is named twice.")));
             }
             transform
@@ -134,7 +143,7 @@ fn spec_of(name: &str) -> Option<&'static OptionSpec> {
 /// does not read so is left a string, for the validation to refuse with its own code.
 fn typed(spec: &OptionSpec, value: &str) -> Value {
     match spec.kind {
-        OptionKind::Number { .. } => value
+        OptionKind::Number { .. } | OptionKind::NumberOr { .. } => value
             .parse::<f64>()
             .ok()
             .filter(|n| n.is_finite())
@@ -191,6 +200,8 @@ mod tests {
             "w:1,w:2",
             "zoom:2",
             "f:auto,f:png",
+            "f:best,f:auto",
+            "f:webp,f:best",
             "preset:a,preset:b",
         ] {
             let e = Transform::parse(bad).unwrap_err();

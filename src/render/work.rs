@@ -17,6 +17,8 @@ use url::Url;
 use super::cache::Entry;
 use super::negotiate::Wanted;
 use crate::commands::Options;
+use crate::media::image::quality::{encode_with, Quality};
+use crate::media::memory::MemoryBudget;
 use crate::media::{ImageFormat, MediaFile, MediaFormat};
 use crate::queue::executor::{execute, StepAt, StepHost};
 use crate::queue::limits::ensure_free_disk;
@@ -63,7 +65,10 @@ impl Renderer {
             .next()
             .ok_or_else(|| internal(&"a command made no output"))?;
         let (bytes, format) = match job.wanted {
-            Some(Wanted::Legacy) => legacy(&file).await?,
+            Some(Wanted::Legacy) => {
+                let quality = crate::commands::quality_of(&options);
+                legacy(&file, quality, self.media.memory().clone()).await?
+            }
             _ => (
                 tokio::fs::read(&file.path)
                     .await
@@ -261,8 +266,12 @@ impl StepHost for RenderSteps<'_> {
 }
 
 /// A legacy browser's format: the PNG the render made when it has transparency, else
-/// the same picture as JPEG.
-async fn legacy(file: &MediaFile) -> Result<(Vec<u8>, MediaFormat), Failure> {
+/// the same picture as JPEG at the transform's `quality`.
+async fn legacy(
+    file: &MediaFile,
+    quality: Quality,
+    memory: Arc<MemoryBudget>,
+) -> Result<(Vec<u8>, MediaFormat), Failure> {
     let png = tokio::fs::read(&file.path)
         .await
         .map_err(|e| internal(&e))?;
@@ -279,7 +288,7 @@ async fn legacy(file: &MediaFile) -> Result<(Vec<u8>, MediaFormat), Failure> {
         if transparent {
             return Ok((png, MediaFormat::Png));
         }
-        let jpeg = crate::media::image::ops::encode(picture, ImageFormat::Jpeg)
+        let (jpeg, _) = encode_with(picture, ImageFormat::Jpeg, quality, &memory)
             .map_err(|e| Failure::from(JobError::from(e)))?;
         Ok((jpeg, ImageFormat::Jpeg.media_format()))
     })

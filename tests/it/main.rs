@@ -81,6 +81,7 @@ mod placeholders;
 mod playground;
 mod playground_tasks;
 mod presets;
+mod quality_auto;
 mod rate_limits;
 mod render;
 mod render_cache;

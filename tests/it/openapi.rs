@@ -86,10 +86,19 @@ async fn the_openapi_document_enumerates_the_commands_of_the_catalog_with_their_
         for command in catalog {
             for option in command["attributes"]["options"].as_array().unwrap() {
                 let typed = &options["properties"][option["name"].as_str().unwrap()];
-                // An option two commands read is a number if either takes fractions.
+                // An option two commands read is a number if either takes fractions;
+                // a number that also takes words (`quality`: `auto`) is a `oneOf`.
+                let (typed, words) = match typed.get("oneOf") {
+                    Some(either) => (&either[0], either[1]["enum"].clone()),
+                    None => (typed, serde_json::Value::Null),
+                };
+                assert_eq!(words, option["words"], "{option}");
                 let widened = typed["type"] == "number" && option["type"] == "integer";
                 assert!(typed["type"] == option["type"] || widened, "{option}");
-                let read_by = typed["description"].as_str().unwrap();
+                let read_by = options["properties"][option["name"].as_str().unwrap()]
+                    ["description"]
+                    .as_str()
+                    .unwrap();
                 assert!(
                     read_by.contains(command["id"].as_str().unwrap()),
                     "{read_by}"

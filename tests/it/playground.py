@@ -70,6 +70,13 @@ with sync_playwright() as p:
     expect(page.locator("#run")).to_be_disabled()
     page.fill("#option-scale", "0.5")
     expect(page.locator("#option-scale")).to_have_attribute("aria-invalid", "false")
+    # `quality` takes a whole number or `auto` (offered as it is typed), nothing else.
+    page.fill("#option-quality", "auto")
+    expect(page.locator("#option-quality")).to_have_attribute("aria-invalid", "false")
+    expect(page.locator("#option-quality-words option")).to_have_attribute("value", "auto")
+    page.fill("#option-quality", "best")
+    expect(page.locator("#option-quality")).to_have_attribute("aria-invalid", "true")
+    page.fill("#option-quality", "")
     # ...and what only the service knows comes back as its errors[], shown by code.
     page.fill("#option-duration", "0.01")
     page.fill("#option-fps", "10")

@@ -162,5 +162,16 @@ fn option_schema(specs: &[&OptionSpec], commands: &[&str]) -> Value {
     }
     let said = format!("{} Read by {}.", docs.join(" "), commands.join(", "));
     object.insert("description".into(), said.into());
+    // A number or one of its words (`quality`: 1–100 or `auto`).
+    if let Some(words) = object.remove("words") {
+        let mut number = Map::new();
+        for field in ["type", "minimum", "exclusiveMinimum", "maximum"] {
+            if let Some(value) = object.remove(field) {
+                number.insert(field.into(), value);
+            }
+        }
+        let either = [json!(number), json!({ "type": "string", "enum": words })];
+        object.insert("oneOf".into(), Value::from(either.to_vec()));
+    }
     schema
 }

@@ -7,7 +7,16 @@
 /// Whether `spec` names a file (a URL or an upload's `src`).
 const isFileOption = (spec) => spec.type === "string" && spec.format === "uri";
 
+/// An option that is a number or a word (`quality`: 1–100 or `auto`: `words` in the
+/// catalog): the spec as a plain number's, with its words beside; null for any other.
+function numberOrWord(spec) {
+  if (!spec.words) return null;
+  return { ...spec, words: undefined, also: spec.words };
+}
+
 function optionHint(spec) {
+  const either = numberOrWord(spec);
+  if (either) return `${optionHint(either)} or ${either.also.join(", ")}`;
   const fallback = spec.default === null ? "" : ` · default ${spec.default}`;
   if (isFileOption(spec)) return "a URL of any length, or one of this session's uploads (pick one, or upload a file here: it is not added as a source)";
   if (spec.type === "string" && spec.enum) return `one of ${spec.enum.join(", ")}${spec.default === null ? "; default: the input's format" : fallback}`;
@@ -21,6 +30,8 @@ function optionHint(spec) {
 
 /// Why the text typed for `spec` is refused, or null.
 function optionProblem(spec, text) {
+  const either = numberOrWord(spec);
+  if (either) return either.also.includes(text) ? null : optionProblem(either, text) && `${spec.name} must be ${optionHint(spec)}.`;
   if (text === "" || spec.enum || spec.type === "boolean") return null;
   if (isFileOption(spec)) {
     let url = null;
@@ -46,6 +57,13 @@ function optionProblem(spec, text) {
 function optionInput(spec, id) {
   if (isFileOption(spec)) return fileOptionInput(spec, id);
   let input;
+  const either = numberOrWord(spec);
+  if (either) {
+    // A box that takes the number or the word, offering the word as it is typed.
+    const words = el("datalist", { attrs: { id: id + "-words" } }, ...either.also.map((w) => el("option", { attrs: { value: w } })));
+    input = el("input", { attrs: { id, type: "text", list: id + "-words", placeholder: `${either.minimum}–${either.maximum} or ${either.also.join(", ")}` } });
+    return { input, control: el("div", {}, input, words) };
+  }
   if (spec.enum) {
     const none = spec.default === null ? "the input's format" : `default (${spec.default})`;
     input = el("select", { attrs: { id } }, el("option", { text: none, attrs: { value: "" } }),
@@ -110,6 +128,8 @@ function uploadForOption(spec, file, status) {
 
 /// The JSON value of the text typed for `spec`.
 function optionValue(spec, text) {
+  const either = numberOrWord(spec);
+  if (either) return either.also.includes(text) ? text : Number(text);
   if (spec.type === "number" || spec.type === "integer") return Number(text);
   if (spec.type === "boolean") return text === "true";
   return text;

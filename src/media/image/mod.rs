@@ -20,6 +20,7 @@
 //! - `ops`: target sizes, resizing, flattening and encoding; `colour`: ICC profiles;
 //!   `yuv`: 4:2:0 pictures for and from video.
 //! - `placeholders`: the blurhash, thumbhash and dominant colour of an image output.
+//! - `quality`: `quality: auto` and `format: best`, by SSIMULACRA2 score.
 
 pub(crate) mod codec;
 pub(crate) mod colour;
@@ -34,6 +35,7 @@ pub(crate) mod peak;
 pub(crate) mod pipeline;
 mod pixels;
 pub(crate) mod placeholders;
+pub mod quality;
 mod resize_box;
 mod rotate;
 mod scale;

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::db::StoredOutput;
 use crate::media::image::placeholders::kept::Kept;
+use crate::media::image::quality::Chosen;
 use crate::media::{MediaFile, MediaFormat, Placeholders};
 use crate::queue::error::JobError;
 use crate::queue::pipeline::run::EditRun;
@@ -42,7 +43,12 @@ impl EditRun<'_> {
                     format: file.format,
                 }
                 .to_string();
-                self.put(i, key, file, kept.take(&file.path))
+                self.put(
+                    i,
+                    key,
+                    file,
+                    (kept.take(&file.path), kept.take_quality(&file.path)),
+                )
             })
             .collect();
         // A fan-out's files go up several at once: each put is mostly waiting (on the
@@ -57,13 +63,14 @@ impl EditRun<'_> {
     }
 
     /// Stores `file` (an output of asset `i`) under `key` while reading what it is;
-    /// its placeholders are `kept` when its encoder made them from its pixels.
+    /// its placeholders are `kept` when its encoder made them from its pixels, with the
+    /// quality `quality: auto` chose for it.
     async fn put(
         &self,
         i: usize,
         key: String,
         file: &MediaFile,
-        kept: Option<Placeholders>,
+        (kept, chosen): (Option<Placeholders>, Option<Chosen>),
     ) -> Result<StoredOutput, JobError> {
         if let (MediaFormat::Hls, Some(dir)) = (file.format, file.path.parent()) {
             // The files the playlist names go first: it never names a missing one.
@@ -105,6 +112,8 @@ impl EditRun<'_> {
             blurhash: placeholders.as_ref().map(|p| p.blurhash.clone()),
             thumbhash: placeholders.as_ref().map(|p| p.thumbhash.clone()),
             dominant_color: placeholders.map(|p| p.dominant_color),
+            quality: chosen.map(|c| c.quality),
+            score: chosen.map(|c| c.score),
         })
     }
 }

@@ -13,6 +13,9 @@
 //!
 //! The work runs on blocking threads, out of the task's reach: [`carried`] hands the
 //! task's collector to the closure [`crate::media::blocking`] runs.
+//!
+//! The quality `quality: auto` chose for an output travels the same way
+//! ([`keep_quality`]), for the store to put in `attributes.outputs`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -26,11 +29,19 @@ use crate::media::image::placeholders::hashes::{
     on_white_in_place, placeholders_of_small, small_copy, small_size, Placeholders,
     SAMPLES_PER_SIDE,
 };
+use crate::media::image::quality::Chosen;
 use crate::media::image::yuv::{Matrix, Yuv420};
 
-/// The placeholders of the outputs written inside [`Kept::around`], by file path.
+/// The placeholders of the outputs written inside [`Kept::around`], and the qualities
+/// chosen for them, by file path.
 #[derive(Clone, Default)]
-pub struct Kept(Arc<Mutex<HashMap<PathBuf, Placeholders>>>);
+pub struct Kept(Arc<Mutex<Files>>);
+
+#[derive(Default)]
+struct Files {
+    placeholders: HashMap<PathBuf, Placeholders>,
+    qualities: HashMap<PathBuf, Chosen>,
+}
 
 tokio::task_local! {
     static IN_TASK: Kept;
@@ -59,15 +70,20 @@ impl Kept {
 
     /// The placeholders kept for the file at `path`, taken out.
     pub fn take(&self, path: &Path) -> Option<Placeholders> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(path)
+        self.files().placeholders.remove(path)
+    }
+
+    /// The quality `quality: auto` chose for the file at `path`, taken out.
+    pub fn take_quality(&self, path: &Path) -> Option<Chosen> {
+        self.files().qualities.remove(path)
     }
 
     fn put(&self, path: &Path, found: Placeholders) {
-        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        kept.insert(path.to_path_buf(), found);
+        self.files().placeholders.insert(path.to_path_buf(), found);
+    }
+
+    fn files(&self) -> std::sync::MutexGuard<'_, Files> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -76,6 +92,14 @@ fn current() -> Option<Kept> {
     ON_THREAD
         .with(|on| on.borrow().clone())
         .or_else(|| IN_TASK.try_with(Kept::clone).ok())
+}
+
+/// Keeps `chosen`, the quality an output written at `path` was chosen at, when the
+/// output will be stored.
+pub(crate) fn keep_quality(path: &Path, chosen: Chosen) {
+    if let Some(kept) = current() {
+        kept.files().qualities.insert(path.to_path_buf(), chosen);
+    }
 }
 
 /// Whether the outputs encoded here keep their placeholders (they will be stored).

@@ -1,0 +1,294 @@
+//! `quality: auto` and `format: best` (docs/API.md, "Quality by eye"): the lowest
+//! quality whose output scores at least `targetScore` on SSIMULACRA2 against the
+//! picture written at full quality (quality 100 in the same format), and the smallest
+//! of several formats so chosen.
+//!
+//! A fixed quality is a compromise over every picture: the one a user must pick to keep
+//! every photo of a set good enough is far more than most of them need (a sky takes
+//! little, foliage much). The search gives each picture just enough, at a bounded cost:
+//! at most [`MAX_TRIALS`] trial encodes, on a copy of at most [`SCORED_PIXELS`] pixels
+//! when the output is larger (the metric's time grows with the pixels, and a smaller
+//! copy shows the artefacts more, not less: the choice errs towards quality). The first
+//! trial is the format's usual quality for the target; each next one is interpolated
+//! between the best passing and the highest failing trial so far (the full-quality
+//! picture, score 100, passes from the start). The search stops early when a passing
+//! trial is within a point of the target or no whole quality lies between the two.
+
+mod score;
+
+use std::sync::Arc;
+
+use image::DynamicImage;
+
+use crate::format::ImageFormat;
+use crate::media::cancel;
+use crate::media::error::MediaError;
+use crate::media::image::decode;
+use crate::media::image::ops::{encode_at, resize};
+use crate::media::memory::MemoryBudget;
+pub use score::score;
+use score::Reference;
+
+/// SSIMULACRA2's "high quality": the score `quality: auto` aims at by default.
+pub const DEFAULT_TARGET: f64 = 70.0;
+/// Trial encodes one choice may take.
+pub const MAX_TRIALS: usize = 4;
+/// The most pixels a trial is scored on: larger outputs are scored on a copy shrunk
+/// to this (a 512×512 picture's worth).
+pub const SCORED_PIXELS: u64 = 512 * 512;
+/// Memory per scored pixel: the metric's planes (the two pictures in linear RGB and
+/// XYB, their products and five blurred planes of three channels, in `f32`), the
+/// reference kept across the trials, and a trial encoded and decoded.
+const SCORING_BYTES_PER_PIXEL: u64 = 200;
+/// What the interpolation aims above the target, so the trial it picks tends to pass.
+const AIM_ABOVE: f64 = 0.5;
+/// A passing trial this close to the target ends the search: one lower would fail.
+const CLOSE_ENOUGH: f64 = 1.0;
+
+/// The lossy encoder's quality an output is written at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Quality {
+    /// 1–100, or the format's default.
+    Fixed(Option<u8>),
+    /// The lowest that scores `target` (see the module docs).
+    Auto { target: f64 },
+}
+
+/// The format a still is written in.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormatChoice {
+    /// This one, or (`None`) the input's own where it can be written.
+    Given(Option<ImageFormat>),
+    /// `format: best`: the smallest of these (see [`encode_best`]).
+    Best(Vec<ImageFormat>),
+}
+
+/// The quality `quality: auto` chose for an output, and the score it measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Chosen {
+    pub quality: u8,
+    /// SSIMULACRA2 against the picture at quality 100, one decimal.
+    pub score: f64,
+}
+
+/// Whether `format` has a quality to choose.
+pub fn is_lossy(format: ImageFormat) -> bool {
+    matches!(
+        format,
+        ImageFormat::Jpeg | ImageFormat::Webp | ImageFormat::Avif
+    )
+}
+
+/// `image` written as `format` at `quality`, with the quality chosen when it was
+/// `auto` on a lossy format (a lossless one is written as it always is). The search's
+/// memory is charged to `memory` (`too_much_work` past one step's limit).
+pub(crate) fn encode_with(
+    image: DynamicImage,
+    format: ImageFormat,
+    quality: Quality,
+    memory: &Arc<MemoryBudget>,
+) -> Result<(Vec<u8>, Option<Chosen>), MediaError> {
+    match quality {
+        Quality::Auto { target } if is_lossy(format) => {
+            let (bytes, chosen) = encode_auto(image, format, target, memory)?;
+            Ok((bytes, Some(chosen)))
+        }
+        Quality::Auto { .. } => Ok((encode_at(image, format, None)?, None)),
+        Quality::Fixed(quality) => Ok((encode_at(image, format, quality)?, None)),
+    }
+}
+
+/// `format: best`: `image` in each of `formats` at `quality`, the smallest kept. JPEG
+/// is left out for a picture with transparency (it would flatten it); with nothing
+/// left, PNG.
+pub(crate) fn encode_best(
+    image: DynamicImage,
+    formats: &[ImageFormat],
+    quality: Quality,
+    memory: &Arc<MemoryBudget>,
+) -> Result<(ImageFormat, Vec<u8>, Option<Chosen>), MediaError> {
+    let transparent = has_transparency(&image);
+    let candidates: Vec<ImageFormat> = formats
+        .iter()
+        .copied()
+        .filter(|f| !(transparent && *f == ImageFormat::Jpeg))
+        .collect();
+    let Some((last, rest)) = candidates.split_last() else {
+        return Ok((
+            ImageFormat::Png,
+            encode_at(image, ImageFormat::Png, None)?,
+            None,
+        ));
+    };
+    let mut best: Option<(ImageFormat, Vec<u8>, Option<Chosen>)> = None;
+    for format in rest {
+        cancel::checkpoint()?;
+        let (bytes, chosen) = encode_with(image.clone(), *format, quality, memory)?;
+        if !best
+            .as_ref()
+            .is_some_and(|(_, b, _)| b.len() <= bytes.len())
+        {
+            best = Some((*format, bytes, chosen));
+        }
+    }
+    cancel::checkpoint()?;
+    let (bytes, chosen) = encode_with(image, *last, quality, memory)?;
+    Ok(match best {
+        Some(kept) if kept.1.len() <= bytes.len() => kept,
+        _ => (*last, bytes, chosen),
+    })
+}
+
+/// Whether any pixel of `image` is less than opaque.
+fn has_transparency(image: &DynamicImage) -> bool {
+    match image {
+        DynamicImage::ImageRgba8(rgba) => rgba.pixels().any(|p| p.0[3] < 255),
+        other => other.color().has_alpha() && other.to_rgba8().pixels().any(|p| p.0[3] < 255),
+    }
+}
+
+/// The lowest quality whose `format` output of `image` scores `target` (module docs).
+fn encode_auto(
+    image: DynamicImage,
+    format: ImageFormat,
+    target: f64,
+    memory: &Arc<MemoryBudget>,
+) -> Result<(Vec<u8>, Chosen), MediaError> {
+    let (width, height) = (image.width(), image.height());
+    if width < 8 || height < 8 {
+        // Too small for the metric, and too small for the quality to matter.
+        let full = Chosen {
+            quality: 100,
+            score: 100.0,
+        };
+        return Ok((encode_at(image, format, Some(100))?, full));
+    }
+    let size = scored_size((width, height));
+    let what = format!("Choosing the quality of a {width}x{height} picture");
+    let pixels = u64::from(size.0) * u64::from(size.1);
+    let _lease = memory.reserve(pixels * SCORING_BYTES_PER_PIXEL, &what)?;
+    let copy = match size == (width, height) {
+        true => None,
+        false => Some(resize(image.clone(), size.0, size.1)?),
+    };
+    let scored = copy.as_ref().unwrap_or(&image);
+    let trial = |quality: u8| encode_at(scored.clone(), format, Some(quality));
+    let decoded =
+        |bytes: &[u8]| decode::open(bytes, format.media_format(), u64::MAX)?.decode(size.0, size.1);
+    let full = trial(100)?;
+    let reference = Reference::of(&decoded(&full)?);
+    let mut search = Search::new(format, target);
+    // The passing trial's bytes, which are the output when it was scored at full size.
+    let mut kept = Some((100, full));
+    while let Some(quality) = search.next() {
+        cancel::checkpoint()?;
+        let bytes = trial(quality)?;
+        let score = reference.score(&decoded(&bytes)?)?;
+        if search.record(quality, score) {
+            kept = Some((quality, bytes));
+        }
+    }
+    let (quality, score) = search.pass;
+    let chosen = Chosen {
+        quality,
+        score: (score * 10.0).round() / 10.0,
+    };
+    let bytes = match (copy, kept) {
+        (None, Some((q, bytes))) if q == quality => bytes,
+        _ => encode_at(image, format, Some(quality))?,
+    };
+    Ok((bytes, chosen))
+}
+
+/// `size`, or a copy of it of at most [`SCORED_PIXELS`] with its aspect kept.
+fn scored_size((width, height): (u32, u32)) -> (u32, u32) {
+    let pixels = u64::from(width) * u64::from(height);
+    if pixels <= SCORED_PIXELS {
+        return (width, height);
+    }
+    let shrink = (SCORED_PIXELS as f64 / pixels as f64).sqrt();
+    let side = |s: u32| ((f64::from(s) * shrink).round() as u32).max(8);
+    (side(width), side(height))
+}
+
+/// The bounded search over qualities (module docs).
+#[derive(Debug)]
+struct Search {
+    target: f64,
+    /// The first trial.
+    first: u8,
+    /// The lowest passing quality so far and its score.
+    pass: (u8, f64),
+    /// The highest failing quality below it and its score.
+    fail: Option<(u8, f64)>,
+    trials: usize,
+}
+
+impl Search {
+    fn new(format: ImageFormat, target: f64) -> Search {
+        // Where each format's outputs score about 70 on photographs (JPEG 85 scores
+        // about 86; WebP 80 and AVIF's default about 70), moved with the target.
+        let usual = match format {
+            ImageFormat::Jpeg => 65.0,
+            ImageFormat::Webp => 78.0,
+            _ => 60.0,
+        };
+        let first = (usual + (target - DEFAULT_TARGET) * 1.5).clamp(1.0, 99.0) as u8;
+        Search {
+            target,
+            first,
+            pass: (100, 100.0),
+            fail: None,
+            trials: 0,
+        }
+    }
+
+    /// The next quality to try, or `None` when the search is over.
+    fn next(&self) -> Option<u8> {
+        let (pass_q, pass_s) = self.pass;
+        let floor = self.fail.map_or(0, |(q, _)| q);
+        if self.trials >= MAX_TRIALS
+            || pass_q <= floor + 1
+            || (pass_q < 100 && pass_s - self.target < CLOSE_ENOUGH)
+        {
+            return None;
+        }
+        let aim = self.target + AIM_ABOVE;
+        let guess = match (self.trials, self.fail) {
+            (0, _) => f64::from(self.first),
+            // Along the line through the two trials that bracket the target.
+            (_, Some((fail_q, fail_s))) => {
+                let slope = (pass_s - fail_s).max(0.01) / f64::from(pass_q - fail_q);
+                f64::from(fail_q) + (aim - fail_s) / slope
+            }
+            // Down from the passing trial along the line from full quality to it.
+            (_, None) => {
+                let slope = ((100.0 - pass_s) / f64::from(100 - pass_q)).clamp(0.2, 5.0);
+                f64::from(pass_q) - (pass_s - aim) / slope
+            }
+        };
+        let guess = guess
+            .ceil()
+            .clamp(f64::from(floor + 1), f64::from(pass_q - 1));
+        Some(guess as u8)
+    }
+
+    /// Records a trial; `true` when it passed and is the lowest passing so far.
+    fn record(&mut self, quality: u8, score: f64) -> bool {
+        self.trials += 1;
+        if score >= self.target {
+            if quality < self.pass.0 {
+                self.pass = (quality, score);
+                // Scores are not strictly monotonic: a failure above a pass is moot.
+                self.fail = self.fail.filter(|(q, _)| *q < quality);
+                return true;
+            }
+        } else if !self.fail.is_some_and(|(q, _)| quality <= q) {
+            self.fail = Some((quality, score));
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,101 @@
+use super::*;
+use image::{Rgb, RgbImage, Rgba, RgbaImage};
+
+/// A picture with what photographs have: smooth gradients, fine texture and edges.
+fn photo_like(width: u32, height: u32) -> DynamicImage {
+    DynamicImage::ImageRgb8(RgbImage::from_fn(width, height, |x, y| {
+        let texture = ((x * 7919 + y * 104_729) % 23) as f32;
+        let sky = y < height / 3;
+        let (r, g, b) = if sky {
+            (90.0 + y as f32 * 0.8, 140.0 + y as f32 * 0.5, 220.0)
+        } else {
+            let leaf = ((x as f32 / 5.0).sin() * (y as f32 / 3.0).cos() * 40.0) + texture * 2.0;
+            (60.0 + leaf, 110.0 + leaf * 1.2, 40.0 + texture)
+        };
+        Rgb([r as u8, g as u8, b as u8])
+    }))
+}
+
+fn budget() -> Arc<MemoryBudget> {
+    MemoryBudget::new(1 << 30, 1 << 31)
+}
+
+#[test]
+fn the_search_tries_at_most_four_qualities_and_keeps_the_lowest_passing() {
+    // Scores rising by one a quality step: 70 is reached at quality 70.
+    let mut search = Search::new(ImageFormat::Webp, 70.0);
+    let mut tried = Vec::new();
+    while let Some(quality) = search.next() {
+        tried.push(quality);
+        search.record(quality, f64::from(quality));
+    }
+    assert!(tried.len() <= MAX_TRIALS, "{tried:?}");
+    assert!(search.pass.1 >= 70.0);
+    assert!(search.pass.0 <= 72, "{tried:?} ended at {:?}", search.pass);
+    // Nothing passes but full quality: full quality is kept.
+    let mut hard = Search::new(ImageFormat::Jpeg, 70.0);
+    while let Some(quality) = hard.next() {
+        hard.record(quality, 10.0);
+    }
+    assert_eq!(hard.pass, (100, 100.0));
+    assert!(hard.trials <= MAX_TRIALS);
+}
+
+#[test]
+fn auto_quality_picks_less_than_full_quality_and_meets_the_target() {
+    let image = photo_like(160, 120);
+    for format in [ImageFormat::Jpeg, ImageFormat::Webp, ImageFormat::Avif] {
+        let auto = Quality::Auto { target: 70.0 };
+        let (bytes, chosen) = encode_with(image.clone(), format, auto, &budget()).unwrap();
+        let chosen = chosen.unwrap();
+        assert!(chosen.quality < 100, "{format:?}: {chosen:?}");
+        // Scored again here: the output against the picture at quality 100.
+        let decode = |b: &[u8]| {
+            decode::open(b, format.media_format(), u64::MAX)
+                .unwrap()
+                .decode(160, 120)
+                .unwrap()
+        };
+        let full = encode_at(image.clone(), format, Some(100)).unwrap();
+        let measured = score(&decode(&full), &decode(&bytes)).unwrap();
+        assert!(measured >= 70.0, "{format:?}: {measured} at {chosen:?}");
+        assert!(
+            (measured - chosen.score).abs() < 0.1,
+            "{measured} {chosen:?}"
+        );
+    }
+}
+
+#[test]
+fn a_large_output_is_scored_on_a_smaller_copy() {
+    assert_eq!(scored_size((400, 300)), (400, 300));
+    let (w, h) = scored_size((4000, 3000));
+    assert!(u64::from(w) * u64::from(h) <= SCORED_PIXELS + 1000);
+    assert_eq!((w as f64 / h as f64 * 100.0).round(), 133.0);
+}
+
+#[test]
+fn best_keeps_the_smallest_format_and_leaves_jpeg_out_for_transparency() {
+    let image = photo_like(96, 64);
+    let auto = Quality::Auto { target: 70.0 };
+    let all = [ImageFormat::Jpeg, ImageFormat::Webp, ImageFormat::Avif];
+    let (format, bytes, _) = encode_best(image.clone(), &all, auto, &budget()).unwrap();
+    for other in all {
+        let (each, _) = encode_with(image.clone(), other, auto, &budget()).unwrap();
+        assert!(bytes.len() <= each.len(), "{format:?} beat by {other:?}");
+    }
+    let clear = DynamicImage::ImageRgba8(RgbaImage::from_pixel(32, 32, Rgba([9, 9, 9, 0])));
+    let (format, _, _) = encode_best(clear.clone(), &all, auto, &budget()).unwrap();
+    assert_ne!(format, ImageFormat::Jpeg);
+    let jpeg_only = [ImageFormat::Jpeg];
+    let (format, _, chosen) = encode_best(clear, &jpeg_only, auto, &budget()).unwrap();
+    assert_eq!((format, chosen), (ImageFormat::Png, None));
+}
+
+#[test]
+fn the_search_is_charged_to_the_memory_budget() {
+    let tight = MemoryBudget::new(1 << 20, 1 << 30);
+    let auto = Quality::Auto { target: 70.0 };
+    let e = encode_with(photo_like(400, 300), ImageFormat::Jpeg, auto, &tight).unwrap_err();
+    assert!(matches!(e, MediaError::MemoryTooLarge { .. }), "{e:?}");
+}
