@@ -15,8 +15,9 @@ use std::path::Path;
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
 use crate::media::ffmpeg::transcode::{
-    self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264,
+    self, map_args, Recipe, AAC, EVEN_SIZE, X264,
 };
+use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::h264::FrameRate;
 use crate::media::video::info::VideoInfo;
@@ -129,7 +130,8 @@ fn chunk_time_scale(speed: f64, info: &VideoInfo) -> Option<f64> {
 /// shorter than.
 fn can_copy_video(speed: f64, info: &VideoInfo) -> bool {
     let rate = info.base_rate.or(info.frame_rate);
-    info.codec.as_deref() == Some("h264")
+    info.hdr.is_none()
+        && info.codec.as_deref() == Some("h264")
         && info.pix_fmt.as_deref() == Some("yuv420p")
         && info.shown_as_stored
         && info.width % 2 == 0
@@ -216,7 +218,7 @@ fn encode_recipe(media: &Media, speed: f64, info: &VideoInfo, time_scale: f64) -
 
 /// The video filter and the video encoder's options of the re-encode.
 fn encode_parts(speed: f64, info: &VideoInfo) -> (String, Vec<String>) {
-    let mut video = format!("{SQUARE_PIXELS},setpts=PTS/{speed}");
+    let mut video = format!("{},setpts=PTS/{speed}", shown_pictures(info));
     let fps = output_rate(speed, info);
     if let Some(rate) = fps {
         video.push_str(&format!(",fps={}", rate.to_ffmpeg()));
@@ -228,6 +230,7 @@ fn encode_parts(speed: f64, info: &VideoInfo) -> (String, Vec<String>) {
         args.extend(["-enc_time_base", "-1"].map(String::from));
     }
     args.extend(X264.map(String::from));
+    args.extend(sdr_tags(info));
     (video, args)
 }
 

@@ -21,8 +21,9 @@ use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, VIDEOS};
 use crate::error_code::Code;
 use crate::media::ffmpeg::transcode::{
-    self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264,
+    self, map_args, Recipe, AAC, EVEN_SIZE, X264,
 };
+use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::video::chunked::{self, part, Part, SplitRecipe};
 use crate::media::video::info::VideoInfo;
 use crate::media::video::shown_frame::{frame_shown_at, ShownFrame};
@@ -187,7 +188,8 @@ fn start_past_end() -> MediaError {
 /// Whether the output can keep the source's video packets: what every MP4 output is
 /// (H.264 in 8-bit 4:2:0, upright, square pixels, even sides).
 fn can_copy(info: &VideoInfo) -> bool {
-    info.codec.as_deref() == Some("h264")
+    info.hdr.is_none()
+        && info.codec.as_deref() == Some("h264")
         && info.pix_fmt.as_deref() == Some("yuv420p")
         && info.shown_as_stored
         && info.width % 2 == 0
@@ -211,8 +213,9 @@ fn encode_seek(shown: ShownFrame) -> f64 {
 }
 
 /// The re-encode's video filter.
-fn encode_filter() -> String {
-    format!("{SQUARE_PIXELS},{EVEN_SIZE},setsar=1,setpts=PTS-STARTPTS,format=yuv420p")
+fn encode_filter(info: &VideoInfo) -> String {
+    let shown = shown_pictures(info);
+    format!("{shown},{EVEN_SIZE},setsar=1,setpts=PTS-STARTPTS,format=yuv420p")
 }
 
 /// The part a re-encode may be cut in chunks over: the frames of a constant-rate
@@ -245,8 +248,9 @@ fn split_recipe(media: &Media, part: Part, info: &VideoInfo) -> SplitRecipe {
     } else {
         Vec::new()
     };
-    let video = X264.map(String::from).into();
-    let mut recipe = SplitRecipe::x264(media, encode_filter(), (video, audio), 1.0);
+    let video = X264.map(String::from).into_iter().chain(sdr_tags(info));
+    let video = video.collect();
+    let mut recipe = SplitRecipe::x264(media, encode_filter(info), (video, audio), 1.0);
     recipe.part = Some(part);
     recipe
 }
@@ -256,8 +260,9 @@ fn split_recipe(media: &Media, part: Part, info: &VideoInfo) -> SplitRecipe {
 fn encode_recipe(shown: ShownFrame, length: Option<f64>, info: &VideoInfo) -> Recipe {
     let seek = encode_seek(shown);
     let mut output = map_args(info.has_audio);
-    output.extend(["-vf".to_string(), encode_filter()]);
+    output.extend(["-vf".to_string(), encode_filter(info)]);
     output.extend(X264.map(String::from));
+    output.extend(sdr_tags(info));
     output.extend(tail(length, info));
     Recipe {
         input_options: vec!["-ss".into(), format!("{seek:.6}")],

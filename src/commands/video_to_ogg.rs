@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::{CommandDef, CommandSpec, Options, VIDEOS};
-use crate::media::ffmpeg::transcode::SQUARE_PIXELS;
+use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
@@ -49,7 +49,7 @@ async fn run(
 fn recipe(info: &VideoInfo) -> SplitRecipe {
     let audio = ["-c:a", "libvorbis", "-q:a", "4"];
     SplitRecipe {
-        filter: format!("{SQUARE_PIXELS},format=yuv420p"),
+        filter: format!("{},format=yuv420p", shown_pictures(info)),
         video: [
             "-c:v",
             "libtheora",
@@ -59,7 +59,9 @@ fn recipe(info: &VideoInfo) -> SplitRecipe {
             &KEYFRAME_INTERVAL.to_string(),
         ]
         .map(String::from)
-        .into(),
+        .into_iter()
+        .chain(sdr_tags(info))
+        .collect(),
         audio: if info.has_audio {
             audio.map(String::from).into()
         } else {

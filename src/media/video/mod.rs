@@ -9,6 +9,7 @@
 //! - `hls`: the HLS playlists of `video-to-hls` (variants, segments, measured rates).
 //! - `chunked`: long Theora and VP9 encodes and HLS ladders split at keyframes,
 //!   encoded in parallel, joined without re-encoding.
+//! - `hdr`: HLG and PQ sources, and the tone mapping of their 8-bit outputs.
 //! - `h264`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
 //! - `frames`: every frame of a video decoded once by ffmpeg, encoded here.
 //! - `shown_frame`: the frame shown at a time; `frame_score`: a poster candidate's
@@ -21,6 +22,7 @@ pub(crate) mod convert;
 pub(crate) mod frame_score;
 pub(crate) mod frames;
 pub(crate) mod h264;
+pub(crate) mod hdr;
 pub(crate) mod hls;
 pub(crate) mod info;
 pub(crate) mod inspect;

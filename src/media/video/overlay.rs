@@ -17,7 +17,8 @@ use std::path::Path;
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbaImage};
 
-use crate::media::ffmpeg::transcode::{AAC, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::ffmpeg::transcode::{AAC, EVEN_SIZE, X264};
+use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::image::overlay::Overlay;
 use crate::media::image::yuv::Matrix;
 use crate::media::image::Gravity;
@@ -167,13 +168,18 @@ fn overlay_recipe(
     let (x, y) = position(gravity, margin);
     // The video's chain first and unlabelled: it is the graph's one input, which a
     // chunk's own filter is put before.
+    let shown = shown_pictures(info);
     let graph = format!(
-        "{SQUARE_PIXELS},{EVEN_SIZE},format=yuv420p[base];{top};\
+        "{shown},{EVEN_SIZE},format=yuv420p[base];{top};\
          [base][top]overlay=x='{x}':y='{y}':format=yuv420:eof_action=repeat,setsar=1,format=yuv420p"
     );
     let mut video: Vec<String> = ["-fps_mode", "passthrough"].map(String::from).into();
     video.extend(X264.map(String::from));
-    video.extend(["-colorspace", tag, "-color_range", "tv"].map(String::from));
+    match info.hdr {
+        // Tone-mapped: every tag BT.709, none left as the source's.
+        Some(_) => video.extend(sdr_tags(info)),
+        None => video.extend(["-colorspace", tag, "-color_range", "tv"].map(String::from)),
+    }
     let audio: &[&str] = match (info.has_audio, copy_audio) {
         (false, _) => &[],
         (true, true) => &["-c:a", "copy"],
