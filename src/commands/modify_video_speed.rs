@@ -13,11 +13,13 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
+use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
 use crate::media::ffmpeg::transcode::{
     self, map_args, Recipe, AAC, EVEN_SIZE, X264,
 };
 use crate::media::video::hdr::{sdr_tags, shown_pictures};
+use crate::media::video::loudness::add_to_audio;
 use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::h264::FrameRate;
 use crate::media::video::info::VideoInfo;
@@ -49,7 +51,7 @@ impl CommandDef for ModifyVideoSpeed {
         name: "modify-video-speed",
         summary: "A video sped up or slowed down by `speed`; the audio keeps its pitch.",
         inputs: INPUTS,
-        options: &[&SPEED],
+        options: &[&SPEED, &LOUDNESS],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -94,18 +96,23 @@ async fn run(
     }
     let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
     let expected = info.duration.map(|d| d / speed);
+    // `atempo` keeps the level: the source's loudness is the output's.
+    let target = loudness_target(media, input, (options, info.has_audio), (None, None)).await?;
     // Copies stay within ISO-BMFF, whose timing the in-process reader knows exactly.
     if input.format.is_iso_bmff_video() && can_copy_video(speed, &info) {
-        let recipe = copy_recipe(speed, &info);
+        let mut recipe = copy_recipe(speed, &info);
+        add_to_audio(&mut recipe.output_options, target);
         return transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress)
             .await;
     }
     if let Some(time_scale) = chunk_time_scale(speed, &info) {
-        let recipe = encode_recipe(media, speed, &info, time_scale);
+        let mut recipe = encode_recipe(media, speed, &info, time_scale);
+        add_to_audio(&mut recipe.audio, target);
         let input = (input, &info);
         return chunked::convert_inspected(media, input, &recipe, OUTPUT, out_dir, progress).await;
     }
-    let tail = modify_speed_args(speed, &info);
+    let mut tail = modify_speed_args(speed, &info);
+    add_to_audio(&mut tail, target);
     transcode::run_to_file(media, input, tail, OUTPUT, expected, out_dir, progress).await
 }
 

@@ -18,12 +18,14 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
+use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, VIDEOS};
 use crate::error_code::Code;
 use crate::media::ffmpeg::transcode::{
     self, map_args, Recipe, AAC, EVEN_SIZE, X264,
 };
 use crate::media::video::hdr::{sdr_tags, shown_pictures};
+use crate::media::video::loudness::audio_filter_args;
 use crate::media::video::chunked::{self, part, Part, SplitRecipe};
 use crate::media::video::info::VideoInfo;
 use crate::media::video::shown_frame::{frame_shown_at, ShownFrame};
@@ -84,7 +86,7 @@ impl CommandDef for TrimVideo {
         name: "trim-video",
         summary: "The part of a video from `start` to `end` (or for `duration`), frame-accurate, with its audio, as MP4; copied without re-encoding when it starts on a keyframe.",
         inputs: INPUTS,
-        options: &[&START, &END, &DURATION],
+        options: &[&START, &END, &DURATION, &LOUDNESS],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -150,19 +152,25 @@ impl CommandDef for TrimVideo {
         // The part runs from the shown frame's start, so that it ends where asked.
         let length = end.map(|end| end - shown.start);
         let copy = shown.key && input.format.is_iso_bmff_video() && can_copy(&info);
+        // The loudness of the part kept, when asked for: its audio is encoded anyway.
+        let span = (Some(shown.start), length);
+        let target = loudness_target(media, input, (options, info.has_audio), span).await?;
+        let loudness = audio_filter_args(&[], target);
         if let (false, Some(part)) = (copy, chunk_part(shown, length, &info)) {
-            let recipe = split_recipe(media, part, &info);
+            let mut recipe = split_recipe(media, part, &info);
+            recipe.audio.splice(0..0, loudness.clone());
             let split =
                 chunked::try_split(media, (input, &info), &recipe, OUTPUT, out_dir, progress);
             if let Some(file) = split.await? {
                 return Ok(vec![file]);
             }
         }
-        let recipe = if copy {
+        let mut recipe = if copy {
             copy_recipe(shown, length, &info)
         } else {
             encode_recipe(shown, length, &info)
         };
+        recipe.output_options.splice(0..0, loudness);
         let expected = length.or(info.duration.map(|d| d - shown.start));
         let out = transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress);
         Ok(vec![out.await?])

@@ -17,7 +17,9 @@
 
 use std::path::Path;
 
+use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::video_to_webm::KEEP_HDR;
+use crate::media::video::loudness::audio_filter_args;
 use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::X264;
@@ -68,7 +70,7 @@ impl CommandDef for VideoToHls {
         summary: "A video as an adaptive HLS stream: H.264 + AAC in fMP4 segments, a ladder \
                   of 1080p, 720p, 480p and 360p never above the source, and a master playlist.",
         inputs: INPUTS,
-        options: &[&KEEP_HDR],
+        options: &[&KEEP_HDR, &LOUDNESS],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -96,8 +98,7 @@ impl CommandDef for VideoToHls {
         out_dir: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
-        let keep_hdr = options.flag(&KEEP_HDR);
-        Ok(vec![run(media, input, keep_hdr, out_dir, progress).await?])
+        Ok(vec![run(media, input, options, out_dir, progress).await?])
     }
 }
 
@@ -143,7 +144,7 @@ fn ladder(shown: (u32, u32)) -> Vec<Rung> {
 async fn run(
     media: &Media,
     input: &MediaFile,
-    keep_hdr: bool,
+    options: &Options,
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
@@ -155,7 +156,10 @@ async fn run(
         // ffmpeg writes into the rungs' directories but makes none behind `file:`.
         tokio::fs::create_dir_all(dir.join(format!("v{i}"))).await?;
     }
-    let recipe = recipe(&rungs, (&info, keep_hdr), &dir);
+    let target = loudness_target(media, input, (options, info.has_audio), (None, None));
+    let target = target.await?;
+    let mut recipe = recipe(&rungs, (&info, options.flag(&KEEP_HDR)), &dir);
+    recipe.audio.splice(0..0, audio_filter_args(&[], target));
     let output = dir.join("v%v").join("index.m3u8");
     let ran = ladder::encode(media, (input, &info), &recipe, out_dir, &output, progress).await;
     let master = dir.join(MASTER);

@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
+use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::{CommandDef, CommandSpec, Options, VIDEOS};
+use crate::media::video::loudness::audio_filter_args;
 use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::info::VideoInfo;
@@ -20,7 +22,7 @@ impl CommandDef for VideoToOgg {
         name: "video-to-ogg",
         summary: "A video as Ogg: Theora video and Vorbis audio.",
         inputs: INPUTS,
-        options: &[],
+        options: &[&LOUDNESS],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -28,21 +30,18 @@ impl CommandDef for VideoToOgg {
     async fn run(
         media: &Media,
         input: &MediaFile,
-        _options: &Options,
+        options: &Options,
         out_dir: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
-        Ok(vec![run(media, input, out_dir, progress).await?])
+        let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
+        let target = loudness_target(media, input, (options, info.has_audio), (None, None));
+        let mut recipe = recipe(&info);
+        recipe.audio.splice(0..0, audio_filter_args(&[], target.await?));
+        let input = (input, &info);
+        let made = chunked::convert_inspected(media, input, &recipe, OUTPUT, out_dir, progress);
+        Ok(vec![made.await?])
     }
-}
-
-async fn run(
-    media: &Media,
-    input: &MediaFile,
-    out_dir: &Path,
-    progress: ProgressFn<'_>,
-) -> Result<MediaFile, MediaError> {
-    chunked::convert(media, input, INPUTS, recipe, OUTPUT, out_dir, progress).await
 }
 
 /// The recipe; Theora encodes on one thread, so a long video is encoded in chunks.

@@ -123,6 +123,7 @@ fn outputs() -> Vec<(&'static str, Value, Option<bool>)> {
         ("video-to-gif", json!({}), None),
         ("video-preview", json!({"width": 96, "start": 0}), None),
         ("video-to-webm", json!({}), Some(true)),
+        ("video-to-webm", json!({"codec": "av1"}), Some(true)),
         ("video-to-ogg", json!({}), Some(false)),
         ("trim-video", json!({"start": 0, "duration": 0.5}), Some(true)),
         ("modify-video-speed", json!({"speed": 2}), Some(true)),
@@ -145,7 +146,7 @@ async fn hlg_and_pq_sources_come_out_of_every_8bit_output_tone_mapped_and_tagged
         assert!(naive_distance > 7.0, "{trc}: the fixture must tell them apart ({naive_distance})");
         let src = app.fixtures.add(&name, bytes);
         for (command, options, tagged) in outputs() {
-            let doc = app.run_done(edit(&src, &[command], Some(options))).await;
+            let doc = app.run_done(edit(&src, &[command], Some(options.clone()))).await;
             let out = &app.download_all(&doc).await[0];
             let url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
             // HLS is read through its master playlist's URL, the rest from the file.
@@ -156,6 +157,8 @@ async fn hlg_and_pq_sources_come_out_of_every_8bit_output_tone_mapped_and_tagged
             };
             let frame = first_frame(&input, None).await;
             let distance = mean_delta_e(&reference, &frame);
+            // The figures of docs/PERFORMANCE.md (`--nocapture`).
+            println!("{trc} {command} {options}: mean ΔE2000 {distance:.2}, naive {naive_distance:.2}");
             assert!(
                 distance < 5.0,
                 "{trc} {command}: mean ΔE {distance:.2} from the reference (naive {naive_distance:.2})"

@@ -13,7 +13,8 @@
 //! - `h264`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
 //! - `frames`: every frame of a video decoded once by ffmpeg, encoded here.
 //! - `shown_frame`: the frame shown at a time; `frame_score`: a poster candidate's
-//!   worth; `audio`: an audio track and its loudness.
+//!   worth; `audio`: an audio track and its loudness; `loudness`: the `loudness`
+//!   option's measuring pass and normalising filter.
 //! - `overlay`: `watermark` and `text` on a video, one ffmpeg run.
 
 pub(crate) mod audio;
@@ -27,6 +28,7 @@ pub(crate) mod hls;
 pub(crate) mod info;
 pub(crate) mod inspect;
 pub(crate) mod inspect_cache;
+pub(crate) mod loudness;
 pub(crate) mod mkv;
 pub(crate) mod mp4;
 pub(crate) mod overlay;
