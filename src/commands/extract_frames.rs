@@ -8,9 +8,9 @@ use std::path::Path;
 
 use super::{Command, CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
 use crate::media::ffmpeg::transcode::quiet_input_args;
+use crate::media::video::frames::{self, FrameOutput};
 use crate::media::video::hdr::{shown_pictures, tone_map_head};
 use crate::media::video::info::VideoInfo;
-use crate::media::video::frames::{self, FrameOutput};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 
 const INPUTS: &[MediaFormat] = VIDEOS;

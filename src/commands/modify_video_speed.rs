@@ -13,16 +13,14 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::video_to_audio::{loudness_target, LOUDNESS};
+use super::video_to_audio::LOUDNESS;
 use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
-use crate::media::ffmpeg::transcode::{
-    self, map_args, Recipe, AAC, EVEN_SIZE, X264,
-};
-use crate::media::video::hdr::{sdr_tags, shown_pictures};
-use crate::media::video::loudness::add_to_audio;
+use crate::media::ffmpeg::transcode::{self, map_args, Recipe, AAC, EVEN_SIZE, X264};
 use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::h264::FrameRate;
+use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
+use crate::media::video::loudness::{add_to_audio, measure};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -96,8 +94,24 @@ async fn run(
     }
     let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
     let expected = info.duration.map(|d| d / speed);
-    // `atempo` keeps the level: the source's loudness is the output's.
-    let target = loudness_target(media, input, (options, info.has_audio), (None, None)).await?;
+    // Measured through the same `atempo` chain: retiming shifts a track's loudness.
+    let target = match options
+        .optional_number(&LOUDNESS)
+        .filter(|_| info.has_audio)
+    {
+        Some(target) => {
+            let chain: Vec<String> = atempo_chain(speed)
+                .iter()
+                .map(|f| format!("atempo={f}"))
+                .collect();
+            let through = Some(chain.join(",")).filter(|c| !c.is_empty());
+            Some((
+                target,
+                measure(media, input, (None, None), through.as_deref()).await?,
+            ))
+        }
+        None => None,
+    };
     // Copies stay within ISO-BMFF, whose timing the in-process reader knows exactly.
     if input.format.is_iso_bmff_video() && can_copy_video(speed, &info) {
         let mut recipe = copy_recipe(speed, &info);

@@ -21,13 +21,11 @@ use super::options::{OptionKind, OptionSpec, Options};
 use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape, VIDEOS};
 use crate::error_code::Code;
-use crate::media::ffmpeg::transcode::{
-    self, map_args, Recipe, AAC, EVEN_SIZE, X264,
-};
-use crate::media::video::hdr::{sdr_tags, shown_pictures};
-use crate::media::video::loudness::audio_filter_args;
+use crate::media::ffmpeg::transcode::{self, map_args, Recipe, AAC, EVEN_SIZE, X264};
 use crate::media::video::chunked::{self, part, Part, SplitRecipe};
+use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
+use crate::media::video::loudness::add_to_audio;
 use crate::media::video::shown_frame::{frame_shown_at, ShownFrame};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -155,10 +153,9 @@ impl CommandDef for TrimVideo {
         // The loudness of the part kept, when asked for: its audio is encoded anyway.
         let span = (Some(shown.start), length);
         let target = loudness_target(media, input, (options, info.has_audio), span).await?;
-        let loudness = audio_filter_args(&[], target);
         if let (false, Some(part)) = (copy, chunk_part(shown, length, &info)) {
             let mut recipe = split_recipe(media, part, &info);
-            recipe.audio.splice(0..0, loudness.clone());
+            add_to_audio(&mut recipe.audio, target);
             let split =
                 chunked::try_split(media, (input, &info), &recipe, OUTPUT, out_dir, progress);
             if let Some(file) = split.await? {
@@ -170,7 +167,7 @@ impl CommandDef for TrimVideo {
         } else {
             encode_recipe(shown, length, &info)
         };
-        recipe.output_options.splice(0..0, loudness);
+        add_to_audio(&mut recipe.output_options, target);
         let expected = length.or(info.duration.map(|d| d - shown.start));
         let out = transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress);
         Ok(vec![out.await?])

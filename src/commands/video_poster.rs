@@ -12,10 +12,10 @@ use std::path::Path;
 use super::options::{OptionKind, OptionSpec, Options};
 use super::{CommandDef, CommandSpec, Prediction, Shape, VIDEOS};
 use crate::media::ffmpeg::transcode::{self, Recipe};
-use crate::media::video::hdr::shown_pictures;
-use crate::media::video::info::VideoInfo;
 use crate::media::image::{FrameOp, Scale};
 use crate::media::video::frame_score::best_time;
+use crate::media::video::hdr::shown_pictures;
+use crate::media::video::info::VideoInfo;
 use crate::media::video::shown_frame::frame_shown_at;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -154,6 +154,8 @@ mod tests {
             VideoPoster::output(MediaFormat::Mp4, &jpeg),
             MediaFormat::Jpeg
         );
-        assert!(frame_args(&VideoInfo::default()).join(" ").contains("-frames:v 1 -c:v png"));
+        assert!(frame_args(&VideoInfo::default())
+            .join(" ")
+            .contains("-frames:v 1 -c:v png"));
     }
 }

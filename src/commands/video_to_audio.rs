@@ -46,9 +46,10 @@ pub(crate) async fn loudness_target(
     span: (Option<f64>, Option<f64>),
 ) -> Result<Option<(f64, Option<Measured>)>, MediaError> {
     match options.optional_number(&LOUDNESS) {
-        Some(target) if has_audio => {
-            Ok(Some((target, loudness::measure(media, input, span).await?)))
-        }
+        Some(target) if has_audio => Ok(Some((
+            target,
+            loudness::measure(media, input, span, None).await?,
+        ))),
         _ => Ok(None),
     }
 }

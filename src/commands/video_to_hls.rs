@@ -19,14 +19,14 @@ use std::path::Path;
 
 use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::video_to_webm::KEEP_HDR;
-use crate::media::video::loudness::audio_filter_args;
 use super::{CommandDef, CommandSpec, Options, Prediction, Shape, VIDEOS};
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::X264;
-use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
 use crate::media::video::chunked::ladder::{self, LadderRecipe};
+use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
 use crate::media::video::hls;
 use crate::media::video::info::VideoInfo;
+use crate::media::video::loudness::audio_filter_args;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 
 const INPUTS: &[MediaFormat] = VIDEOS;

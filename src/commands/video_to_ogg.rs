@@ -4,10 +4,11 @@ use std::path::Path;
 
 use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::{CommandDef, CommandSpec, Options, VIDEOS};
-use crate::media::video::loudness::audio_filter_args;
-use crate::media::video::hdr::{sdr_tags, shown_pictures};
+use crate::media::image::yuv::Matrix;
 use crate::media::video::chunked::{self, SplitRecipe};
+use crate::media::video::hdr::shown_pictures;
 use crate::media::video::info::VideoInfo;
+use crate::media::video::loudness::audio_filter_args;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -37,7 +38,9 @@ impl CommandDef for VideoToOgg {
         let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
         let target = loudness_target(media, input, (options, info.has_audio), (None, None));
         let mut recipe = recipe(&info);
-        recipe.audio.splice(0..0, audio_filter_args(&[], target.await?));
+        recipe
+            .audio
+            .splice(0..0, audio_filter_args(&[], target.await?));
         let input = (input, &info);
         let made = chunked::convert_inspected(media, input, &recipe, OUTPUT, out_dir, progress);
         Ok(vec![made.await?])
@@ -45,10 +48,20 @@ impl CommandDef for VideoToOgg {
 }
 
 /// The recipe; Theora encodes on one thread, so a long video is encoded in chunks.
+///
+/// Theora states no matrix but BT.601's (its colour spaces are Rec. 470 M and BG),
+/// and decoders read it so: a BT.709 picture (a tone-mapped HDR one among them) is
+/// re-expressed in BT.601 first, or its colours shift (mean ΔE2000 5.7 → 1.5 on
+/// tests/it/hdr.rs's HLG pattern). No BT.709 tag is written, which would be false.
 fn recipe(info: &VideoInfo) -> SplitRecipe {
     let audio = ["-c:a", "libvorbis", "-q:a", "4"];
+    let from = match info.matrix {
+        Matrix::Bt709 => "bt709",
+        Matrix::Bt601 => "bt601",
+    };
+    let bt601 = format!("scale=in_color_matrix={from}:out_color_matrix=bt601:out_range=tv");
     SplitRecipe {
-        filter: format!("{},format=yuv420p", shown_pictures(info)),
+        filter: format!("{},{bt601},format=yuv420p", shown_pictures(info)),
         video: [
             "-c:v",
             "libtheora",
@@ -58,9 +71,7 @@ fn recipe(info: &VideoInfo) -> SplitRecipe {
             &KEYFRAME_INTERVAL.to_string(),
         ]
         .map(String::from)
-        .into_iter()
-        .chain(sdr_tags(info))
-        .collect(),
+        .into(),
         audio: if info.has_audio {
             audio.map(String::from).into()
         } else {

@@ -8,10 +8,10 @@ use std::path::Path;
 use super::options::{OptionKind, OptionSpec};
 use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::{CommandDef, CommandSpec, Options, VIDEOS};
-use crate::media::video::loudness::audio_filter_args;
-use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
 use crate::media::video::chunked::{self, SplitRecipe};
+use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
+use crate::media::video::loudness::audio_filter_args;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -63,7 +63,9 @@ impl CommandDef for VideoToWebm {
         let target = loudness_target(media, input, (options, info.has_audio), (None, None));
         let av1 = options.text(&CODEC).as_deref() == Some("av1");
         let mut recipe = recipe(&info, options.flag(&KEEP_HDR), av1);
-        recipe.audio.splice(0..0, audio_filter_args(&[], target.await?));
+        recipe
+            .audio
+            .splice(0..0, audio_filter_args(&[], target.await?));
         let input = (input, &info);
         let made = chunked::convert_inspected(media, input, &recipe, OUTPUT, out_dir, progress);
         Ok(vec![made.await?])

@@ -132,7 +132,13 @@ pub(crate) async fn lay_over(
 ) -> Result<Vec<MediaFile>, MediaError> {
     let out = if input.format.is_video() {
         media
-            .overlay_on_video(input, &op, options.optional_number(&LOUDNESS), out_dir, progress)
+            .overlay_on_video(
+                input,
+                &op,
+                options.optional_number(&LOUDNESS),
+                out_dir,
+                progress,
+            )
             .await?
     } else {
         let format = options.image_format(&FORMAT);

@@ -19,7 +19,12 @@ fn ssim(source: &std::path::Path, output: &std::path::Path) -> f64 {
         .unwrap();
     let log = String::from_utf8_lossy(&out.stderr);
     let at = log.rfind("All:").expect("ssim's summary");
-    log[at + 4..].split_whitespace().next().unwrap().parse().unwrap()
+    log[at + 4..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
 }
 
 #[tokio::test]
@@ -31,7 +36,11 @@ async fn av1_webm_keeps_every_frame_and_the_picture_with_opus_audio() {
     std::fs::write(&source, &bytes).unwrap();
     let src = app.fixtures.add("a.mp4", bytes);
     let doc = app
-        .run_done(edit(&src, &["video-to-webm"], Some(json!({"codec": "av1"}))))
+        .run_done(edit(
+            &src,
+            &["video-to-webm"],
+            Some(json!({"codec": "av1"})),
+        ))
         .await;
     let out = &app.download_all(&doc).await[0];
     let probe = probe(out);
@@ -48,7 +57,11 @@ async fn av1_webm_keeps_every_frame_and_the_picture_with_opus_audio() {
 
     // An unknown codec is refused at creation, at the option.
     let response = app
-        .post_edit(edit(&src, &["video-to-webm"], Some(json!({"codec": "h265"}))))
+        .post_edit(edit(
+            &src,
+            &["video-to-webm"],
+            Some(json!({"codec": "h265"})),
+        ))
         .await;
     assert_eq!(response.status(), 422);
     let body: serde_json::Value = response.json().await.unwrap();

@@ -71,8 +71,9 @@ fn ciede2000([l1, a1, b1]: [f64; 3], [l2, a2, b2]: [f64; 3]) -> f64 {
         (h1p + h2p - 360.0) / 2.0
     };
     let cos = |deg: f64| deg.to_radians().cos();
-    let t = 1.0 - 0.17 * cos(h_bar - 30.0) + 0.24 * cos(2.0 * h_bar) + 0.32 * cos(3.0 * h_bar + 6.0)
-        - 0.20 * cos(4.0 * h_bar - 63.0);
+    let t =
+        1.0 - 0.17 * cos(h_bar - 30.0) + 0.24 * cos(2.0 * h_bar) + 0.32 * cos(3.0 * h_bar + 6.0)
+            - 0.20 * cos(4.0 * h_bar - 63.0);
     let d_theta = 30.0 * (-((h_bar - 275.0) / 25.0).powi(2)).exp();
     let rc = 2.0 * (pow7(c_bar_p) / (pow7(c_bar_p) + pow7(25.0))).sqrt();
     let sl = 1.0 + 0.015 * (l_bar - 50.0).powi(2) / (20.0 + (l_bar - 50.0).powi(2)).sqrt();

@@ -11,13 +11,13 @@ use crate::delta_e::mean_delta_e;
 use crate::helpers::*;
 
 /// The fixtures' size: every output compared is decoded at it.
-const SIZE: (u32, u32) = (96, 64);
+const SIZE: (u32, u32) = (192, 128);
 
 /// The reference tone mapping, as the issue states it.
 const REFERENCE: &str = "zscale=t=linear:npl=100,format=gbrpf32le,zscale=p=bt709,\
     tonemap=tonemap=hable:desat=0,zscale=t=bt709:m=bt709:r=tv,format=yuv420p";
 
-/// A 1 s, 10 fps, 96×64 test pattern as 10-bit BT.2020 video with the HDR transfer
+/// A 1 s, 10 fps, 192×128 test pattern as 10-bit BT.2020 video with the HDR transfer
 /// `trc` (`arib-std-b67` or `smpte2084`): HEVC in MP4 where ffmpeg has libx265, else
 /// VP9 profile 2 in WebM. Returns the bytes and the file name.
 fn hdr_clip(trc: &str) -> (Vec<u8>, String) {
@@ -38,12 +38,29 @@ fn hdr_clip(trc: &str) -> (Vec<u8>, String) {
         "-color_range",
         "tv",
     ];
-    let x265_params = format!("log-level=error:colorprim=bt2020:transfer={trc}:colormatrix=bt2020nc");
+    let x265_params =
+        format!("log-level=error:colorprim=bt2020:transfer={trc}:colormatrix=bt2020nc");
     let (codec, name): (Vec<&str>, String) = if x265 {
-        let args = vec!["-c:v", "libx265", "-x265-params", &x265_params, "-tag:v", "hvc1"];
+        let args = vec![
+            "-c:v",
+            "libx265",
+            "-x265-params",
+            &x265_params,
+            "-tag:v",
+            "hvc1",
+        ];
         (args, format!("{trc}.mp4"))
     } else {
-        let args = vec!["-c:v", "libvpx-vp9", "-profile:v", "2", "-crf", "20", "-b:v", "0"];
+        let args = vec![
+            "-c:v",
+            "libvpx-vp9",
+            "-profile:v",
+            "2",
+            "-crf",
+            "20",
+            "-b:v",
+            "0",
+        ];
         (args, format!("{trc}.webm"))
     };
     let mut args = vec!["-f", "lavfi", "-i", &source];
@@ -121,11 +138,15 @@ fn outputs() -> Vec<(&'static str, Value, Option<bool>)> {
         ("video-poster", json!({"time": 0, "format": "png"}), None),
         ("extract-frames", json!({}), None),
         ("video-to-gif", json!({}), None),
-        ("video-preview", json!({"width": 96, "start": 0}), None),
+        ("video-preview", json!({"width": 192, "start": 0}), None),
         ("video-to-webm", json!({}), Some(true)),
         ("video-to-webm", json!({"codec": "av1"}), Some(true)),
         ("video-to-ogg", json!({}), Some(false)),
-        ("trim-video", json!({"start": 0, "duration": 0.5}), Some(true)),
+        (
+            "trim-video",
+            json!({"start": 0, "duration": 0.5}),
+            Some(true),
+        ),
         ("modify-video-speed", json!({"speed": 2}), Some(true)),
         ("video-to-hls", json!({}), Some(true)),
     ]
@@ -143,10 +164,15 @@ async fn hlg_and_pq_sources_come_out_of_every_8bit_output_tone_mapped_and_tagged
         let reference = first_frame(source, Some(REFERENCE)).await;
         let naive = first_frame(source, None).await;
         let naive_distance = mean_delta_e(&reference, &naive);
-        assert!(naive_distance > 7.0, "{trc}: the fixture must tell them apart ({naive_distance})");
+        assert!(
+            naive_distance > 7.0,
+            "{trc}: the fixture must tell them apart ({naive_distance})"
+        );
         let src = app.fixtures.add(&name, bytes);
         for (command, options, tagged) in outputs() {
-            let doc = app.run_done(edit(&src, &[command], Some(options.clone()))).await;
+            let doc = app
+                .run_done(edit(&src, &[command], Some(options.clone())))
+                .await;
             let out = &app.download_all(&doc).await[0];
             let url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
             // HLS is read through its master playlist's URL, the rest from the file.
@@ -158,7 +184,9 @@ async fn hlg_and_pq_sources_come_out_of_every_8bit_output_tone_mapped_and_tagged
             let frame = first_frame(&input, None).await;
             let distance = mean_delta_e(&reference, &frame);
             // The figures of docs/PERFORMANCE.md (`--nocapture`).
-            println!("{trc} {command} {options}: mean ΔE2000 {distance:.2}, naive {naive_distance:.2}");
+            println!(
+                "{trc} {command} {options}: mean ΔE2000 {distance:.2}, naive {naive_distance:.2}"
+            );
             assert!(
                 distance < 5.0,
                 "{trc} {command}: mean ΔE {distance:.2} from the reference (naive {naive_distance:.2})"
@@ -187,7 +215,11 @@ async fn keep_hdr_makes_10bit_vp9_and_hevc_tagged_as_the_source_and_sdr_is_left_
     std::fs::write(&source, &bytes).unwrap();
     let src = app.fixtures.add(&name, bytes);
     let doc = app
-        .run_done(edit(&src, &["video-to-webm"], Some(json!({"keepHdr": true}))))
+        .run_done(edit(
+            &src,
+            &["video-to-webm"],
+            Some(json!({"keepHdr": true})),
+        ))
         .await;
     let out = &app.download_all(&doc).await[0];
     let path = out.to_str().unwrap();
@@ -206,10 +238,19 @@ async fn keep_hdr_makes_10bit_vp9_and_hevc_tagged_as_the_source_and_sdr_is_left_
 
     // HLS: 10-bit HEVC renditions, tagged as the source, named `hvc1` in CODECS.
     let doc = app
-        .run_done(edit(&src, &["video-to-hls"], Some(json!({"keepHdr": true}))))
+        .run_done(edit(
+            &src,
+            &["video-to-hls"],
+            Some(json!({"keepHdr": true})),
+        ))
         .await;
     let master_url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
-    let master = reqwest::get(master_url).await.unwrap().text().await.unwrap();
+    let master = reqwest::get(master_url)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
     assert!(master.contains("CODECS=\"hvc1.2."), "{master}");
     let stream = video_of(master_url).await;
     assert_eq!(stream["codec_name"], "hevc", "{stream}");
@@ -221,9 +262,15 @@ async fn keep_hdr_makes_10bit_vp9_and_hevc_tagged_as_the_source_and_sdr_is_left_
     assert!(distance < 5.0, "kept HDR in HLS: mean ΔE {distance:.2}");
 
     // An SDR source: keepHdr changes nothing; 8-bit, no BT.709 tags forced on it.
-    let sdr = app.fixtures.add("sdr.mp4", crate::clips::mp4("96x64", 10, 1.0, false));
+    let sdr = app
+        .fixtures
+        .add("sdr.mp4", crate::clips::mp4("192x128", 10, 1.0, false));
     let doc = app
-        .run_done(edit(&sdr, &["video-to-webm"], Some(json!({"keepHdr": true}))))
+        .run_done(edit(
+            &sdr,
+            &["video-to-webm"],
+            Some(json!({"keepHdr": true})),
+        ))
         .await;
     let out = &app.download_all(&doc).await[0];
     let stream = video_of(out.to_str().unwrap()).await;
@@ -235,7 +282,7 @@ async fn a_dry_run_reports_an_hdr_source_s_transfer_and_nothing_for_sdr() {
     let app = spawn_app().await;
     let (hlg, hlg_name) = hdr_clip("arib-std-b67");
     let (pq, pq_name) = hdr_clip("smpte2084");
-    let sdr = crate::clips::mp4("96x64", 10, 1.0, false);
+    let sdr = crate::clips::mp4("192x128", 10, 1.0, false);
     for (name, bytes, expected) in [
         (hlg_name.as_str(), hlg, json!("hlg")),
         (pq_name.as_str(), pq, json!("pq")),
@@ -254,6 +301,6 @@ async fn a_dry_run_reports_an_hdr_source_s_transfer_and_nothing_for_sdr() {
         let plan: Value = response.json().await.unwrap();
         let asset = &plan["attributes"]["assets"][0];
         assert_eq!(asset["hdr"], expected, "{name}: {plan}");
-        assert_eq!(asset["width"], 96, "{name}: {plan}");
+        assert_eq!(asset["width"], 192, "{name}: {plan}");
     }
 }

@@ -139,6 +139,24 @@ impl SplitRecipe {
     }
 }
 
+/// Probes `input` (one of `accepted`), checks its limits and encodes it with the
+/// recipe `recipe` makes of it (the commands inspect first themselves, to read what
+/// their options need of the source; the tests come this way).
+#[cfg(test)]
+pub(crate) async fn convert(
+    media: &Media,
+    input: &MediaFile,
+    accepted: &[MediaFormat],
+    recipe: impl FnOnce(&VideoInfo) -> SplitRecipe,
+    format: MediaFormat,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<MediaFile, MediaError> {
+    let info = crate::media::video::inspect::inspect(media, input, accepted).await?;
+    let recipe = recipe(&info);
+    convert_inspected(media, (input, &info), &recipe, format, out_dir, progress).await
+}
+
 /// Encodes `input`, already inspected and checked against the limits (`info`), with
 /// `recipe` into a file of `format`: in chunks where that pays, in one process
 /// otherwise. Errors as [`transcode::convert`]'s.

@@ -25,7 +25,9 @@ impl Media {
         if !file.format.is_video() {
             return None;
         }
-        let info = crate::media::video::inspect::read_info(self, file).await.ok()?;
+        let info = crate::media::video::inspect::read_info(self, file)
+            .await
+            .ok()?;
         info.hdr.map(Hdr::name)
     }
 }
@@ -185,7 +187,10 @@ mod tests {
         let pq = Hdr::from_probe(&stream("smpte2084", "bt2020", "bt2020nc")).unwrap();
         assert_eq!(pq.name(), "pq");
         assert_eq!(Hdr::from_probe(&stream("bt709", "bt709", "bt709")), None);
-        assert_eq!(Hdr::from_probe(&stream("bt2020-10", "bt2020", "bt2020nc")), None);
+        assert_eq!(
+            Hdr::from_probe(&stream("bt2020-10", "bt2020", "bt2020nc")),
+            None
+        );
     }
 
     #[test]

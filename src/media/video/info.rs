@@ -3,8 +3,8 @@
 //! `video::inspect`.
 
 use crate::media::image::yuv::Matrix;
-use crate::media::video::hdr::Hdr;
 use crate::media::limits::VideoLimits;
+use crate::media::video::hdr::Hdr;
 use crate::media::video::probe::{self, Probe};
 use crate::media::MediaError;
 

@@ -84,12 +84,14 @@ impl Measured {
 }
 
 /// Measures the first audio track of `input`; `span` (start, length in seconds) limits
-/// it to the part an output keeps. `Ok(None)` when the meter printed nothing (no
-/// audio decoded).
+/// it to the part an output keeps, and `through` (filters, e.g. `atempo`) makes it
+/// what the output's filters make of it before it is normalised. `Ok(None)` when the
+/// meter printed nothing (no audio decoded).
 pub(crate) async fn measure(
     media: &Media,
     input: &MediaFile,
     span: (Option<f64>, Option<f64>),
+    through: Option<&str>,
 ) -> Result<Option<Measured>, MediaError> {
     let mut args = quiet_input_args(input, media.config().max_video_seconds);
     args.extend(["-map", "0:a:0", "-vn", "-sn", "-dn"].map(Into::into));
@@ -102,7 +104,11 @@ pub(crate) async fn measure(
     // `pipe\:1` is escaped for the filter graph; `ametadata` prints every frame's
     // figures there.
     let meter = "ebur128=metadata=1:peak=true,ametadata=mode=print:file=pipe\\\\:1";
-    args.extend(["-af", meter, "-f", "null", "-"].map(Into::into));
+    let chain = match through {
+        Some(filters) => format!("{filters},{meter}"),
+        None => meter.to_string(),
+    };
+    args.extend(["-af", &chain, "-f", "null", "-"].map(Into::into));
     // Only the latest line of each of the three figures is kept: a long track prints
     // ten lines every 100 ms.
     const KEYS: [&str; 3] = ["lavfi.r128.I=", "lavfi.r128.LRA=", "lavfi.r128.true_peak="];
@@ -190,7 +196,10 @@ mod tests {
         assert!(audio_filter_args(&[], None).is_empty());
         let mut retimed: Vec<String> = ["-af", "atempo=2", "-c:a", "aac"].map(String::from).into();
         add_to_audio(&mut retimed, Some((-16.0, Some(m))));
-        assert!(retimed[1].starts_with("atempo=2,loudnorm=I=-16"), "{retimed:?}");
+        assert!(
+            retimed[1].starts_with("atempo=2,loudnorm=I=-16"),
+            "{retimed:?}"
+        );
         let mut plain: Vec<String> = ["-map", "0:a:0", "-c:a", "aac"].map(String::from).into();
         add_to_audio(&mut plain, Some((-16.0, Some(m))));
         assert_eq!(plain[2], "-af", "{plain:?}");

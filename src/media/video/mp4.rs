@@ -4,9 +4,9 @@
 //!
 //! Only the plain case is answered: one H.264 video track at a constant frame rate
 //! (one `stts` duration, the last sample aside), square pixels, no rotation, no
-//! container colour box, no HDR transfer, not fragmented. Anything else, and anything malformed, gives
-//! `None` and the caller asks ffprobe, which stays the authority on odd files and on
-//! what is wrong with a broken one. Nothing here panics on hostile bytes: every read
+//! container colour box, no HDR transfer, not fragmented. Anything else, and anything
+//! malformed, gives `None` and the caller asks ffprobe, which stays the authority on
+//! odd files and on what is wrong with a broken one. Nothing here panics on hostile bytes: every read
 //! is bounds-checked.
 
 use std::io::{Read, Seek, SeekFrom};

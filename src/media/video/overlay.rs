@@ -18,13 +18,13 @@ use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 use image::{ImageEncoder, RgbaImage};
 
 use crate::media::ffmpeg::transcode::{AAC, EVEN_SIZE, X264};
-use crate::media::video::hdr::{sdr_tags, shown_pictures};
-use crate::media::video::loudness::{add_to_audio, measure};
 use crate::media::image::overlay::Overlay;
 use crate::media::image::yuv::Matrix;
 use crate::media::image::Gravity;
 use crate::media::video::chunked::{self, x264::movie, SplitRecipe};
+use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
+use crate::media::video::loudness::{add_to_audio, measure};
 use crate::media::VIDEO_CONTAINERS;
 use crate::media::{output_path, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -85,7 +85,7 @@ impl Media {
     ) -> Result<MediaFile, MediaError> {
         let info = crate::media::video::inspect::inspect(self, input, VIDEO_CONTAINERS).await?;
         let target = match loudness.filter(|_| info.has_audio) {
-            Some(target) => Some((target, measure(self, input, (None, None)).await?)),
+            Some(target) => Some((target, measure(self, input, (None, None), None).await?)),
             None => None,
         };
         let copy_audio = input.format.is_iso_bmff_video() && target.is_none();
