@@ -10,8 +10,10 @@ use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
 use crate::commands::registry::Command;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
-use crate::media::ffmpeg::transcode::{quiet_input_args, SQUARE_PIXELS};
+use crate::media::ffmpeg::transcode::quiet_input_args;
 use crate::media::video::frames::{self, FrameOutput};
+use crate::media::video::hdr::{shown_pictures, tone_map_head};
+use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -97,7 +99,7 @@ pub(crate) async fn run_into(
     let size = output.size(info.shown)?;
     let mut args = quiet_input_args(input, media.config().max_video_seconds);
     args.extend(
-        decode_args(limit + 1, size, info.shown)
+        decode_args(limit + 1, size, &info)
             .into_iter()
             .map(Into::into),
     );
@@ -135,9 +137,10 @@ pub(crate) async fn run_into(
 /// ffmpeg arguments after the input: every decoded frame, none dropped or repeated,
 /// at most `max_frames` of them, as raw 8-bit 4:2:0 pictures in limited range on
 /// stdout, with square pixels at the size they are `shown` at, or scaled to `size`.
-fn decode_args(max_frames: u64, size: Option<(u32, u32)>, shown: (u32, u32)) -> Vec<String> {
+fn decode_args(max_frames: u64, size: Option<(u32, u32)>, info: &VideoInfo) -> Vec<String> {
+    let shown = info.shown;
     let scale = match size {
-        None => format!("{SQUARE_PIXELS},scale=out_range=tv"),
+        None => format!("{},scale=out_range=tv", shown_pictures(info)),
         // One pass squares and scales, with `resize-image`'s filters: Lanczos (3
         // lobes) to shrink, Catmull-Rom (bicubic, B 0, C 0.5) to enlarge.
         Some((w, h)) => {
@@ -146,7 +149,8 @@ fn decode_args(max_frames: u64, size: Option<(u32, u32)>, shown: (u32, u32)) -> 
             } else {
                 "bicubic:param0=0:param1=0.5"
             };
-            format!("scale={w}:{h}:flags={flags}:out_range=tv,setsar=1")
+            let head = tone_map_head(info);
+            format!("{head}scale={w}:{h}:flags={flags}:out_range=tv,setsar=1")
         }
     };
     [
@@ -230,10 +234,18 @@ impl Fused {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::media::ffmpeg::transcode::SQUARE_PIXELS;
+
+    fn shown(shown: (u32, u32)) -> VideoInfo {
+        VideoInfo {
+            shown,
+            ..VideoInfo::default()
+        }
+    }
 
     #[test]
     fn every_frame_is_kept_as_it_comes_with_square_pixels() {
-        let args = decode_args(10, None, (64, 48)).join(" ");
+        let args = decode_args(10, None, &shown((64, 48))).join(" ");
         assert!(args.contains(SQUARE_PIXELS), "{args}");
         assert!(
             args.contains("-fps_mode passthrough -frames:v 10"),
@@ -244,13 +256,13 @@ mod tests {
 
     #[test]
     fn frames_to_resize_are_scaled_by_ffmpeg_with_resize_image_s_filters() {
-        let shrunk = decode_args(10, Some((16, 12)), (64, 48)).join(" ");
+        let shrunk = decode_args(10, Some((16, 12)), &shown((64, 48))).join(" ");
         assert!(
             shrunk.contains("-vf scale=16:12:flags=lanczos:out_range=tv,setsar=1,format=yuv420p"),
             "{shrunk}"
         );
         assert!(!shrunk.contains(SQUARE_PIXELS), "one pass: {shrunk}");
-        let enlarged = decode_args(10, Some((128, 96)), (64, 48)).join(" ");
+        let enlarged = decode_args(10, Some((128, 96)), &shown((64, 48))).join(" ");
         assert!(
             enlarged.contains("flags=bicubic:param0=0:param1=0.5"),
             "{enlarged}"

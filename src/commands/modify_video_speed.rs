@@ -13,14 +13,15 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
+use super::video_to_audio::LOUDNESS;
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
-use crate::media::ffmpeg::transcode::{
-    self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264,
-};
+use crate::media::ffmpeg::transcode::{self, map_args, Recipe, AAC, EVEN_SIZE, X264};
 use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::h264::FrameRate;
+use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
+use crate::media::video::loudness::{add_to_audio, measure};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -49,7 +50,7 @@ impl CommandDef for ModifyVideoSpeed {
         name: "modify-video-speed",
         summary: "A video sped up or slowed down by `speed`; the audio keeps its pitch.",
         inputs: INPUTS,
-        options: &[&SPEED],
+        options: &[&SPEED, &LOUDNESS],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -94,18 +95,39 @@ async fn run(
     }
     let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
     let expected = info.duration.map(|d| d / speed);
+    // Measured through the same `atempo` chain: retiming shifts a track's loudness.
+    let target = match options
+        .optional_number(&LOUDNESS)
+        .filter(|_| info.has_audio)
+    {
+        Some(target) => {
+            let chain: Vec<String> = atempo_chain(speed)
+                .iter()
+                .map(|f| format!("atempo={f}"))
+                .collect();
+            let through = Some(chain.join(",")).filter(|c| !c.is_empty());
+            Some((
+                target,
+                measure(media, input, (None, None), through.as_deref()).await?,
+            ))
+        }
+        None => None,
+    };
     // Copies stay within ISO-BMFF, whose timing the in-process reader knows exactly.
     if input.format.is_iso_bmff_video() && can_copy_video(speed, &info) {
-        let recipe = copy_recipe(speed, &info);
+        let mut recipe = copy_recipe(speed, &info);
+        add_to_audio(&mut recipe.output_options, target);
         return transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress)
             .await;
     }
     if let Some(time_scale) = chunk_time_scale(speed, &info) {
-        let recipe = encode_recipe(media, speed, &info, time_scale);
+        let mut recipe = encode_recipe(media, speed, &info, time_scale);
+        add_to_audio(&mut recipe.audio, target);
         let input = (input, &info);
         return chunked::convert_inspected(media, input, &recipe, OUTPUT, out_dir, progress).await;
     }
-    let tail = modify_speed_args(speed, &info);
+    let mut tail = modify_speed_args(speed, &info);
+    add_to_audio(&mut tail, target);
     transcode::run_to_file(media, input, tail, OUTPUT, expected, out_dir, progress).await
 }
 
@@ -130,7 +152,8 @@ fn chunk_time_scale(speed: f64, info: &VideoInfo) -> Option<f64> {
 /// shorter than.
 fn can_copy_video(speed: f64, info: &VideoInfo) -> bool {
     let rate = info.base_rate.or(info.frame_rate);
-    info.codec.as_deref() == Some("h264")
+    info.hdr.is_none()
+        && info.codec.as_deref() == Some("h264")
         && info.pix_fmt.as_deref() == Some("yuv420p")
         && info.shown_as_stored
         && info.width % 2 == 0
@@ -217,7 +240,7 @@ fn encode_recipe(media: &Media, speed: f64, info: &VideoInfo, time_scale: f64) -
 
 /// The video filter and the video encoder's options of the re-encode.
 fn encode_parts(speed: f64, info: &VideoInfo) -> (String, Vec<String>) {
-    let mut video = format!("{SQUARE_PIXELS},setpts=PTS/{speed}");
+    let mut video = format!("{},setpts=PTS/{speed}", shown_pictures(info));
     let fps = output_rate(speed, info);
     if let Some(rate) = fps {
         video.push_str(&format!(",fps={}", rate.to_ffmpeg()));
@@ -229,6 +252,7 @@ fn encode_parts(speed: f64, info: &VideoInfo) -> (String, Vec<String>) {
         args.extend(["-enc_time_base", "-1"].map(String::from));
     }
     args.extend(X264.map(String::from));
+    args.extend(sdr_tags(info));
     (video, args)
 }
 

@@ -58,6 +58,7 @@ impl CommandDef for Text {
             &FONT_SIZE,
             &COLOR,
             &FORMAT,
+            &super::video_to_audio::LOUDNESS,
         ],
         output: None,
         in_process: false,

@@ -18,14 +18,15 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
+use super::video_to_audio::{loudness_target, LOUDNESS};
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
-use crate::media::ffmpeg::transcode::{
-    self, map_args, Recipe, AAC, EVEN_SIZE, SQUARE_PIXELS, X264,
-};
+use crate::media::ffmpeg::transcode::{self, map_args, Recipe, AAC, EVEN_SIZE, X264};
 use crate::media::video::chunked::{self, part, Part, SplitRecipe};
+use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
+use crate::media::video::loudness::add_to_audio;
 use crate::media::video::shown_frame::{frame_shown_at, ShownFrame};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -84,7 +85,7 @@ impl CommandDef for TrimVideo {
         name: "trim-video",
         summary: "The part of a video from `start` to `end` (or for `duration`), frame-accurate, with its audio, as MP4; copied without re-encoding when it starts on a keyframe.",
         inputs: INPUTS,
-        options: &[&START, &END, &DURATION],
+        options: &[&START, &END, &DURATION, &LOUDNESS],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -150,19 +151,24 @@ impl CommandDef for TrimVideo {
         // The part runs from the shown frame's start, so that it ends where asked.
         let length = end.map(|end| end - shown.start);
         let copy = shown.key && input.format.is_iso_bmff_video() && can_copy(&info);
+        // The loudness of the part kept, when asked for: its audio is encoded anyway.
+        let span = (Some(shown.start), length);
+        let target = loudness_target(media, input, (options, info.has_audio), span).await?;
         if let (false, Some(part)) = (copy, chunk_part(shown, length, &info)) {
-            let recipe = split_recipe(media, part, &info);
+            let mut recipe = split_recipe(media, part, &info);
+            add_to_audio(&mut recipe.audio, target);
             let split =
                 chunked::try_split(media, (input, &info), &recipe, OUTPUT, out_dir, progress);
             if let Some(file) = split.await? {
                 return Ok(vec![file]);
             }
         }
-        let recipe = if copy {
+        let mut recipe = if copy {
             copy_recipe(shown, length, &info)
         } else {
             encode_recipe(shown, length, &info)
         };
+        add_to_audio(&mut recipe.output_options, target);
         let expected = length.or(info.duration.map(|d| d - shown.start));
         let out = transcode::run_to_file(media, input, recipe, OUTPUT, expected, out_dir, progress);
         Ok(vec![out.await?])
@@ -188,7 +194,8 @@ fn start_past_end() -> MediaError {
 /// Whether the output can keep the source's video packets: what every MP4 output is
 /// (H.264 in 8-bit 4:2:0, upright, square pixels, even sides).
 fn can_copy(info: &VideoInfo) -> bool {
-    info.codec.as_deref() == Some("h264")
+    info.hdr.is_none()
+        && info.codec.as_deref() == Some("h264")
         && info.pix_fmt.as_deref() == Some("yuv420p")
         && info.shown_as_stored
         && info.width % 2 == 0
@@ -212,8 +219,9 @@ fn encode_seek(shown: ShownFrame) -> f64 {
 }
 
 /// The re-encode's video filter.
-fn encode_filter() -> String {
-    format!("{SQUARE_PIXELS},{EVEN_SIZE},setsar=1,setpts=PTS-STARTPTS,format=yuv420p")
+fn encode_filter(info: &VideoInfo) -> String {
+    let shown = shown_pictures(info);
+    format!("{shown},{EVEN_SIZE},setsar=1,setpts=PTS-STARTPTS,format=yuv420p")
 }
 
 /// The part a re-encode may be cut in chunks over: the frames of a constant-rate
@@ -246,8 +254,9 @@ fn split_recipe(media: &Media, part: Part, info: &VideoInfo) -> SplitRecipe {
     } else {
         Vec::new()
     };
-    let video = X264.map(String::from).into();
-    let mut recipe = SplitRecipe::x264(media, encode_filter(), (video, audio), 1.0);
+    let video = X264.map(String::from).into_iter().chain(sdr_tags(info));
+    let video = video.collect();
+    let mut recipe = SplitRecipe::x264(media, encode_filter(info), (video, audio), 1.0);
     recipe.part = Some(part);
     recipe
 }
@@ -257,8 +266,9 @@ fn split_recipe(media: &Media, part: Part, info: &VideoInfo) -> SplitRecipe {
 fn encode_recipe(shown: ShownFrame, length: Option<f64>, info: &VideoInfo) -> Recipe {
     let seek = encode_seek(shown);
     let mut output = map_args(info.has_audio);
-    output.extend(["-vf".to_string(), encode_filter()]);
+    output.extend(["-vf".to_string(), encode_filter(info)]);
     output.extend(X264.map(String::from));
+    output.extend(sdr_tags(info));
     output.extend(tail(length, info));
     Recipe {
         input_options: vec!["-ss".into(), format!("{seek:.6}")],

@@ -12,9 +12,11 @@ use std::path::Path;
 use super::options::{OptionKind, OptionSpec, Options};
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
-use crate::media::ffmpeg::transcode::{self, Recipe, SQUARE_PIXELS};
+use crate::media::ffmpeg::transcode::{self, Recipe};
 use crate::media::image::{FrameOp, Scale};
 use crate::media::video::frame_score::best_time;
+use crate::media::video::hdr::shown_pictures;
+use crate::media::video::info::VideoInfo;
 use crate::media::video::shown_frame::frame_shown_at;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -84,7 +86,7 @@ impl CommandDef for VideoPoster {
         let seek = (shown.start - SEEK_MARGIN).max(0.0);
         let recipe = Recipe {
             input_options: vec!["-ss".into(), format!("{seek:.6}")],
-            output_options: frame_args(),
+            output_options: frame_args(&info),
         };
         let png = transcode::run_to_file(
             media,
@@ -114,8 +116,8 @@ fn format(options: &Options) -> ImageFormat {
 }
 
 /// One frame, upright with square pixels, as a lossless PNG.
-fn frame_args() -> Vec<String> {
-    let video = format!("{SQUARE_PIXELS},format=rgb24");
+fn frame_args(info: &VideoInfo) -> Vec<String> {
+    let video = format!("{},format=rgb24", shown_pictures(info));
     [
         "-map",
         "0:v:0",
@@ -153,6 +155,8 @@ mod tests {
             VideoPoster::output(MediaFormat::Mp4, &jpeg),
             MediaFormat::Jpeg
         );
-        assert!(frame_args().join(" ").contains("-frames:v 1 -c:v png"));
+        assert!(frame_args(&VideoInfo::default())
+            .join(" ")
+            .contains("-frames:v 1 -c:v png"));
     }
 }

@@ -11,6 +11,8 @@ use super::trim_video::START;
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::{self, Recipe, SQUARE_PIXELS};
+use crate::media::image::yuv::Matrix;
+use crate::media::video::hdr::tone_map_head;
 use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -142,7 +144,22 @@ fn preview_args(info: &VideoInfo, width: u32, duration: f64, format: MediaFormat
     if !info.frame_rate.is_some_and(|fps| fps <= MAX_FPS) {
         video.push_str(&format!("fps={MAX_FPS},"));
     }
-    video.push_str(&format!("scale={width}:-1:flags=lanczos,setsar=1"));
+    // An HDR source is tone-mapped after `fps` drops the frames the preview skips.
+    video.push_str(&tone_map_head(info));
+    video.push_str(&format!("scale={width}:-1:flags=lanczos"));
+    if format == MediaFormat::Webp {
+        // libwebp takes YCbCr as BT.601: a BT.709 picture (a tone-mapped HDR one
+        // among them) is re-expressed in it, or its colours shift (mean ΔE2000 5 → 2.4
+        // on tests/it/hdr.rs's HLG pattern).
+        let from = match info.matrix {
+            Matrix::Bt709 => "bt709",
+            Matrix::Bt601 => "bt601",
+        };
+        video.push_str(&format!(
+            ":in_color_matrix={from}:out_color_matrix=bt601:out_range=tv"
+        ));
+    }
+    video.push_str(",setsar=1");
     let mut args = Vec::new();
     if format == MediaFormat::Gif {
         video.push_str(

@@ -22,6 +22,7 @@ use crate::commands::spec::{Beside, CommandDef, CommandSpec, OptionProblem, Pred
 use crate::error_code::Code;
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::{input_args_with, run_ffmpeg, SQUARE_PIXELS};
+use crate::media::video::hdr::tone_map_head;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -171,7 +172,7 @@ async fn run(
     let demuxer = crate::media::ffmpeg::input::demuxer(input.format);
     let head = input_args_with((&input.path, demuxer), max_demuxer, &[]);
     let sheet = crate::media::output_path(out_dir, sheet_format);
-    let tail = sheet_args(grid, seconds, format);
+    let tail = sheet_args(grid, seconds, format, &tone_map_head(&info));
     let ran = run_ffmpeg(media, head, tail, file_url(&sheet), info.duration, progress).await;
     if let Err(e) = ran {
         let _ = tokio::fs::remove_file(&sheet).await;
@@ -199,7 +200,9 @@ fn start_ms(i: u32, count: u32, seconds: f64) -> u64 {
 
 /// ffmpeg arguments after the input: the frames at each cue's start, scaled to a
 /// tile and laid out in one picture.
-fn sheet_args(grid: Grid, seconds: f64, format: ImageFormat) -> Vec<String> {
+/// `tone_map`: the tone mapping of an HDR source (with its comma; empty for SDR), put
+/// after `fps` so that only the frames picked are tone-mapped.
+fn sheet_args(grid: Grid, seconds: f64, format: ImageFormat, tone_map: &str) -> Vec<String> {
     // `count` ticks over the length, as a ratio of whole numbers (ms).
     let ms = (seconds * 1000.0).round().max(1.0) as u64;
     let rate = format!("{}/{ms}", u64::from(grid.count) * 1000);
@@ -213,7 +216,7 @@ fn sheet_args(grid: Grid, seconds: f64, format: ImageFormat) -> Vec<String> {
     // `color` as the input ends. (With `nb_frames` instead, `tile` would leave those
     // cells as the zeroed buffer they start as: green, zero chroma.)
     let filter = format!(
-        "{SQUARE_PIXELS},fps=fps={rate}:round=up,scale={w}:{h}:flags=bicubic,setsar=1,\
+        "{SQUARE_PIXELS},fps=fps={rate}:round=up,{tone_map}scale={w}:{h}:flags=bicubic,setsar=1,\
          format={pixels},trim=end_frame={},tile={}x{}:color={background}",
         grid.count,
         grid.columns,
@@ -297,13 +300,13 @@ mod tests {
     #[test]
     fn the_frames_are_picked_at_each_cue_s_start_in_one_run() {
         let g = grid(&[("count", json!(7))], (320, 240));
-        let args = sheet_args(g, 3.0, ImageFormat::Jpeg).join(" ");
+        let args = sheet_args(g, 3.0, ImageFormat::Jpeg, "").join(" ");
         assert!(args.contains("fps=fps=7000/3000:round=up"), "{args}");
         assert!(
             args.contains("trim=end_frame=7,tile=3x3:color=black "),
             "{args}"
         );
-        let webp = sheet_args(g, 3.0, ImageFormat::Webp).join(" ");
+        let webp = sheet_args(g, 3.0, ImageFormat::Webp, "").join(" ");
         assert!(webp.contains("-c:v libwebp"), "{webp}");
         assert!(
             webp.contains("yuva420p,trim=end_frame=7,tile=3x3:color=black@0"),

@@ -9,6 +9,7 @@ use super::options::{OptionKind, OptionSpec, Options};
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode;
 use crate::media::video::audio::inspect_audio;
+use crate::media::video::loudness::{self, audio_filter_args, Measured};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, VIDEOS_AND_AUDIO};
 
 const INPUTS: &[MediaFormat] = VIDEOS_AND_AUDIO;
@@ -22,6 +23,37 @@ pub const FORMAT: OptionSpec = OptionSpec {
     },
 };
 
+/// The integrated loudness (LUFS) every command that writes audio brings it to.
+pub const LOUDNESS: OptionSpec = OptionSpec {
+    name: "loudness",
+    doc: "Bring the audio to this integrated loudness, in LUFS (EBU R128; −70 to −5, e.g. −16 for the web, −23 for broadcast): measured first, then one gain over the track, its true peak kept at or under −1 dBTP (default: the audio as it is).",
+    kind: OptionKind::Number {
+        min: loudness::MIN_TARGET,
+        min_inclusive: true,
+        max: loudness::MAX_TARGET,
+        integer: false,
+        default: None,
+    },
+};
+
+/// What [`LOUDNESS`] asks of an output that keeps the span (start, length in seconds)
+/// of `input`: the target and the measured track, or `None` when the option is not
+/// given or the output has no audio.
+pub(crate) async fn loudness_target(
+    media: &Media,
+    input: &MediaFile,
+    (options, has_audio): (&Options, bool),
+    span: (Option<f64>, Option<f64>),
+) -> Result<Option<(f64, Option<Measured>)>, MediaError> {
+    match options.optional_number(&LOUDNESS) {
+        Some(target) if has_audio => Ok(Some((
+            target,
+            loudness::measure(media, input, span, None).await?,
+        ))),
+        _ => Ok(None),
+    }
+}
+
 pub struct VideoToAudio;
 
 impl CommandDef for VideoToAudio {
@@ -29,7 +61,7 @@ impl CommandDef for VideoToAudio {
         name: "video-to-audio",
         summary: "The audio track of a video on its own, as M4A (AAC), MP3 or Opus; a file without audio fails `no_audio_track`.",
         inputs: INPUTS,
-        options: &[&FORMAT],
+        options: &[&FORMAT, &LOUDNESS],
         output: None,
         in_process: false,
     };
@@ -57,7 +89,10 @@ impl CommandDef for VideoToAudio {
     ) -> Result<Vec<MediaFile>, MediaError> {
         let info = inspect_audio(media, input).await?;
         let format = format(options);
-        let args = audio_args(format);
+        let target = loudness_target(media, input, (options, true), (None, None)).await?;
+        let mut args = audio_args(format);
+        // After the stream selection (`-map 0:a:0 -vn -sn -dn`), before the encoder.
+        args.splice(5..5, audio_filter_args(&[], target));
         let out =
             transcode::run_to_file(media, input, args, format, info.duration, out_dir, progress);
         Ok(vec![out.await?])

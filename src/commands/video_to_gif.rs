@@ -7,6 +7,7 @@ use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::SQUARE_PIXELS;
+use crate::media::video::hdr::tone_map_head;
 use crate::media::video::info::VideoInfo;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
@@ -98,6 +99,8 @@ pub(crate) fn video_to_gif_args(info: &VideoInfo) -> Vec<String> {
             GIF_MAX_FPS
         }
     };
+    // An HDR source is tone-mapped after `fps` drops the frames no GIF shows.
+    video.push_str(&tone_map_head(info));
     // Rotation swaps the sides, which changes neither the longest side nor the area.
     let longest = f64::from(info.width.max(info.height));
     let shrink = (f64::from(GIF_MAX_SIDE) / longest).min(1.0);

@@ -17,14 +17,18 @@
 
 use std::path::Path;
 
+use super::video_to_audio::{loudness_target, LOUDNESS};
+use super::video_to_webm::KEEP_HDR;
 use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::input::file_url;
-use crate::media::ffmpeg::transcode::{SQUARE_PIXELS, X264};
+use crate::media::ffmpeg::transcode::X264;
 use crate::media::video::chunked::ladder::{self, LadderRecipe};
+use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
 use crate::media::video::hls;
 use crate::media::video::info::VideoInfo;
+use crate::media::video::loudness::audio_filter_args;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -37,6 +41,24 @@ const SMALLEST_RATE_K: u32 = 600;
 /// Seconds per segment, and between keyframes (a divisor of it: segments cut there).
 const SEGMENT_SECONDS: u32 = 6;
 const KEYFRAME_SECONDS: u32 = 2;
+/// The renditions of `keepHdr`: 10-bit HEVC (Main 10) tagged `hvc1`, as Apple's HLS
+/// players require, every forced keyframe an IDR so each segment decodes alone.
+const HEVC_10BIT: [&str; 14] = [
+    "-c:v",
+    "libx265",
+    "-preset",
+    "veryfast",
+    "-crf",
+    "23",
+    "-profile:v",
+    "main10",
+    "-tag:v",
+    "hvc1",
+    "-forced-idr",
+    "1",
+    "-x265-params",
+    "log-level=error",
+];
 /// The AAC rate of every rendition.
 const AUDIO_RATE: &str = "128k";
 /// The master playlist's name in the output directory.
@@ -50,7 +72,7 @@ impl CommandDef for VideoToHls {
         summary: "A video as an adaptive HLS stream: H.264 + AAC in fMP4 segments, a ladder \
                   of 1080p, 720p, 480p and 360p never above the source, and a master playlist.",
         inputs: INPUTS,
-        options: &[],
+        options: &[&KEEP_HDR, &LOUDNESS],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -74,11 +96,11 @@ impl CommandDef for VideoToHls {
     async fn run(
         media: &Media,
         input: &MediaFile,
-        _options: &Options,
+        options: &Options,
         out_dir: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
-        Ok(vec![run(media, input, out_dir, progress).await?])
+        Ok(vec![run(media, input, options, out_dir, progress).await?])
     }
 }
 
@@ -124,6 +146,7 @@ fn ladder(shown: (u32, u32)) -> Vec<Rung> {
 async fn run(
     media: &Media,
     input: &MediaFile,
+    options: &Options,
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
@@ -135,7 +158,10 @@ async fn run(
         // ffmpeg writes into the rungs' directories but makes none behind `file:`.
         tokio::fs::create_dir_all(dir.join(format!("v{i}"))).await?;
     }
-    let recipe = recipe(&rungs, &info, &dir);
+    let target = loudness_target(media, input, (options, info.has_audio), (None, None));
+    let target = target.await?;
+    let mut recipe = recipe(&rungs, (&info, options.flag(&KEEP_HDR)), &dir);
+    recipe.audio.splice(0..0, audio_filter_args(&[], target));
     let output = dir.join("v%v").join("index.m3u8");
     let ran = ladder::encode(media, (input, &info), &recipe, out_dir, &output, progress).await;
     let master = dir.join(MASTER);
@@ -157,18 +183,28 @@ async fn run(
 /// The ladder's recipe for a source described by `info`: one decode split into every
 /// rung, each scaled and encoded, muxed as HLS with fMP4 segments into `dir` (`v<i>/`
 /// per rung). Run in one process or in chunks (`ladder::encode`), the same parts.
-fn recipe(rungs: &[Rung], info: &VideoInfo, dir: &Path) -> LadderRecipe {
+/// `keep_hdr`: an HDR source's renditions are 10-bit HEVC tagged as the source.
+fn recipe(rungs: &[Rung], (info, keep_hdr): (&VideoInfo, bool), dir: &Path) -> LadderRecipe {
     let n = rungs.len();
     let labels: String = (0..n).map(|i| format!("[s{i}]")).collect();
-    let mut graph = format!("{SQUARE_PIXELS},format=yuv420p,split={n}{labels}");
+    let kept = info.hdr.filter(|_| keep_hdr);
+    let (shown, pix_fmt) = match kept {
+        Some(_) => (kept_pictures(), "yuv420p10le"),
+        None => (shown_pictures(info), "yuv420p"),
+    };
+    let mut graph = format!("{shown},format={pix_fmt},split={n}{labels}");
     for (i, rung) in rungs.iter().enumerate() {
         let (w, h) = rung.size;
         graph.push_str(&format!(
             ";[s{i}]scale={w}:{h}:flags=bicubic,setsar=1[v{i}]"
         ));
     }
-    let mut video: Vec<String> = X264.map(String::from).into();
-    video.extend(["-pix_fmt", "yuv420p"].map(String::from));
+    let (mut video, tags): (Vec<String>, _) = match kept {
+        Some(hdr) => (HEVC_10BIT.map(String::from).into(), hdr.source_tags()),
+        None => (X264.map(String::from).into(), sdr_tags(info)),
+    };
+    video.extend(tags);
+    video.extend(["-pix_fmt", pix_fmt].map(String::from));
     for (i, rung) in rungs.iter().enumerate() {
         let rate = rung.rate_k;
         video.extend([
@@ -192,7 +228,8 @@ fn recipe(rungs: &[Rung], info: &VideoInfo, dir: &Path) -> LadderRecipe {
         video,
         audio,
         muxer: muxer(n, info.has_audio, dir),
-        segment_frames: segment_frames(info.frame_rate),
+        // HEVC is encoded whole: the chunk joins are measured on x264's ends only.
+        segment_frames: segment_frames(info.frame_rate).filter(|_| kept.is_none()),
         lead_in: info.frame_rate.map_or(0, |rate| {
             (rate * f64::from(KEYFRAME_SECONDS)).round() as u64
         }),
@@ -283,7 +320,7 @@ mod tests {
     fn one_decode_is_split_into_every_rung_in_one_hls_muxer() {
         let rungs = ladder((1920, 1080));
         let dir = Path::new("/tmp/x");
-        let recipe = recipe(&rungs, &source(true), dir);
+        let recipe = recipe(&rungs, (&source(true), false), dir);
         let args = recipe.whole().join(" ");
         assert!(args.contains("split=4[s0][s1][s2][s3]"), "{args}");
         assert!(args.contains("[s3]scale=640:360"), "{args}");
@@ -300,7 +337,7 @@ mod tests {
         // 6 s at 25 fps: chunks are cut between segments, every 150 frames.
         assert_eq!(recipe.segment_frames, Some(150));
         assert_eq!(recipe.lead_in, 50);
-        let silent = super::recipe(&rungs[3..], &source(false), dir)
+        let silent = super::recipe(&rungs[3..], (&source(false), false), dir)
             .whole()
             .join(" ");
         assert!(silent.contains("-var_stream_map v:0"), "{silent}");

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options, FORMAT};
 use super::options::{FOCUS_X, FOCUS_Y};
+use super::video_to_audio::LOUDNESS;
 use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::image::overlay::{Overlay, Watermark as WatermarkOp};
@@ -80,6 +81,7 @@ impl CommandDef for Watermark {
             &OPACITY,
             &OVERLAY_WIDTH,
             &FORMAT,
+            &LOUDNESS,
         ],
         output: None,
         in_process: false,
@@ -130,7 +132,13 @@ pub(crate) async fn lay_over(
 ) -> Result<Vec<MediaFile>, MediaError> {
     let out = if input.format.is_video() {
         media
-            .overlay_on_video(input, &op, out_dir, progress)
+            .overlay_on_video(
+                input,
+                &op,
+                options.optional_number(&LOUDNESS),
+                out_dir,
+                progress,
+            )
             .await?
     } else {
         let format = options.image_format(&FORMAT);

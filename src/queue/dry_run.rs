@@ -187,6 +187,7 @@ impl Probing {
                     false,
                 ),
             })?;
+        let hdr = media.hdr_of(&file).await;
         let outputs: Vec<Value> = outputs
             .iter()
             .map(|output| {
@@ -200,7 +201,7 @@ impl Probing {
                 })
             })
             .collect();
-        Ok(json!({
+        let mut asset = json!({
             "src": src.as_str(),
             "format": format.extension(),
             "width": source.width,
@@ -208,7 +209,12 @@ impl Probing {
             "duration": source.duration,
             "frames": source.frames.or(format.is_image().then_some(1)),
             "outputs": outputs,
-        }))
+        });
+        if let Some(hdr) = hdr {
+            // Only an HDR source says so: `hlg` or `pq`.
+            asset["hdr"] = json!(hdr);
+        }
+        Ok(asset)
     }
 
     /// The file upload `id` is probed from: its stored file in place when it is one part

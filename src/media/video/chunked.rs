@@ -48,8 +48,9 @@ mod encode;
 use encode::Chunked;
 
 /// Probes `input` (one of `accepted`), checks its limits and encodes it with the
-/// recipe `recipe` makes of it into a file of `format`: in chunks where that pays,
-/// in one process otherwise. Errors as [`transcode::convert`]'s.
+/// recipe `recipe` makes of it (the commands inspect first themselves, to read what
+/// their options need of the source; the tests come this way).
+#[cfg(test)]
 pub(crate) async fn convert(
     media: &Media,
     input: &MediaFile,
@@ -64,7 +65,9 @@ pub(crate) async fn convert(
     convert_inspected(media, (input, &info), &recipe, format, out_dir, progress).await
 }
 
-/// [`convert`] of `input`, already inspected (`info`), with `recipe`.
+/// Encodes `input`, already inspected and checked against the limits (`info`), with
+/// `recipe` into a file of `format`: in chunks where that pays, in one process
+/// otherwise. Errors as [`transcode::convert`]'s.
 pub(crate) async fn convert_inspected(
     media: &Media,
     (input, info): (&MediaFile, &VideoInfo),

@@ -5,6 +5,7 @@
 use crate::media::error::MediaError;
 use crate::media::image::yuv::Matrix;
 use crate::media::limits::VideoLimits;
+use crate::media::video::hdr_source::Hdr;
 use crate::media::video::probe::{self, Probe};
 
 /// What a video's headers say of its size, length and frame count, read in this
@@ -40,8 +41,11 @@ pub(crate) struct VideoInfo {
     /// The size frames are shown at, which is the size ffmpeg hands them on at: pixels
     /// made square as [`crate::media::ffmpeg::transcode::SQUARE_PIXELS`] does, a quarter turn applied.
     pub shown: (u32, u32),
-    /// The matrix of its YCbCr values.
+    /// The matrix of the YCbCr values the filters hand on: the source's, or BT.709
+    /// for an HDR source (tone-mapped to BT.709 first, `video::hdr`).
     pub matrix: Matrix,
+    /// HLG or PQ: the source is HDR, and its 8-bit outputs are tone-mapped.
+    pub hdr: Option<Hdr>,
 }
 
 impl VideoInfo {
@@ -71,6 +75,7 @@ impl VideoInfo {
             .chain(std::iter::once(from_frames))
             .filter_map(positive)
             .reduce(f64::max);
+        let hdr = Hdr::from_probe(video);
         Ok(VideoInfo {
             width,
             height,
@@ -83,7 +88,11 @@ impl VideoInfo {
             pix_fmt: video.pix_fmt.clone(),
             shown_as_stored: video.has_square_pixels() && !video.is_rotated(),
             shown: video.shown_size(width, height),
-            matrix: Matrix::from_probe(video.color_space.as_deref()),
+            matrix: match hdr {
+                Some(_) => Matrix::Bt709,
+                None => Matrix::from_probe(video.color_space.as_deref()),
+            },
+            hdr,
         })
     }
 

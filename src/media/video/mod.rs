@@ -9,10 +9,12 @@
 //! - `hls`: the HLS playlists of `video-to-hls` (variants, segments, measured rates).
 //! - `chunked`: long Theora and VP9 encodes and HLS ladders split at keyframes,
 //!   encoded in parallel, joined without re-encoding.
+//! - `hdr`: HLG and PQ sources, and the tone mapping of their 8-bit outputs.
 //! - `h264`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
 //! - `frames`: every frame of a video decoded once by ffmpeg, encoded here.
 //! - `shown_frame`: the frame shown at a time; `frame_score`: a poster candidate's
-//!   worth; `audio`: an audio track and its loudness.
+//!   worth; `audio`: an audio track and its loudness; `loudness`: the `loudness`
+//!   option's measuring pass and normalising filter.
 //! - `overlay`: `watermark` and `text` on a video, one ffmpeg run.
 
 pub(crate) mod audio;
@@ -22,10 +24,13 @@ pub(crate) mod ffprobe;
 pub(crate) mod frame_score;
 pub(crate) mod frames;
 pub(crate) mod h264;
+pub(crate) mod hdr;
+pub(crate) mod hdr_source;
 pub(crate) mod hls;
 pub(crate) mod info;
 pub(crate) mod inspect;
 pub(crate) mod inspect_cache;
+pub(crate) mod loudness;
 pub(crate) mod mkv;
 pub(crate) mod mp4;
 pub(crate) mod overlay;

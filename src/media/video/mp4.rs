@@ -4,9 +4,9 @@
 //!
 //! Only the plain case is answered: one H.264 video track at a constant frame rate
 //! (one `stts` duration, the last sample aside), square pixels, no rotation, no
-//! container colour box, not fragmented. Anything else, and anything malformed, gives
-//! `None` and the caller asks ffprobe, which stays the authority on odd files and on
-//! what is wrong with a broken one. Nothing here panics on hostile bytes: every read
+//! container colour box, no HDR transfer, not fragmented. Anything else, and anything
+//! malformed, gives `None` and the caller asks ffprobe, which stays the authority on
+//! odd files and on what is wrong with a broken one. Nothing here panics on hostile bytes: every read
 //! is bounds-checked.
 
 use std::io::{Read, Seek, SeekFrom};
@@ -217,6 +217,9 @@ fn parse_moov(moov: &[u8]) -> Option<VideoInfo> {
     let frame_rate = base_rate;
     let duration = plain.duration(Some(plain.frames as f64 / frame_rate));
     let entry = &plain.entry;
+    if entry.sps.hdr_transfer {
+        return None;
+    }
     Some(VideoInfo {
         width: entry.width,
         height: entry.height,
@@ -230,6 +233,7 @@ fn parse_moov(moov: &[u8]) -> Option<VideoInfo> {
         shown_as_stored: true,
         shown: (entry.width, entry.height),
         matrix: entry.sps.matrix,
+        hdr: None,
     })
 }
 

@@ -22,13 +22,15 @@ use crate::format::VIDEO_CONTAINERS;
 use crate::media::engine::Media;
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::progress::ProgressFn;
-use crate::media::ffmpeg::transcode::{AAC, EVEN_SIZE, SQUARE_PIXELS, X264};
+use crate::media::ffmpeg::transcode::{AAC, EVEN_SIZE, X264};
 use crate::media::file::{output_path, MediaFile};
 use crate::media::image::overlay::Overlay;
 use crate::media::image::yuv::Matrix;
 use crate::media::image::Gravity;
 use crate::media::video::chunked::{self, x264::movie, SplitRecipe};
+use crate::media::video::hdr::{sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
+use crate::media::video::loudness::{add_to_audio, measure};
 
 impl Media {
     /// The size the frames of `input` are overlaid at: shown size (square pixels, turned
@@ -73,22 +75,27 @@ impl Media {
     /// kept) over every frame at `gravity`, `margin` pixels from the edges, its alpha
     /// multiplied by `opacity` (0–1): an H.264 MP4 in `out_dir` with every frame and
     /// the audio of `input`. Errors as for every video command (limits, `ProcessFailed`
-    /// when ffmpeg refuses the input).
+    /// when ffmpeg refuses the input). `loudness`: the audio brought to that many LUFS
+    /// (encoded, then, rather than copied).
     #[allow(clippy::too_many_arguments)]
     pub async fn overlay_video(
         &self,
         input: &MediaFile,
         overlay_png: &Path,
-        gravity: Gravity,
-        margin: u32,
-        opacity: f32,
+        (gravity, margin, opacity): (Gravity, u32, f32),
+        loudness: Option<f64>,
         out_dir: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<MediaFile, MediaError> {
         let info = crate::media::video::inspect::inspect(self, input, VIDEO_CONTAINERS).await?;
-        let copy_audio = input.format.is_iso_bmff_video();
+        let target = match loudness.filter(|_| info.has_audio) {
+            Some(target) => Some((target, measure(self, input, (None, None), None).await?)),
+            None => None,
+        };
+        let copy_audio = input.format.is_iso_bmff_video() && target.is_none();
         let placement = (gravity, margin, opacity);
-        let recipe = overlay_recipe(self, &info, (overlay_png, placement), copy_audio);
+        let mut recipe = overlay_recipe(self, &info, (overlay_png, placement), copy_audio);
+        add_to_audio(&mut recipe.audio, target);
         let input = (input, &info);
         chunked::convert_inspected(self, input, &recipe, MediaFormat::Mp4, out_dir, progress).await
     }
@@ -99,6 +106,7 @@ impl Media {
         &self,
         input: &MediaFile,
         op: &dyn Overlay,
+        loudness: Option<f64>,
         out_dir: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<MediaFile, MediaError> {
@@ -110,8 +118,8 @@ impl Media {
         let picture = op.picture_for(size)?;
         let png = write_png(&picture, out_dir).await?;
         drop((picture, lease));
-        let (gravity, margin, opacity) = op.placement();
-        let out = self.overlay_video(input, &png, gravity, margin, opacity, out_dir, progress);
+        let placement = op.placement();
+        let out = self.overlay_video(input, &png, placement, loudness, out_dir, progress);
         let out = out.await;
         let _ = tokio::fs::remove_file(&png).await;
         out
@@ -171,13 +179,18 @@ fn overlay_recipe(
     let (x, y) = position(gravity, margin);
     // The video's chain first and unlabelled: it is the graph's one input, which a
     // chunk's own filter is put before.
+    let shown = shown_pictures(info);
     let graph = format!(
-        "{SQUARE_PIXELS},{EVEN_SIZE},format=yuv420p[base];{top};\
+        "{shown},{EVEN_SIZE},format=yuv420p[base];{top};\
          [base][top]overlay=x='{x}':y='{y}':format=yuv420:eof_action=repeat,setsar=1,format=yuv420p"
     );
     let mut video: Vec<String> = ["-fps_mode", "passthrough"].map(String::from).into();
     video.extend(X264.map(String::from));
-    video.extend(["-colorspace", tag, "-color_range", "tv"].map(String::from));
+    match info.hdr {
+        // Tone-mapped: every tag BT.709, none left as the source's.
+        Some(_) => video.extend(sdr_tags(info)),
+        None => video.extend(["-colorspace", tag, "-color_range", "tv"].map(String::from)),
+    }
     let audio: &[&str] = match (info.has_audio, copy_audio) {
         (false, _) => &[],
         (true, true) => &["-c:a", "copy"],

@@ -29,6 +29,14 @@ pub struct ProbeStream {
     /// The YCbCr matrix (`bt709`, `smpte170m`, …), when the file states it.
     #[serde(default)]
     pub color_space: Option<String>,
+    /// The transfer (`bt709`, `arib-std-b67` for HLG, `smpte2084` for PQ, …), the
+    /// primaries (`bt2020`, …) and the range (`tv`, `pc`), when the file states them.
+    #[serde(default)]
+    pub color_transfer: Option<String>,
+    #[serde(default)]
+    pub color_primaries: Option<String>,
+    #[serde(default)]
+    pub color_range: Option<String>,
     /// The stream's base frame rate as ffprobe prints it (`"30000/1001"`; `"0/0"` for
     /// audio).
     pub r_frame_rate: Option<String>,

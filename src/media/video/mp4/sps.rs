@@ -14,6 +14,9 @@ pub(super) struct Sps {
     pub height: u32,
     pub square_pixels: bool,
     pub matrix: Matrix,
+    /// The VUI states an HDR transfer (PQ or HLG): left to ffprobe, which reads the
+    /// rest of the source's colour for the tone mapping (`video::hdr`).
+    pub hdr_transfer: bool,
 }
 
 impl Sps {
@@ -119,6 +122,7 @@ impl Sps {
             .checked_mul(16 * (2 - frame_mbs_only))?
             .checked_sub(crop_h)?;
         let (mut square_pixels, mut full_range, mut matrix) = (true, false, Matrix::Bt601);
+        let mut hdr_transfer = false;
         if r.bits(1)? == 1 {
             if r.bits(1)? == 1 {
                 let idc = r.bits(8)?;
@@ -136,7 +140,8 @@ impl Sps {
                 r.bits(3)?;
                 full_range = r.bits(1)? == 1;
                 if r.bits(1)? == 1 {
-                    r.bits(16)?; // primaries, transfer
+                    r.bits(8)?; // primaries
+                    hdr_transfer = matches!(r.bits(8)?, 16 | 18);
                     if r.bits(8)? == 1 {
                         matrix = Matrix::Bt709;
                     }
@@ -151,6 +156,7 @@ impl Sps {
             height,
             square_pixels,
             matrix,
+            hdr_transfer,
         })
     }
 }

@@ -81,7 +81,7 @@ async fn a_watermark_lands_in_its_corner_on_every_frame_and_the_audio_is_copied(
         calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     };
     let out = media()
-        .overlay_on_video(&input, &op, dir.path(), &progress)
+        .overlay_on_video(&input, &op, None, dir.path(), &progress)
         .await
         .unwrap();
     assert_eq!(out.format, MediaFormat::Mp4);
@@ -127,9 +127,8 @@ async fn opacity_blends_and_text_is_drawn_on_a_webm_whose_audio_becomes_aac() {
         .overlay_video(
             &input,
             &png,
-            Gravity::Northwest,
-            8,
-            0.5,
+            (Gravity::Northwest, 8, 0.5),
+            None,
             dir.path(),
             &|_| {},
         )
@@ -148,7 +147,7 @@ async fn opacity_blends_and_text_is_drawn_on_a_webm_whose_audio_becomes_aac() {
     let mut text = Text::new("Привет");
     (text.gravity, text.font_size) = (Gravity::North, Some(40.0));
     let out = media()
-        .overlay_on_video(&input, &text, dir.path(), &|_| {})
+        .overlay_on_video(&input, &text, None, dir.path(), &|_| {})
         .await
         .unwrap();
     let drawn = text.drawn_for((320, 180)).unwrap();
