@@ -74,7 +74,7 @@ pub(crate) fn sdr_tags(info: &VideoInfo) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::media::video::probe::parse;
+    use crate::media::video::probe::{parse, ProbeStream};
 
     fn stream(trc: &str, primaries: &str, space: &str) -> ProbeStream {
         let json = format!(
