@@ -2,13 +2,9 @@
 //! Video and audio are both retimed; audio keeps its pitch (`atempo`). Output frame
 //! rates above 60 are lowered to 60.
 //!
-//! A source whose video stream the output can keep — H.264 in 8-bit `yuv420p` in an
-//! MP4, MOV or 3GP file, shown
-//! as stored (square pixels, no rotation), even sides, and a retimed rate of 60 fps at
-//! most — is not re-encoded: its packets are copied with their times scaled
-//! (`-itsscale`), the last one's duration too (`setts`), so every frame is kept and
-//! the length is exact. Only the audio is encoded again. Any other source is
-//! re-encoded, as the output must be square-pixelled, upright H.264.
+//! A source whose stream the output can keep (H.264 `yuv420p` in MP4, MOV or 3GP,
+//! shown as stored, even sides, at most 60 fps once retimed) is copied with its times
+//! scaled (`-itsscale`, `setts`): every frame kept, only the audio encoded again.
 
 use std::path::Path;
 

@@ -3,17 +3,14 @@
 //! `start` (found from the packets there, `media::shown_frame`), and the audio is cut
 //! at the same instant.
 //!
-//! When that frame is a keyframe of an H.264 `yuv420p` stream in MP4, MOV or 3GP,
-//! shown as stored with even sides, the video packets are copied from it (no loss, no
-//! encoding time); otherwise the part is re-encoded as every MP4 output is. The audio
+//! When that frame is a keyframe of an H.264 `yuv420p` stream in MP4, MOV or 3GP, shown
+//! as stored with even sides, the packets are copied from it; otherwise re-encoded. The audio
 //! is always encoded again (AAC 128 kb/s), so it starts and ends on the video's cut
 //! to the sample rather than on a whole AAC frame.
 //!
-//! A re-encode of a constant-rate source is cut in chunks as other x264 re-encodes are
-//! (`media::video::chunked::x264`) where the part is long enough: planned over the
-//! part's frames, each chunk seeking from the part's start, the audio cut once as the
-//! single-process encode cuts it. Where it is not split, or the joined frames do not
-//! add up, the single-process recipe runs as it always has.
+//! A long enough re-encode of a constant-rate source is chunked like other x264
+//! re-encodes (`chunked::x264`), planned over the part's frames; else, or when the
+//! joined frames do not add up, the single-process recipe runs.
 
 use std::path::Path;
 
