@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mediaedit::edits::{NewEdit, ValidationRules};
+use mediaedit::edits::{EditJob, NewEdit, ValidationRules};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) else {
@@ -17,8 +17,13 @@ fuzz_target!(|data: &[u8]| {
             uploads_prefix: Some("http://127.0.0.1:8080/v1/uploads/".into()),
         };
         if let Ok(edit) = NewEdit::parse(value.clone(), &rules) {
-            // What was accepted must be accepted again when a worker reloads it.
-            NewEdit::from_stored(edit.echo.clone()).expect("a stored edit reloads");
+            // What was accepted is stored as a job a worker reads back as it was, and
+            // a row from before stored jobs reloads its request to the same job.
+            let job = edit.job();
+            let stored = EditJob::from_stored(Some(&job.to_stored()), &edit.echo);
+            assert_eq!(stored.expect("a stored job reloads"), job);
+            let legacy = EditJob::from_stored(None, &edit.echo);
+            assert_eq!(legacy.expect("a stored request reloads"), job);
         }
     }
 });
