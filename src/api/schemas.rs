@@ -131,6 +131,20 @@ pub struct Output {
     pub thumbhash: Option<String>,
     /// Image outputs: `#rrggbb`, the most common colour.
     pub dominant_color: Option<String>,
+    /// Image outputs of an edit with `faces: true`: the faces found in the output, in
+    /// its pixels, most confident first.
+    pub faces: Option<Vec<FaceBox>>,
+}
+
+/// A face found in an image output.
+#[derive(ToSchema)]
+pub struct FaceBox {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    /// The detector's confidence, 0–1.
+    pub score: f64,
 }
 
 /// A page of edits.

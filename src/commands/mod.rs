@@ -19,6 +19,7 @@ mod real_files;
 pub use options::{OptionKind, OptionSpec, Options, SourceFile};
 pub use spec::{Beside, CommandSpec, OptionProblem, Prediction, Shape};
 
+pub use blur_faces::FACES;
 pub use extract_frames::Fused;
 pub(crate) use spec::CommandDef;
 
@@ -120,6 +121,7 @@ macro_rules! commands {
 // lines and writes the registry (`commands!` below) from every one whose file
 // implements `CommandDef`; a command file without its line fails the build.
 mod audio_waveform;
+mod blur_faces;
 mod crop_image;
 mod extract_frames;
 mod gif_to_video;

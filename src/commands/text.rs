@@ -58,6 +58,7 @@ impl CommandDef for Text {
             &FONT_SIZE,
             &COLOR,
             &FORMAT,
+            &super::FACES,
         ],
         output: None,
         in_process: false,

@@ -80,6 +80,7 @@ impl CommandDef for Watermark {
             &OPACITY,
             &OVERLAY_WIDTH,
             &FORMAT,
+            &super::FACES,
         ],
         output: None,
         in_process: false,

@@ -31,6 +31,9 @@ pub struct StoredOutput {
     /// `#rrggbb`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dominant_color: Option<String>,
+    /// The faces found in an image output, when the edit asked (`faces: true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faces: Option<Vec<crate::media::image::faces::Face>>,
 }
 
 /// The two shapes stored: a full record, or (written before outputs carried their
@@ -56,6 +59,8 @@ enum StoredForm {
         thumbhash: Option<String>,
         #[serde(default)]
         dominant_color: Option<String>,
+        #[serde(default)]
+        faces: Option<Vec<crate::media::image::faces::Face>>,
     },
     Key(String),
 }
@@ -75,6 +80,7 @@ impl From<StoredForm> for StoredOutput {
                 blurhash,
                 thumbhash,
                 dominant_color,
+                faces,
             } => StoredOutput {
                 key,
                 asset,
@@ -87,6 +93,7 @@ impl From<StoredForm> for StoredOutput {
                 blurhash,
                 thumbhash,
                 dominant_color,
+                faces,
             },
             StoredForm::Key(key) => {
                 // `edits/<id>/<attempt>/<asset>-<index>.<ext>`
@@ -108,6 +115,7 @@ impl From<StoredForm> for StoredOutput {
                     blurhash: None,
                     thumbhash: None,
                     dominant_color: None,
+                    faces: None,
                 }
             }
         }

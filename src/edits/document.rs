@@ -112,5 +112,8 @@ fn render_output(output: &StoredOutput, url: &str) -> Value {
             fields[name] = json!(value);
         }
     }
+    if let Some(faces) = &output.faces {
+        fields["faces"] = json!(faces);
+    }
     fields
 }

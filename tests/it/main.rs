@@ -53,6 +53,7 @@ mod crash;
 mod downloads;
 mod dry_run;
 mod durability;
+mod faces;
 mod edits_api;
 mod fairness;
 mod fixture_server;

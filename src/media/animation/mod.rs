@@ -36,6 +36,8 @@ use crate::media::limits::VideoLimits;
 use crate::media::memory::MemoryBudget;
 use crate::media::{ImageFormat, MediaError, MediaFormat};
 
+mod sampled;
+
 /// Whether `bytes` (of `format`) hold an animation of more than one frame.
 pub(crate) fn is_animated(bytes: &[u8], format: MediaFormat) -> bool {
     match format {
@@ -197,7 +199,7 @@ fn too_many(frames: u64, limits: &VideoLimits) -> MediaError {
 
 /// `bytes`, an animation of `format`, with `ops` applied to every frame (the same box
 /// for every frame: choices made from the pixels are made once, from the first
-/// frame), written as `output` (GIF, WebP, an AVIF sequence or, for an APNG, PNG).
+/// frame, or from frames sampled across it for `gravity: face`, see `sampled`), written as `output` (GIF, WebP, an AVIF sequence or, for an APNG, PNG).
 /// The output size and the format's limit are checked before any frame is decoded.
 pub(crate) fn transform_animation(
     bytes: &[u8],
@@ -221,12 +223,17 @@ pub(crate) fn transform_animation(
         .default_image
         .take()
         .filter(|_| output == ImageFormat::Png);
-    let (settled, first) = match animation.next().transpose()? {
-        Some((rgba, delay_ms)) => {
+    let sampled = sampled::settled(bytes, format, ops, (limits, memory))?;
+    let (settled, first) = match (animation.next().transpose()?, sampled) {
+        (Some((rgba, delay_ms)), Some(settled)) => {
+            let first = settled.apply(DynamicImage::ImageRgba8(rgba))?;
+            (settled, Some((first, delay_ms)))
+        }
+        (Some((rgba, delay_ms)), None) => {
             let (settled, first) = settle(ops, DynamicImage::ImageRgba8(rgba))?;
             (settled, Some((first, delay_ms)))
         }
-        None => (Settled::unsettled(ops), None),
+        (None, _) => (Settled::unsettled(ops), None),
     };
     if let Some(default) = default_image {
         let image = settled.apply(DynamicImage::ImageRgba8(default))?;

@@ -11,6 +11,7 @@
 //! - `resize_box`: [`BoxResize`], `resize-image` to a `width` × `height` box.
 //! - `crop`, `rotate`: [`Crop`] and [`Rotate`].
 //! - `smart`: the saliency measure behind `gravity: smart`.
+//! - `faces`: the face detector behind `gravity: face`, `blur-faces` and `faces: true`.
 //! - `pixels`: resampling a region, padding.
 //! - `pipeline`: the operations applied to a still or to every frame, then encoded.
 //! - `codec`: the decoders and encoders of this process; `decode`: headers, pixel
@@ -24,6 +25,7 @@ pub(crate) mod colour;
 mod crop;
 pub(crate) mod decode;
 pub(crate) mod exif;
+pub mod faces;
 mod geometry;
 pub(crate) mod ops;
 pub mod overlay;
@@ -38,7 +40,7 @@ pub(crate) mod smart;
 pub mod text;
 pub(crate) mod yuv;
 
-pub use crop::Crop;
+pub use crop::{Crop, GravityCrop};
 pub use geometry::{Colour, Fit, Gravity};
 pub use resize_box::BoxResize;
 pub use rotate::{Flip, Rotate};
@@ -91,6 +93,18 @@ pub trait FrameOp: Send + Sync + std::fmt::Debug {
     /// so that every frame gets the same box. `None` when it makes no such choice.
     fn settled(&self, _first: &DynamicImage) -> Option<Box<dyn FrameOp>> {
         None
+    }
+
+    /// Whether [`FrameOp::settled_on`] wants several frames of an animation rather
+    /// than its first (`gravity: face`: a face may enter after the first frame).
+    fn samples_frames(&self) -> bool {
+        false
+    }
+
+    /// [`FrameOp::settled`] from `frames`, frames sampled across the animation (the
+    /// first one first), as this operation sees them. The default looks at the first.
+    fn settled_on(&self, frames: &[DynamicImage]) -> Option<Box<dyn FrameOp>> {
+        self.settled(frames.first()?)
     }
 
     /// Bytes the operation holds on an input of `size` besides the input and its output

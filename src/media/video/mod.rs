@@ -14,10 +14,12 @@
 //! - `shown_frame`: the frame shown at a time; `frame_score`: a poster candidate's
 //!   worth; `audio`: an audio track and its loudness.
 //! - `overlay`: `watermark` and `text` on a video, one ffmpeg run.
+//! - `faces`: `blur-faces` on a video: faces found on sampled frames, hidden by ffmpeg.
 
 pub(crate) mod audio;
 pub(crate) mod chunked;
 pub(crate) mod convert;
+pub(crate) mod faces;
 pub(crate) mod frame_score;
 pub(crate) mod frames;
 pub(crate) mod h264;
