@@ -13,7 +13,7 @@ which have none. Prints, for ours and the reference:
 and our milliseconds per 2 MP photo on one core: detection, and a 512x512 cover resize
 with `gravity: face` less one with `gravity: center` (goal <= 25 ms added).
 
-    bench/faces.py [--example PATH] [--photos N] [--seed N]
+    bench/faces.py [--example PATH] [--photos N] [--seed N] [--runs N]
 
 Needs python3 with numpy and opencv-python-headless, and the `faces` example built
 (`cargo build --release --example faces`; give its path with --example).
@@ -137,9 +137,9 @@ def reference(paths):
     return found, times
 
 
-def ours(example, paths):
+def ours(example, paths, runs):
     out = subprocess.run([example, *paths], capture_output=True, text=True, check=True,
-                         env={**os.environ, "RAYON_NUM_THREADS": "1"})
+                         env={**os.environ, "RAYON_NUM_THREADS": "1", "FACES_RUNS": str(runs)})
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     return {row["file"]: row["faces"] for row in rows}, rows
 
@@ -166,13 +166,14 @@ def main():
     parser.add_argument("--example", default=os.path.join(ROOT, "target", "release", "examples", "faces"))
     parser.add_argument("--photos", type=int, default=40)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per photo (the median is kept)")
     args = parser.parse_args()
     if not os.path.exists(args.example):
         sys.exit(f"no {args.example}: cargo build --release --example faces")
     with tempfile.TemporaryDirectory() as directory:
         truth = make_photos(directory, args.photos, random.Random(args.seed))
         paths = sorted(truth)
-        ours_found, rows = ours(args.example, paths)
+        ours_found, rows = ours(args.example, paths, args.runs)
         ref_found, ref_ms = reference(paths)
     faces = sum(len(f) for f in truth.values())
     print(f"{len(paths)} photos of 1920x1080, {faces} faces ({args.photos} with faces, "

@@ -1,7 +1,8 @@
 //! The face detector on photos, for bench/faces.py: one JSON line per photo with the
 //! faces found (in its pixels) and the milliseconds, on this thread (one core), of a
 //! detection and of a 512 × 512 `cover` resize with `gravity: face` and with
-//! `gravity: center` (the median of `RUNS` runs each; decoding not counted).
+//! `gravity: center` (the median of `FACES_RUNS` runs each, 5 by default; decoding not
+//! counted).
 //!
 //! `cargo run --release --example faces -- PHOTO...`
 
@@ -10,8 +11,6 @@ use std::time::Instant;
 use image::DynamicImage;
 use mediaedit::media::image::faces::detect;
 use mediaedit::media::image::{BoxResize, Fit, FrameOp, Gravity};
-
-const RUNS: usize = 5;
 
 fn main() {
     for path in std::env::args().skip(1) {
@@ -53,9 +52,14 @@ fn main() {
     }
 }
 
-/// The median milliseconds of `RUNS` runs of `work`.
+/// The median milliseconds of `FACES_RUNS` runs of `work`.
 fn median(mut work: impl FnMut()) -> f64 {
-    let mut times: Vec<f64> = (0..RUNS)
+    let runs: usize = std::env::var("FACES_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(5)
+        .max(1);
+    let mut times: Vec<f64> = (0..runs)
         .map(|_| {
             let start = Instant::now();
             work();
@@ -63,5 +67,5 @@ fn median(mut work: impl FnMut()) -> f64 {
         })
         .collect();
     times.sort_by(f64::total_cmp);
-    times[RUNS / 2]
+    times[runs / 2]
 }

@@ -72,7 +72,8 @@ impl CommandDef for BlurFaces {
     /// at most `DETECT_SIDE`² pixels.
     fn cost(work: Work, _options: &Options) -> u64 {
         let side = u64::from(DETECT_SIDE);
-        work.total().saturating_add(work.frames.max(1).saturating_mul(side * side / 4))
+        work.total()
+            .saturating_add(work.frames.max(1).saturating_mul(side * side / 4))
     }
 
     async fn run(
@@ -95,7 +96,9 @@ impl CommandDef for BlurFaces {
         } else {
             let op: Box<dyn FrameOp> = Box::new(HideFaces { style, padding });
             let format = options.image_format(&FORMAT);
-            media.transform_image(input, vec![op], format, out_dir).await?
+            media
+                .transform_image(input, vec![op], format, out_dir)
+                .await?
         };
         Ok(vec![out])
     }

@@ -21,6 +21,8 @@ pub struct FaceConfig {
 fn parse_rate(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(rate) if (0.5..=30.0).contains(&rate) => Ok(rate),
-        _ => Err(format!("`{text}` is not a rate from 0.5 to 30 frames a second")),
+        _ => Err(format!(
+            "`{text}` is not a rate from 0.5 to 30 frames a second"
+        )),
     }
 }

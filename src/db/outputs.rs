@@ -148,6 +148,7 @@ mod tests {
             blurhash: None,
             thumbhash: None,
             dominant_color: None,
+            faces: None,
         };
         let text = serde_json::to_string(&output).unwrap();
         assert_eq!(serde_json::from_str::<StoredOutput>(&text).unwrap(), output);
@@ -158,6 +159,13 @@ mod tests {
             blurhash: Some("LEHV6nWB2yk8pyo0adR*.7kCMdnj".into()),
             thumbhash: Some("1QcSHQRnh493V4dIh4eXh1h4kJUI".into()),
             dominant_color: Some("#c81e1e".into()),
+            faces: Some(vec![crate::media::image::faces::Face {
+                x: 86.0,
+                y: 38.0,
+                width: 54.0,
+                height: 68.0,
+                score: 0.93,
+            }]),
             ..output
         };
         let text = serde_json::to_string(&image).unwrap();

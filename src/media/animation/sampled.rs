@@ -36,7 +36,8 @@ pub(super) fn settled<'a>(
     let _lease = memory.reserve(bytes_held, &what)?;
     // Every `step`-th frame; past SAMPLES kept, every other one is dropped and the step
     // doubles, so the samples stay spread over an animation of any (unknown) length.
-    let step_for = |declared: Option<u64>| declared.map_or(1, |n| n.div_ceil(SAMPLES as u64).max(1));
+    let step_for =
+        |declared: Option<u64>| declared.map_or(1, |n| n.div_ceil(SAMPLES as u64).max(1));
     let mut step = step_for(animation.declared);
     let mut kept: Vec<(u64, DynamicImage)> = Vec::new();
     let mut index = 0u64;

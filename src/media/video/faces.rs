@@ -23,6 +23,7 @@ use tokio::io::AsyncReadExt;
 use crate::media::ffmpeg::transcode::{quiet_input_args, run_to_file, AAC, SQUARE_PIXELS, X264};
 use crate::media::image::faces::hide::{padded, Style};
 use crate::media::image::faces::{self, Face};
+use crate::media::video::chunked::x264::movie;
 use crate::media::video::inspect::inspect;
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, VIDEO_CONTAINERS};
 
@@ -45,23 +46,13 @@ impl Media {
         let shown = ((info.shown.0 / 2 * 2).max(2), (info.shown.1 / 2 * 2).max(2));
         let rate = self.config().face_sample_fps;
         let samples = self.sample_faces(input, shown, rate).await?;
-        let masks = tempfile::Builder::new().prefix("masks").tempdir_in(out_dir)?;
+        let masks = tempfile::Builder::new()
+            .prefix("masks")
+            .tempdir_in(out_dir)?;
         let largest = write_masks(&samples, shown, padding, masks.path()).await?;
         let pattern = masks.path().join("mask-%06d.png");
-        let graph = graph(shown, style, largest);
-        let mut recipe: Vec<String> = [
-            "-f",
-            "image2",
-            "-framerate",
-            &format!("{rate}"),
-            "-protocol_whitelist",
-            "file",
-            "-i",
-        ]
-        .map(String::from)
-        .into();
-        recipe.push(pattern.to_string_lossy().into_owned());
-        recipe.extend(["-filter_complex".into(), graph, "-map".into(), "[v]".into()]);
+        let graph = graph(shown, style, largest, (&pattern, rate));
+        let mut recipe = vec!["-filter_complex".into(), graph, "-map".into(), "[v]".into()];
         recipe.extend(["-fps_mode", "passthrough"].map(String::from));
         recipe.extend(X264.map(String::from));
         if info.has_audio {
@@ -73,7 +64,16 @@ impl Media {
         }
         recipe.extend(["-movflags", "+faststart", "-f", "mp4"].map(String::from));
         let expected = info.duration;
-        run_to_file(self, input, recipe, MediaFormat::Mp4, expected, out_dir, progress).await
+        run_to_file(
+            self,
+            input,
+            recipe,
+            MediaFormat::Mp4,
+            expected,
+            out_dir,
+            progress,
+        )
+        .await
     }
 
     /// The faces of frames of `input` taken `rate` times a second (the first at 0 s),
@@ -201,13 +201,15 @@ async fn write_masks(
 
 /// The filter graph: the frame (square pixels, even sides), and over it a hidden
 /// copy whose alpha is the mask of the time.
-fn graph((w, h): (u32, u32), style: Style, largest: f64) -> String {
+fn graph((w, h): (u32, u32), style: Style, largest: f64, (masks, rate): (&Path, f64)) -> String {
     let hidden = match style {
         Style::Blur => {
             // A quarter of the largest face, within what boxblur takes for the chroma
             // planes of a 4:2:0 frame.
             let most = (w.min(h) / 4).saturating_sub(1).max(1);
-            let r = ((largest / 4.0).round() as u32).clamp(2, most.max(2)).min(most);
+            let r = ((largest / 4.0).round() as u32)
+                .clamp(2, most.max(2))
+                .min(most);
             let cr = (r / 2).max(1);
             format!("boxblur=luma_radius={r}:luma_power=3:chroma_radius={cr}:chroma_power=3")
         }
@@ -217,10 +219,13 @@ fn graph((w, h): (u32, u32), style: Style, largest: f64) -> String {
             format!("scale={bw}:{bh}:flags=area,scale={w}:{h}:flags=neighbor")
         }
     };
+    // The masks are read by a `movie` source (the command line's one input is the
+    // video), numbered in order, each shown from its sample's time.
+    let masks = movie(masks, "image2");
     format!(
         "[0:v]{SQUARE_PIXELS},scale={w}:{h},setsar=1,format=yuv420p,setpts=PTS-STARTPTS,split[base][fx];\
          [fx]{hidden},format=yuva420p[blurred];\
-         [1:v]scale={w}:{h}:flags=neighbor,format=gray,setpts=PTS-STARTPTS[mask];\
+         {masks},setpts=N/({rate}*TB),scale={w}:{h}:flags=neighbor,format=gray[mask];\
          [blurred][mask]alphamerge[top];\
          [base][top]overlay=format=yuv420:eof_action=repeat,format=yuv420p[v]"
     )

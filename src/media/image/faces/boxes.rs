@@ -29,7 +29,10 @@ pub(super) fn decode(raw: &RawOutputs, padded: (u32, u32), scaled: (u32, u32)) -
         let cols = (padded.0 / stride) as usize;
         let rows = (padded.1 / stride) as usize;
         let (cls, obj, bbox) = (&raw.cls[level], &raw.obj[level], &raw.bbox[level]);
-        let cells = (cols * rows).min(cls.len()).min(obj.len()).min(bbox.len() / 4);
+        let cells = (cols * rows)
+            .min(cls.len())
+            .min(obj.len())
+            .min(bbox.len() / 4);
         let s = f64::from(stride);
         for cell in 0..cells {
             let score = (cls[cell].clamp(0.0, 1.0) * obj[cell].clamp(0.0, 1.0)).sqrt();

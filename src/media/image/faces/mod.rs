@@ -85,7 +85,10 @@ fn detect_size((w, h): (u32, u32)) -> ((u32, u32), (u32, u32)) {
         ((f64::from(w) * k).round() as u32).max(1),
         ((f64::from(h) * k).round() as u32).max(1),
     );
-    let padded = (scaled.0.div_ceil(ALIGN) * ALIGN, scaled.1.div_ceil(ALIGN) * ALIGN);
+    let padded = (
+        scaled.0.div_ceil(ALIGN) * ALIGN,
+        scaled.1.div_ceil(ALIGN) * ALIGN,
+    );
     (scaled, padded)
 }
 

@@ -30,9 +30,19 @@ fn parsed() -> Result<&'static InferenceModel, MediaError> {
     static PARSED: OnceLock<Result<InferenceModel, String>> = OnceLock::new();
     PARSED
         .get_or_init(|| {
-            tract_onnx::onnx()
+            let mut model = tract_onnx::onnx()
                 .model_for_read(&mut &MODEL_BYTES[..])
-                .map_err(|e| e.to_string())
+                .map_err(|e| format!("{e:#}"))?;
+            // The export named one symbol (`dim`) for the cell count of every output,
+            // though each grid has its own, and tract fails to unify them; the file in
+            // models/ has those shapes removed, and this keeps any that remain from
+            // binding: the outputs' shapes follow from the input's.
+            for output in 0..model.outputs.len() {
+                model
+                    .set_output_fact(output, InferenceFact::default())
+                    .map_err(|e| format!("{e:#}"))?;
+            }
+            Ok(model)
         })
         .as_ref()
         .map_err(|e| fault(e))
@@ -50,7 +60,7 @@ fn plan(height: usize, width: usize) -> Result<Arc<Plan>, MediaError> {
         .with_input_fact(0, f32::fact([1, 3, height, width]).into())
         .and_then(|m| m.into_optimized())
         .and_then(|m| m.into_runnable())
-        .map_err(|e| fault(&e.to_string()))?;
+        .map_err(|e| fault(&format!("{e:#}")))?;
     let plan = Arc::new(plan);
     let mut plans = lock(plans);
     if plans.len() >= PLANS_KEPT {
@@ -86,7 +96,8 @@ pub(super) struct RawOutputs {
 /// and `width` multiples of 32.
 pub(super) fn run(input: Vec<f32>, height: usize, width: usize) -> Result<RawOutputs, MediaError> {
     let plan = plan(height, width)?;
-    let tensor = Tensor::from_shape(&[1, 3, height, width], &input).map_err(|e| fault(&e.to_string()))?;
+    let tensor =
+        Tensor::from_shape(&[1, 3, height, width], &input).map_err(|e| fault(&e.to_string()))?;
     drop(input);
     let outputs = plan
         .run(tvec!(tensor.into()))
@@ -115,6 +126,6 @@ pub(super) fn output_names() -> Vec<String> {
         .output_outlets()
         .expect("outputs")
         .iter()
-        .map(|o| model.node(o.node).name.clone())
+        .map(|o| model.outlet_label(*o).unwrap_or_default().to_string())
         .collect()
 }

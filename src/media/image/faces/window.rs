@@ -34,7 +34,11 @@ pub fn around(faces: &[Face], whole: (f64, f64), size: (f64, f64)) -> Option<(f6
         return None;
     }
     let (ww, wh) = (size.0.min(whole.0), size.1.min(whole.1));
-    let weight: f64 = faces.iter().map(|f| f.width * f.height).sum::<f64>().max(1e-9);
+    let weight: f64 = faces
+        .iter()
+        .map(|f| f.width * f.height)
+        .sum::<f64>()
+        .max(1e-9);
     let cx = faces
         .iter()
         .map(|f| (f.x + f.width / 2.0) * f.width * f.height)
@@ -46,8 +50,14 @@ pub fn around(faces: &[Face], whole: (f64, f64), size: (f64, f64)) -> Option<(f6
         .sum::<f64>()
         / weight;
     let span = |lo: fn(&Face) -> f64, hi: fn(&Face) -> f64, side: fn(&Face) -> f64| {
-        let a = faces.iter().map(|f| lo(f) - MARGIN * side(f)).fold(f64::INFINITY, f64::min);
-        let b = faces.iter().map(|f| hi(f) + MARGIN * side(f)).fold(f64::NEG_INFINITY, f64::max);
+        let a = faces
+            .iter()
+            .map(|f| lo(f) - MARGIN * side(f))
+            .fold(f64::INFINITY, f64::min);
+        let b = faces
+            .iter()
+            .map(|f| hi(f) + MARGIN * side(f))
+            .fold(f64::NEG_INFINITY, f64::max);
         (a, b)
     };
     let (x0, x1) = span(|f| f.x, Face::right, |f| f.width);
@@ -86,18 +96,30 @@ mod tests {
     fn a_single_face_is_centred_as_far_as_the_picture_allows() {
         let faces = [face(700.0, 100.0, 100.0)];
         // Centred on x 750: 750 - 200.
-        assert_eq!(around(&faces, (1000.0, 500.0), (400.0, 500.0)), Some((550.0, 0.0)));
+        assert_eq!(
+            around(&faces, (1000.0, 500.0), (400.0, 500.0)),
+            Some((550.0, 0.0))
+        );
         // Near the edge: the window stops at the picture's right side.
         let edge = [face(880.0, 100.0, 100.0)];
-        assert_eq!(around(&edge, (1000.0, 500.0), (400.0, 500.0)), Some((600.0, 0.0)));
+        assert_eq!(
+            around(&edge, (1000.0, 500.0), (400.0, 500.0)),
+            Some((600.0, 0.0))
+        );
     }
 
     #[test]
     fn two_faces_both_fit_though_the_larger_pulls_the_centre() {
         let faces = [face(100.0, 100.0, 200.0), face(520.0, 150.0, 50.0)];
         let (left, _) = around(&faces, (1200.0, 600.0), (600.0, 600.0)).unwrap();
-        assert!(left <= 100.0 - 50.0, "the large face and its margin: {left}");
-        assert!(left + 600.0 >= 570.0 + 12.5, "the small face and its margin: {left}");
+        assert!(
+            left <= 100.0 - 50.0,
+            "the large face and its margin: {left}"
+        );
+        assert!(
+            left + 600.0 >= 570.0 + 12.5,
+            "the small face and its margin: {left}"
+        );
     }
 
     #[test]
