@@ -40,9 +40,9 @@ pub(super) fn settled<'a>(
         |declared: Option<u64>| declared.map_or(1, |n| n.div_ceil(SAMPLES as u64).max(1));
     let mut step = step_for(animation.declared);
     let mut kept: Vec<(u64, DynamicImage)> = Vec::new();
-    let mut index = 0u64;
-    for frame in &mut animation {
+    for (index, frame) in (&mut animation).enumerate() {
         let (rgba, _) = frame?;
+        let index = index as u64;
         if index % step == 0 {
             kept.push((index, DynamicImage::ImageRgba8(rgba)));
             if kept.len() > SAMPLES {
@@ -50,7 +50,6 @@ pub(super) fn settled<'a>(
                 kept.retain(|(i, _)| i % step == 0);
             }
         }
-        index += 1;
     }
     let frames = kept.into_iter().map(|(_, frame)| frame).collect();
     Ok(Some(settle_on(ops, frames)?))

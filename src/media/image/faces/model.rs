@@ -25,6 +25,9 @@ const PLANS_KEPT: usize = 8;
 
 type Plan = TypedRunnableModel<TypedModel>;
 
+/// The plans kept, by input height and width.
+type Plans = Mutex<HashMap<(usize, usize), Arc<Plan>>>;
+
 /// The parsed model, before it is given a size.
 fn parsed() -> Result<&'static InferenceModel, MediaError> {
     static PARSED: OnceLock<Result<InferenceModel, String>> = OnceLock::new();
@@ -50,7 +53,7 @@ fn parsed() -> Result<&'static InferenceModel, MediaError> {
 
 /// The plan for an input of `height` × `width` (each a multiple of 32).
 fn plan(height: usize, width: usize) -> Result<Arc<Plan>, MediaError> {
-    static PLANS: OnceLock<Mutex<HashMap<(usize, usize), Arc<Plan>>>> = OnceLock::new();
+    static PLANS: OnceLock<Plans> = OnceLock::new();
     let plans = PLANS.get_or_init(Default::default);
     if let Some(plan) = lock(plans).get(&(height, width)) {
         return Ok(plan.clone());
