@@ -105,6 +105,7 @@ impl App {
             max_video_pixels: config.max_video_pixels,
             max_video_frames: config.max_video_frames,
             max_extract_frames: config.max_extract_frames,
+            face_sample_fps: config.faces.face_sample_fps,
             max_animation_pixels: config.max_animation_pixels,
             process_memory_limit: config.processes.process_memory_limit,
             // Each ffmpeg's HOME and TMPDIR: a directory of its run's own, made in tmp/

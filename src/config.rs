@@ -13,6 +13,7 @@ mod admin;
 mod chunking;
 mod client;
 mod database_url;
+mod faces;
 mod front_door;
 mod logging;
 mod memory;
@@ -27,6 +28,7 @@ pub use admin::{
 pub use chunking::ChunkingConfig;
 pub use client::{ClientArgs, CreateArgs, EditCommand, PresetCommand};
 pub use database_url::DatabaseUrl;
+pub use faces::FaceConfig;
 pub use front_door::FrontDoorConfig;
 pub use logging::LogFormat;
 pub use memory::MemoryConfig;
@@ -276,6 +278,8 @@ pub struct ServeConfig {
 
     #[command(flatten)]
     pub memory: MemoryConfig,
+    #[command(flatten)]
+    pub faces: FaceConfig,
 
     /// Most pixels an animated image (GIF, APNG, animated WebP) may have summed over
     /// its frames (canvas × frames, read from its headers before any frame is

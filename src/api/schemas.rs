@@ -135,6 +135,20 @@ pub struct Output {
     pub quality: Option<u8>,
     /// `quality: auto`: the output's SSIMULACRA2 score against the picture at quality 100.
     pub score: Option<f64>,
+    /// Image outputs of an edit with `faces: true`: the faces found in the output, in
+    /// its pixels, most confident first.
+    pub faces: Option<Vec<FaceBox>>,
+}
+
+/// A face found in an image output.
+#[derive(ToSchema)]
+pub struct FaceBox {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    /// The detector's confidence, 0–1.
+    pub score: f64,
 }
 
 /// A page of edits.

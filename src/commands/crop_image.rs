@@ -1,15 +1,19 @@
 //! `crop-image`: the `width` × `height` box at (`x`, `y`) of the upright input, in its
-//! pixels; a still or every frame of an animation, in the input's own format. A box
-//! not inside the picture is refused from its size (`crop_outside_image`): at
-//! creation by the dry run, before decoding when the edit runs.
+//! pixels, or placed by `gravity` (`face`: around the faces); a still or every frame
+//! of an animation, in the input's own format. A box not inside the picture is refused
+//! from its size (`crop_outside_image`): at creation by the dry run, before decoding
+//! when the edit runs.
 
 use std::path::Path;
 
+use super::options::FACES;
 use super::options::{OptionSpec, Options};
-use super::options::{HEIGHT, WIDTH};
+use super::options::{FOCUS_X, FOCUS_Y, HEIGHT, WIDTH};
+use super::resize_image::GRAVITY;
 use crate::commands::formats::IMAGES;
-use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
-use crate::media::image::{Crop, FrameOp};
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
+use crate::error_code::Code;
+use crate::media::image::{Crop, FrameOp, Gravity, GravityCrop};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 pub const X: OptionSpec = OptionSpec::integer(
@@ -33,9 +37,9 @@ pub struct CropImage;
 impl CommandDef for CropImage {
     const SPEC: CommandSpec = CommandSpec {
         name: "crop-image",
-        summary: "The `width` × `height` box at (`x`, `y`) of an image (animations frame by frame), in the input's format.",
+        summary: "The `width` × `height` box at (`x`, `y`) of an image, or placed by `gravity` (`face`: around the faces); animations frame by frame, in the input's format.",
         inputs: IMAGES,
-        options: &[&X, &Y, &WIDTH, &HEIGHT],
+        options: &[&X, &Y, &WIDTH, &HEIGHT, &GRAVITY, &FOCUS_X, &FOCUS_Y, &FACES],
         output: None,
         in_process: true,
     };
@@ -57,6 +61,19 @@ impl CommandDef for CropImage {
         crop(options).output_size(input.size?).err()
     }
 
+    /// A box is placed by `x`/`y` or by `gravity`, not both.
+    fn check(options: &Options) -> Result<(), OptionProblem> {
+        let placed = [&X, &Y].into_iter().find(|spec| options.has(spec));
+        match placed {
+            Some(spec) if options.has(&GRAVITY) => Err(OptionProblem {
+                code: Code::InvalidOptionCombination,
+                option: spec.name,
+                detail: "`gravity` places the box itself; send it or `x`/`y`, not both.".into(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     async fn run(
         media: &Media,
         input: &MediaFile,
@@ -64,7 +81,7 @@ impl CommandDef for CropImage {
         out_dir: &Path,
         _progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
-        let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(crop(options))];
+        let ops: Vec<Box<dyn FrameOp>> = vec![crop(options)];
         Ok(vec![
             media.transform_image(input, ops, None, out_dir).await?,
         ])
@@ -72,13 +89,27 @@ impl CommandDef for CropImage {
 }
 
 /// The box the options name; a side not given is the whole picture's (at most).
-fn crop(options: &Options) -> Crop {
+fn crop(options: &Options) -> Box<dyn FrameOp> {
     let whole = |spec| options.optional_number(spec).unwrap_or(f64::from(u32::MAX));
-    Crop {
-        x: options.number(&X) as u32,
-        y: options.number(&Y) as u32,
-        width: whole(&WIDTH) as u32,
-        height: whole(&HEIGHT) as u32,
+    let (width, height) = (whole(&WIDTH) as u32, whole(&HEIGHT) as u32);
+    let focus = (options.number(&FOCUS_X), options.number(&FOCUS_Y));
+    let gravity = options
+        .has(&GRAVITY)
+        .then(|| options.text(&GRAVITY))
+        .flatten()
+        .and_then(|name| Gravity::from_name(&name, focus));
+    match gravity {
+        Some(gravity) => Box::new(GravityCrop {
+            width,
+            height,
+            gravity,
+        }),
+        None => Box::new(Crop {
+            x: options.number(&X) as u32,
+            y: options.number(&Y) as u32,
+            width,
+            height,
+        }),
     }
 }
 

@@ -24,6 +24,7 @@ pub use options::{OptionKind, OptionSpec, Options, SourceFile};
 pub use spec::{Beside, CommandSpec, OptionProblem, Prediction, Shape};
 
 pub use extract_frames::Fused;
+pub use options::FACES;
 pub use registry::Command;
 pub(crate) use resize_image::quality_of;
 
@@ -31,6 +32,7 @@ pub(crate) use resize_image::quality_of;
 // lines and writes the registry (`commands!` below) from every one whose file
 // implements `CommandDef`; a command file without its line fails the build.
 mod audio_waveform;
+mod blur_faces;
 mod crop_image;
 mod extract_frames;
 mod gif_to_video;

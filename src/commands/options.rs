@@ -307,6 +307,13 @@ impl Options {
     }
 }
 
+/// Read by every image command: report the output's faces.
+pub const FACES: OptionSpec = OptionSpec {
+    name: "faces",
+    doc: "Add `faces` to each image output's attributes: the boxes of the faces found in it (x, y, width, height in the output's pixels, and score 0–1). Default false.",
+    kind: OptionKind::Flag { default: false },
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,7 +33,7 @@ pub const FIT: OptionSpec = OptionSpec {
 
 pub const GRAVITY: OptionSpec = OptionSpec {
     name: "gravity",
-    doc: "Where a cover crop or a pad goes: center (default), a side or corner, focus (focusX, focusY) or smart (the most salient region).",
+    doc: "Where a cover crop, a pad or crop-image's box goes: center (default), a side or corner, focus (focusX, focusY), smart (the most salient region) or face (every detected face kept, smart when there is none).",
     kind: OptionKind::Choice {
         values: Gravity::NAMES,
         default: Some("center"),
@@ -107,6 +107,7 @@ impl CommandDef for ResizeImage {
             &FORMAT_OR_BEST,
             &QUALITY,
             &TARGET_SCORE,
+            &crate::commands::options::FACES,
         ],
         output: None,
         in_process: true,

@@ -59,6 +59,7 @@ impl CommandDef for Text {
             &COLOR,
             &FORMAT,
             &super::video_to_audio::LOUDNESS,
+            &crate::commands::options::FACES,
         ],
         output: None,
         in_process: false,

@@ -82,6 +82,7 @@ impl CommandDef for Watermark {
             &OVERLAY_WIDTH,
             &FORMAT,
             &LOUDNESS,
+            &crate::commands::options::FACES,
         ],
         output: None,
         in_process: false,

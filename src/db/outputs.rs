@@ -36,6 +36,9 @@ pub struct StoredOutput {
     pub quality: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// The faces found in an image output, when the edit asked (`faces: true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub faces: Option<Vec<crate::media::image::faces::Face>>,
 }
 
 /// The two shapes stored: a full record, or (written before outputs carried their
@@ -65,6 +68,7 @@ enum StoredForm {
         quality: Option<u8>,
         #[serde(default)]
         score: Option<f64>,
+        faces: Option<Vec<crate::media::image::faces::Face>>,
     },
     Key(String),
 }
@@ -86,6 +90,7 @@ impl From<StoredForm> for StoredOutput {
                 dominant_color,
                 quality,
                 score,
+                faces,
             } => StoredOutput {
                 key,
                 asset,
@@ -100,6 +105,7 @@ impl From<StoredForm> for StoredOutput {
                 dominant_color,
                 quality,
                 score,
+                faces,
             },
             StoredForm::Key(key) => {
                 // `edits/<id>/<attempt>/<asset>-<index>.<ext>`
@@ -123,6 +129,7 @@ impl From<StoredForm> for StoredOutput {
                     dominant_color: None,
                     quality: None,
                     score: None,
+                    faces: None,
                 }
             }
         }
@@ -157,6 +164,7 @@ mod tests {
             dominant_color: None,
             quality: None,
             score: None,
+            faces: None,
         };
         let text = serde_json::to_string(&output).unwrap();
         assert_eq!(serde_json::from_str::<StoredOutput>(&text).unwrap(), output);
@@ -169,6 +177,13 @@ mod tests {
             dominant_color: Some("#c81e1e".into()),
             quality: Some(62),
             score: Some(71.3),
+            faces: Some(vec![crate::media::image::faces::Face {
+                x: 86.0,
+                y: 38.0,
+                width: 54.0,
+                height: 68.0,
+                score: 0.93,
+            }]),
             ..output
         };
         let text = serde_json::to_string(&image).unwrap();

@@ -116,5 +116,8 @@ fn render_output(output: &StoredOutput, url: &str) -> Value {
         fields["quality"] = json!(quality);
         fields["score"] = json!(score);
     }
+    if let Some(faces) = &output.faces {
+        fields["faces"] = json!(faces);
+    }
     fields
 }

@@ -24,6 +24,8 @@ pub struct MediaConfig {
     pub max_video_frames: u64,
     /// Most frames `extract-frames` writes for one video.
     pub max_extract_frames: u64,
+    /// Frames a second `blur-faces` finds faces in, in a video (`--face-sample-fps`).
+    pub face_sample_fps: f64,
     /// Most pixels an animated image may have summed over its frames (canvas ×
     /// frames, from its headers): an animation bomb is refused before decoding.
     pub max_animation_pixels: u64,

@@ -29,6 +29,7 @@ pub(crate) fn media_with_limit(max_image_pixels: u64) -> Media {
         max_video_pixels: 7680 * 4320,
         max_video_frames: 100_000,
         max_extract_frames: 1000,
+        face_sample_fps: 5.0,
         max_animation_pixels: 4_000_000_000,
         process_memory_limit: 0,
         scratch_dir: None,

@@ -56,6 +56,7 @@ mod downloads;
 mod dry_run;
 mod durability;
 mod edits_api;
+mod faces;
 mod fairness;
 mod fixture_server;
 mod fixtures;

@@ -83,6 +83,17 @@ function imagePreview(o, src, label) {
     // The placeholder has the image's shape, as large as the preview's box allows.
     box.style.aspectRatio = `${o.width} / ${o.height}`;
     box.style[o.width / o.height >= 4 / 3 ? "width" : "height"] = "100%";
+    // `faces: true`: each face found, drawn as a box over the image.
+    for (const face of o.faces || []) {
+      const mark = el("span", { class: "face", attrs: { title: `A face (score ${face.score})` } });
+      Object.assign(mark.style, {
+        left: `${(100 * face.x) / o.width}%`,
+        top: `${(100 * face.y) / o.height}%`,
+        width: `${(100 * face.width) / o.width}%`,
+        height: `${(100 * face.height) / o.height}%`,
+      });
+      box.append(mark);
+    }
   }
   return box;
 }

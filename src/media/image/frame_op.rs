@@ -50,6 +50,18 @@ pub trait FrameOp: Send + Sync + std::fmt::Debug {
         None
     }
 
+    /// Whether [`FrameOp::settled_on`] wants several frames of an animation rather
+    /// than its first (`gravity: face`: a face may enter after the first frame).
+    fn samples_frames(&self) -> bool {
+        false
+    }
+
+    /// [`FrameOp::settled`] from `frames`, frames sampled across the animation (the
+    /// first one first), as this operation sees them. The default looks at the first.
+    fn settled_on(&self, frames: &[DynamicImage]) -> Option<Box<dyn FrameOp>> {
+        self.settled(frames.first()?)
+    }
+
     /// Bytes the operation holds on an input of `size` besides the input and its output
     /// picture (the text it draws, the overlay it scales): charged to the step with the
     /// pictures before anything is decoded (`media::memory`).

@@ -21,6 +21,8 @@ pub enum Gravity {
     },
     /// The most salient region (edges, saturation, skin tones).
     Smart,
+    /// Every detected face kept, the window centred on them (`smart` without one).
+    Face,
 }
 
 impl Gravity {
@@ -37,6 +39,7 @@ impl Gravity {
         "southwest",
         "focus",
         "smart",
+        "face",
     ];
 
     /// The gravity named `name`; `focus` takes its point from `focus`.
@@ -56,12 +59,13 @@ impl Gravity {
                 y: focus.1,
             },
             "smart" => Gravity::Smart,
+            "face" => Gravity::Face,
             _ => return None,
         })
     }
 
     /// Where each axis is anchored, from 0 (left, top) to 1 (right, bottom); `None`
-    /// for `smart`, which looks at the pixels.
+    /// for `smart` and `face`, which look at the pixels.
     pub fn anchor(self) -> Option<(f64, f64)> {
         Some(match self {
             Gravity::Center => (0.5, 0.5),
@@ -74,7 +78,7 @@ impl Gravity {
             Gravity::Southeast => (1.0, 1.0),
             Gravity::Southwest => (0.0, 1.0),
             Gravity::Focus { x, y } => (x, y),
-            Gravity::Smart => return None,
+            Gravity::Smart | Gravity::Face => return None,
         })
     }
 }

@@ -13,6 +13,7 @@
 //! - `resize_box`: [`BoxResize`], `resize-image` to a `width` × `height` box.
 //! - `crop`, `rotate`: [`Crop`] and [`Rotate`].
 //! - `smart`: the saliency measure behind `gravity: smart`.
+//! - `faces`: the face detector behind `gravity: face`, `blur-faces` and `faces: true`.
 //! - `pixels`: resampling a region, padding.
 //! - `pipeline`: the operations applied to a still or to every frame, then encoded.
 //! - `codec`: the decoders and encoders of this process; `decode`: headers, pixel
@@ -27,6 +28,7 @@ pub(crate) mod colour;
 mod crop;
 pub(crate) mod decode;
 pub(crate) mod exif;
+pub mod faces;
 mod frame_op;
 mod geometry;
 pub(crate) mod ops;
@@ -43,7 +45,7 @@ pub(crate) mod smart;
 pub mod text;
 pub(crate) mod yuv;
 
-pub use crop::Crop;
+pub use crop::{Crop, GravityCrop};
 pub use frame_op::{output_size, FrameOp};
 pub use geometry::{Colour, Fit, Gravity};
 pub use resize_box::BoxResize;

@@ -184,6 +184,28 @@ pub(crate) fn settle(
     Ok((settled, image))
 }
 
+/// [`settle`] on `frames` sampled across an animation (the first one first; see
+/// [`FrameOp::settled_on`]).
+pub(crate) fn settle_on(
+    ops: &[Box<dyn FrameOp>],
+    mut frames: Vec<DynamicImage>,
+) -> Result<Settled<'_>, MediaError> {
+    let mut settled = Settled {
+        ops,
+        replaced: Vec::with_capacity(ops.len()),
+    };
+    for op in ops {
+        let replacement = op.settled_on(&frames);
+        let op = replacement.as_deref().unwrap_or(&**op);
+        frames = frames
+            .into_iter()
+            .map(|frame| op.apply(frame))
+            .collect::<Result<_, _>>()?;
+        settled.replaced.push(replacement);
+    }
+    Ok(settled)
+}
+
 /// Operations with their choices made once (see [`settle`]).
 pub(crate) struct Settled<'a> {
     ops: &'a [Box<dyn FrameOp>],

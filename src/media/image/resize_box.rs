@@ -5,6 +5,7 @@
 use image::DynamicImage;
 
 use crate::media::error::MediaError;
+use crate::media::image::faces;
 use crate::media::image::frame_op::{side, FrameOp};
 use crate::media::image::geometry::{Colour, Fit, Gravity};
 use crate::media::image::pixels::{pad, resample, Region};
@@ -15,7 +16,8 @@ use crate::media::image::smart;
 /// - `Contain`: the largest picture inside the box, aspect kept;
 /// - `Cover`: the smallest covering the box, aspect kept, the overflow cropped at
 ///   `gravity` (`Focus` centres the kept window on its point as far as the picture
-///   allows; `Smart` keeps the most salient window, see `smart`);
+///   allows; `Smart` keeps the most salient window, see `smart`; `Face` keeps every
+///   face, see `faces::window`);
 /// - `Fill`: stretched to the box;
 /// - `Pad`: contained, then placed at `gravity` on a box of `background`. Without a
 ///   `background` the padding is transparent; an output format without alpha (JPEG)
@@ -110,7 +112,7 @@ impl BoxResize {
                 let rw = (f64::from(canvas.0) / s).min(wf);
                 let rh = (f64::from(canvas.1) / s).min(hf);
                 let (left, top, smart) = match self.gravity {
-                    Gravity::Smart => (0.0, 0.0, true),
+                    Gravity::Smart | Gravity::Face => (0.0, 0.0, true),
                     Gravity::Focus { x, y } => (
                         (x * wf - rw / 2.0).clamp(0.0, wf - rw),
                         (y * hf - rh / 2.0).clamp(0.0, hf - rh),
@@ -142,18 +144,28 @@ impl BoxResize {
     }
 
     /// The kept region of `image` (the input of `nominal` size, held at its own size).
-    fn region_of(&self, plan: &Plan, image: &DynamicImage, nominal: (u32, u32)) -> Region {
+    fn region_of(
+        &self,
+        plan: &Plan,
+        image: &DynamicImage,
+        nominal: (u32, u32),
+    ) -> Result<Region, MediaError> {
         let actual = (image.width(), image.height());
         let region = plan.region.rescaled(nominal, actual);
         if !plan.smart {
-            return region;
+            return Ok(region);
         }
-        let (left, top) = smart::window(image, (region.width, region.height));
-        Region {
+        let size = (region.width, region.height);
+        let (left, top) = if self.gravity == Gravity::Face {
+            faces::window::of_image(image, size)?
+        } else {
+            smart::window(image, size)
+        };
+        Ok(Region {
             left,
             top,
             ..region
-        }
+        })
     }
 }
 
@@ -184,7 +196,7 @@ impl FrameOp for BoxResize {
         size: (u32, u32),
     ) -> Result<DynamicImage, MediaError> {
         let plan = self.plan(size)?;
-        let region = self.region_of(&plan, &image, size);
+        let region = self.region_of(&plan, &image, size)?;
         let scaled = resample(&image, region, plan.scaled)?;
         if plan.canvas == plan.scaled {
             return Ok(scaled);
@@ -199,10 +211,43 @@ impl FrameOp for BoxResize {
         })
     }
 
+    fn working_memory(&self, size: (u32, u32)) -> u64 {
+        let faces = self.gravity == Gravity::Face && self.plan(size).is_ok_and(|p| p.smart);
+        if faces {
+            faces::working_memory(size)
+        } else {
+            0
+        }
+    }
+
     fn settled(&self, first: &DynamicImage) -> Option<Box<dyn FrameOp>> {
+        self.settled_on(std::slice::from_ref(first))
+    }
+
+    fn samples_frames(&self) -> bool {
+        self.gravity == Gravity::Face
+    }
+
+    fn settled_on(&self, frames: &[DynamicImage]) -> Option<Box<dyn FrameOp>> {
+        let first = frames.first()?;
         let size = (first.width(), first.height());
         let plan = self.plan(size).ok().filter(|plan| plan.smart)?;
-        let region = self.region_of(&plan, first, size);
+        let region = if self.gravity == Gravity::Face {
+            // One window for the faces of every sampled frame.
+            let region = plan.region;
+            let whole = (f64::from(size.0), f64::from(size.1));
+            let window = (region.width, region.height);
+            let found = faces::in_frames(frames).ok()?;
+            let (left, top) = faces::window::around(&found, whole, window)
+                .unwrap_or_else(|| smart::window(first, window));
+            Region {
+                left,
+                top,
+                ..region
+            }
+        } else {
+            self.region_of(&plan, first, size).ok()?
+        };
         let x = (region.left + region.width / 2.0) / f64::from(size.0);
         let y = (region.top + region.height / 2.0) / f64::from(size.1);
         Some(Box::new(BoxResize {

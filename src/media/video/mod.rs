@@ -16,10 +16,12 @@
 //!   worth; `audio`: an audio track and its loudness; `loudness`: the `loudness`
 //!   option's measuring pass and normalising filter.
 //! - `overlay`: `watermark` and `text` on a video, one ffmpeg run.
+//! - `faces`: `blur-faces` on a video: faces found on sampled frames, hidden by ffmpeg.
 
 pub(crate) mod audio;
 pub(crate) mod chunked;
 pub(crate) mod convert;
+pub(crate) mod faces;
 pub(crate) mod ffprobe;
 pub(crate) mod frame_score;
 pub(crate) mod frames;

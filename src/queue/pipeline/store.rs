@@ -90,13 +90,27 @@ impl EditRun<'_> {
                 None => media.placeholders(file).await,
             }
         };
-        let (put, described, placeholders) = tokio::join!(put, media.describe(file), placeholders);
+        let faces = async {
+            let wanted = self.options.flag(&crate::commands::FACES) && file.format.is_image();
+            match wanted {
+                true => media.faces_of(file).await.map(Some),
+                false => Ok(None),
+            }
+        };
+        let (put, described, placeholders, faces) =
+            tokio::join!(put, media.describe(file), placeholders, faces);
         put?;
         let described = described?;
         // A picture that we wrote and cannot read back is a fault of ours, but not one
         // worth the edit: its outputs are stored without placeholders.
         let placeholders = placeholders.unwrap_or_else(|e| {
             tracing::warn!(error = %e, format = file.format.name(), "no placeholders for an output");
+            None
+        });
+        // Faces that could not be looked for (the detector's memory past the step's
+        // limit) are left out rather than failing done work.
+        let faces = faces.unwrap_or_else(|e: crate::media::MediaError| {
+            tracing::warn!(error = %e, "no faces for an output");
             None
         });
         self.ctx.metrics.stored(described.bytes);
@@ -114,6 +128,7 @@ impl EditRun<'_> {
             dominant_color: placeholders.map(|p| p.dominant_color),
             quality: chosen.map(|c| c.quality),
             score: chosen.map(|c| c.score),
+            faces,
         })
     }
 }

@@ -93,6 +93,7 @@ pub fn media() -> Media {
         max_video_pixels: 7680 * 4320,
         max_video_frames: 100_000,
         max_extract_frames: 1000,
+        face_sample_fps: 5.0,
         max_animation_pixels: 4_000_000_000,
         process_memory_limit: 2 << 30,
         scratch_dir: None,

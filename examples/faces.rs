@@ -1,0 +1,71 @@
+//! The face detector on photos, for bench/faces.py: one JSON line per photo with the
+//! faces found (in its pixels) and the milliseconds, on this thread (one core), of a
+//! detection and of a 512 × 512 `cover` resize with `gravity: face` and with
+//! `gravity: center` (the median of `FACES_RUNS` runs each, 5 by default; decoding not
+//! counted).
+//!
+//! `cargo run --release --example faces -- PHOTO...`
+
+use std::time::Instant;
+
+use image::DynamicImage;
+use mediaedit::media::image::faces::detect;
+use mediaedit::media::image::{BoxResize, Fit, FrameOp, Gravity};
+
+fn main() {
+    for path in std::env::args().skip(1) {
+        let photo = image::open(&path).expect("a photo the image crate reads");
+        let photo = DynamicImage::ImageRgb8(photo.into_rgb8());
+        let faces = detect(&photo).expect("detection runs");
+        let detect_ms = median(|| {
+            detect(&photo).expect("detection runs");
+        });
+        let resize = |gravity| {
+            let op = BoxResize {
+                width: Some(512),
+                height: Some(512),
+                fit: Fit::Cover,
+                gravity,
+                background: None,
+                without_enlargement: false,
+            };
+            median(|| {
+                op.apply(photo.clone()).expect("the resize runs");
+            })
+        };
+        let (face_ms, center_ms) = (resize(Gravity::Face), resize(Gravity::Center));
+        let boxes: Vec<String> = faces
+            .iter()
+            .map(|f| {
+                format!(
+                    "[{:.1},{:.1},{:.1},{:.1},{:.3}]",
+                    f.x, f.y, f.width, f.height, f.score
+                )
+            })
+            .collect();
+        println!(
+            "{{\"file\":{path:?},\"width\":{},\"height\":{},\"faces\":[{}],\"detect_ms\":{detect_ms:.2},\"resize_face_ms\":{face_ms:.2},\"resize_center_ms\":{center_ms:.2}}}",
+            photo.width(),
+            photo.height(),
+            boxes.join(",")
+        );
+    }
+}
+
+/// The median milliseconds of `FACES_RUNS` runs of `work`.
+fn median(mut work: impl FnMut()) -> f64 {
+    let runs: usize = std::env::var("FACES_RUNS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(5)
+        .max(1);
+    let mut times: Vec<f64> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            work();
+            start.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[runs / 2]
+}

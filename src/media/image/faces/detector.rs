@@ -1,0 +1,106 @@
+//! The detector itself: a picture shrunk to the network's input, run, decoded into
+//! faces in the picture's pixels.
+
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use image::{DynamicImage, RgbImage};
+
+use crate::media::error::MediaError;
+use crate::media::image::faces::boxes;
+use crate::media::image::faces::face::Face;
+use crate::media::image::faces::model;
+
+/// The longest side of the copy the network runs on.
+pub const DETECT_SIDE: u32 = 960;
+
+/// The network's inputs are whole multiples of its coarsest stride.
+const ALIGN: u32 = 32;
+
+/// The size of the network's input for a picture of `size`: at most `DETECT_SIDE` a
+/// side (aspect kept), each side then padded up to a multiple of 32.
+fn detect_size((w, h): (u32, u32)) -> ((u32, u32), (u32, u32)) {
+    let k = (f64::from(DETECT_SIDE) / f64::from(w.max(h))).min(1.0);
+    let scaled = (
+        ((f64::from(w) * k).round() as u32).max(1),
+        ((f64::from(h) * k).round() as u32).max(1),
+    );
+    let padded = (
+        scaled.0.div_ceil(ALIGN) * ALIGN,
+        scaled.1.div_ceil(ALIGN) * ALIGN,
+    );
+    (scaled, padded)
+}
+
+/// The size of the copy of a picture of `size` the network sees (before padding).
+pub fn scaled_size(size: (u32, u32)) -> (u32, u32) {
+    detect_size(size).0
+}
+
+/// Bytes detection holds on a picture of `size`: the scaled copy, the network's input
+/// and its activations (measured peak of tract's plan: under 160 bytes per input
+/// pixel), and the plan's packed weights.
+pub fn working_memory(size: (u32, u32)) -> u64 {
+    let (scaled, padded) = detect_size(size);
+    let pixels = u64::from(padded.0) * u64::from(padded.1);
+    3 * u64::from(scaled.0) * u64::from(scaled.1) + 160 * pixels + (8 << 20)
+}
+
+/// Every face in `image`, in its pixels, most confident first.
+pub fn detect(image: &DynamicImage) -> Result<Vec<Face>, MediaError> {
+    let (w, h) = (image.width(), image.height());
+    let ((sw, sh), (pw, ph)) = detect_size((w, h));
+    let small = small_rgb(image, (sw, sh));
+    // Planar BGR (the channel order the network was trained on), 0–255, zero padding.
+    let plane = (pw * ph) as usize;
+    let mut input = vec![0f32; 3 * plane];
+    let (blue, rest) = input.split_at_mut(plane);
+    let (green, red) = rest.split_at_mut(plane);
+    let row_len = 3 * sw as usize;
+    for (y, row) in small.as_raw().chunks_exact(row_len).enumerate() {
+        let start = y * pw as usize;
+        let (b, g, r) = (
+            &mut blue[start..start + sw as usize],
+            &mut green[start..start + sw as usize],
+            &mut red[start..start + sw as usize],
+        );
+        for (i, p) in row.chunks_exact(3).enumerate() {
+            r[i] = f32::from(p[0]);
+            g[i] = f32::from(p[1]);
+            b[i] = f32::from(p[2]);
+        }
+    }
+    drop(small);
+    let raw = model::run(input, ph as usize, pw as usize)?;
+    let found = boxes::decode(&raw, (pw, ph), (sw, sh));
+    let (fx, fy) = (f64::from(w) / f64::from(sw), f64::from(h) / f64::from(sh));
+    Ok(found.into_iter().map(|f| f.scaled(fx, fy)).collect())
+}
+
+/// `image` as RGB of `size` (alpha dropped: a face is a face under any opacity).
+fn small_rgb(image: &DynamicImage, (sw, sh): (u32, u32)) -> RgbImage {
+    let rgb = match image {
+        DynamicImage::ImageRgb8(rgb) => DynamicImage::ImageRgb8(rgb.clone()),
+        other => DynamicImage::ImageRgb8(other.to_rgb8()),
+    };
+    if (sw, sh) == (image.width(), image.height()) {
+        return rgb.into_rgb8();
+    }
+    let mut small = DynamicImage::new_rgb8(sw, sh);
+    let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
+    match Resizer::new().resize(&rgb, &mut small, &options) {
+        Ok(()) => small.into_rgb8(),
+        Err(_) => rgb
+            .resize_exact(sw, sh, image::imageops::FilterType::Triangle)
+            .into_rgb8(),
+    }
+}
+
+/// The faces of every picture of `frames` (frames of one animation, one size), all
+/// together: the union a crop kept for the whole animation must hold.
+pub fn in_frames(frames: &[DynamicImage]) -> Result<Vec<Face>, MediaError> {
+    let mut all = Vec::new();
+    for frame in frames {
+        crate::media::cancel::checkpoint()?;
+        all.extend(detect(frame)?);
+    }
+    Ok(all)
+}
