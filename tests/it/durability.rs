@@ -198,13 +198,7 @@ async fn a_stopping_node_hands_running_edits_back_after_its_grace(backend: Backe
     );
 
     // Handed back: queued and claimable at once, not after the lease.
-    let row = app
-        .db()
-        .await
-        .get_edit(&ORG.into(), &id.to_string().into(), 0)
-        .await
-        .unwrap()
-        .unwrap();
+    let row = app.edit_row(&id).await;
     assert_eq!(row.status, mediaedit::db::EditStatus::Queued);
 
     app.restart_with(|_| {}).await;

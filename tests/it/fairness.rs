@@ -74,16 +74,7 @@ async fn another_organizations_backlog_leaves_a_worker(backend: Backend) {
     }
     // The flooding organization is running one of its edits by now.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while app
-        .db()
-        .await
-        .get_edit(&ORG.into(), &backlog[0].to_string().into(), 0)
-        .await
-        .unwrap()
-        .unwrap()
-        .status
-        != mediaedit::db::EditStatus::Processing
-    {
+    while app.edit_row(&backlog[0]).await.status != mediaedit::db::EditStatus::Processing {
         assert!(Instant::now() < deadline, "the backlog never started");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -113,13 +104,7 @@ async fn another_organizations_backlog_leaves_a_worker(backend: Backend) {
     // The backlog holds at most half of the fetch slots: the rest wait their turn.
     let mut fetching = 0;
     for id in &backlog {
-        let row = app
-            .db()
-            .await
-            .get_edit(&ORG.into(), &id.to_string().into(), 0)
-            .await
-            .unwrap()
-            .unwrap();
+        let row = app.edit_row(id).await;
         fetching += usize::from(row.status == mediaedit::db::EditStatus::Processing);
     }
     assert!(fetching <= 3, "{fetching} of the backlog claimed at once");

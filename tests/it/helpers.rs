@@ -167,6 +167,13 @@ impl TestApp {
         Db::open(&config.database_url(), 4).await.unwrap()
     }
 
+    /// Edit `id` of [`ORG`] as its row is stored, read straight from the database.
+    pub async fn edit_row(&self, id: &str) -> mediaedit::db::EditRow {
+        let db = self.db().await;
+        let row = db.get_edit(&ORG.into(), &id.into(), 0).await.unwrap();
+        row.expect("the edit's row")
+    }
+
     /// `method path` with the app's token and no body: the status and the JSON answer
     /// (`Null` when there is none).
     pub async fn send(&self, method: reqwest::Method, path: &str) -> (u16, Value) {

@@ -13,16 +13,7 @@ use crate::helpers::*;
 /// Waits until edit `id` is `processing`.
 async fn wait_processing(app: &TestApp, id: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
-    while app
-        .db()
-        .await
-        .get_edit(&ORG.into(), &id.to_string().into(), 0)
-        .await
-        .unwrap()
-        .unwrap()
-        .status
-        != EditStatus::Processing
-    {
+    while app.edit_row(id).await.status != EditStatus::Processing {
         assert!(Instant::now() < deadline, "edit {id} never started");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -50,13 +41,7 @@ async fn edits_waiting_on_slow_sources_hold_no_cpu_slot() {
         started.elapsed()
     );
     for id in &waiting {
-        let row = app
-            .db()
-            .await
-            .get_edit(&ORG.into(), &id.to_string().into(), 0)
-            .await
-            .unwrap()
-            .unwrap();
+        let row = app.edit_row(id).await;
         assert_eq!(
             row.status,
             EditStatus::Processing,
@@ -119,13 +104,7 @@ async fn a_light_edit_of_an_organization_does_not_wait_behind_its_own_heavy_ones
     let took = started.elapsed();
     let mut unfinished = 0;
     for id in &heavy {
-        let row = app
-            .db()
-            .await
-            .get_edit(&ORG.into(), &id.to_string().into(), 0)
-            .await
-            .unwrap()
-            .unwrap();
+        let row = app.edit_row(id).await;
         unfinished += usize::from(row.status != EditStatus::Done);
     }
     assert!(
@@ -152,13 +131,7 @@ async fn a_stopping_node_hands_back_an_edit_waiting_on_a_slow_source_at_once() {
         "waited {:?} for a download it can redo",
         stopping.elapsed()
     );
-    let row = app
-        .db()
-        .await
-        .get_edit(&ORG.into(), &id.to_string().into(), 0)
-        .await
-        .unwrap()
-        .unwrap();
+    let row = app.edit_row(&id).await;
     assert_eq!(row.status, EditStatus::Queued, "handed back");
 
     app.restart_with(|_| {}).await;
