@@ -66,6 +66,11 @@ fn children_of(parent: u32) -> Vec<(u32, Seen)> {
             continue;
         }
         let (cmdline, environ) = first;
+        // A child that has exited but is not yet reaped has no memory left: its
+        // command line and environment read empty, and it holds nothing.
+        if cmdline.is_empty() {
+            continue;
+        }
         let env = environ
             .split(|b| *b == 0)
             .filter(|e| !e.is_empty())
