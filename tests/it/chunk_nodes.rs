@@ -220,7 +220,11 @@ async fn three_nodes_share_chunks_and_a_killed_node_loses_only_the_chunks_it_hel
     let token = create_token_in(&urls.database_url, "chunk-org").await;
     // Every edit encodes: the result cache would answer an edit re-run after the kill
     // from another's output, leaving the chunks the killed node held never run again.
+    // Leases of 6 s, not the cluster tests' 2: on a loaded machine a live node can
+    // renew a 2 s lease late and lose a chunk it was running, which would then run
+    // twice without any node having been killed.
     let chunking = [
+        ("MEDIAEDIT_LEASE_SECS", "6"),
         ("MEDIAEDIT_CHUNK_ACROSS_NODES", "true"),
         ("MEDIAEDIT_MIN_CHUNK_WORK", "1"),
         ("MEDIAEDIT_RESULT_CACHE", "false"),
