@@ -81,6 +81,10 @@ pub fn option(spec: &OptionSpec) -> Value {
         }),
         OptionKind::Flag { .. } => json!({ "type": "boolean" }),
         OptionKind::Choice { values, .. } => json!({ "type": "string", "enum": values }),
+        OptionKind::ChoiceList { values, .. } => json!({
+            "type": "array", "items": { "type": "string", "enum": values },
+            "minItems": 1, "maxItems": values.len(), "uniqueItems": true,
+        }),
         OptionKind::ImageFormat => json!({ "type": "string", "enum": ImageFormat::OPTION_NAMES }),
         OptionKind::Colour { .. } => json!({
             "type": "string", "pattern": "^#[0-9A-Fa-f]{6}([0-9A-Fa-f]{2})?$",

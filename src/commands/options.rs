@@ -50,6 +50,12 @@ pub enum OptionKind {
         values: &'static [&'static str],
         default: Option<&'static str>,
     },
+    /// A list of one or more of `values`, each at most once (`video-to-hls`'s
+    /// `codecs`); `default` when not given.
+    ChoiceList {
+        values: &'static [&'static str],
+        default: &'static [&'static str],
+    },
     /// An image format name: `jpeg` (or `jpg`), `png`, `webp`, `avif`, `gif`.
     ImageFormat,
     /// `#RRGGBB` or `#RRGGBBAA`.
@@ -109,6 +115,7 @@ impl OptionSpec {
             OptionKind::Choice { default, .. } | OptionKind::Colour { default } => {
                 default.map(Value::from)
             }
+            OptionKind::ChoiceList { default, .. } => Some(Value::from(default.to_vec())),
             OptionKind::ImageFormat
             | OptionKind::NumberOr { .. }
             | OptionKind::Text { .. }
@@ -245,6 +252,17 @@ impl Options {
         match self.value(spec)? {
             Value::String(s) => Some(s),
             _ => None,
+        }
+    }
+
+    /// A list option as given or defaulted (empty when neither).
+    pub fn texts(&self, spec: &OptionSpec) -> Vec<String> {
+        match self.value(spec) {
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect(),
+            _ => Vec::new(),
         }
     }
 

@@ -11,6 +11,16 @@
 //! A long video is encoded in chunks of whole segments where that pays, with the same
 //! recipe (`chunked::ladder`): the same playlists and segments, in parallel.
 //!
+//! `codecs` chooses the renditions' video: H.264 (the default), AV1 (SVT-AV1 at the
+//! preset and CRF of `video-to-webm`'s, a keyframe every 2 s by GOP length), or both,
+//! one ladder each, H.264's first, all from the same decode. An AV1 ladder is encoded
+//! in one process (its chunk joins are not measured), and its variants' `CODECS`,
+//! which ffmpeg leaves out, are read from their init sections (`hls_codecs`).
+//!
+//! `ladder: auto` fits the H.264 ladder to the video (`video::ladder_fit`): each
+//! rung's CRF from trial encodes of samples of it, a rung that would repeat the one
+//! above dropped.
+//!
 //! The output is one file, the master playlist; its media playlists, init sections
 //! and segments are stored beside it (`storage::OutputKey::companion`) and reached
 //! through it (docs/API.md, "HLS and storyboards").
@@ -18,47 +28,30 @@
 use std::path::Path;
 
 use super::video_to_audio::{loudness_target, LOUDNESS};
-use super::video_to_webm::KEEP_HDR;
+use super::video_to_webm::{CODEC, KEEP_HDR};
 use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
-use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
+use crate::error_code::Code;
 use crate::media::ffmpeg::input::file_url;
-use crate::media::ffmpeg::transcode::X264;
 use crate::media::video::chunked::ladder::{self, LadderRecipe};
 use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
-use crate::media::video::hls;
 use crate::media::video::info::VideoInfo;
 use crate::media::video::loudness::audio_filter_args;
+use crate::media::video::{hls, hls_codecs};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
+use codecs::{codecs, encoder, VideoCodec, CODECS};
+use rungs::{fitted_ladder, ladder, Rung, LADDER_CHOICE};
+
+mod codecs;
+mod rungs;
 
 const INPUTS: &[MediaFormat] = VIDEOS;
 const OUTPUT: MediaFormat = MediaFormat::Hls;
 
-/// The rungs: the short side in lines, and the rate the encoder is capped at (kbit/s).
-const LADDER: [(u32, u32); 4] = [(1080, 5000), (720, 2800), (480, 1400), (360, 800)];
-/// The cap of a rung under 360p (the source's own size).
-const SMALLEST_RATE_K: u32 = 600;
 /// Seconds per segment, and between keyframes (a divisor of it: segments cut there).
 const SEGMENT_SECONDS: u32 = 6;
 const KEYFRAME_SECONDS: u32 = 2;
-/// The renditions of `keepHdr`: 10-bit HEVC (Main 10) tagged `hvc1`, as Apple's HLS
-/// players require, every forced keyframe an IDR so each segment decodes alone.
-const HEVC_10BIT: [&str; 14] = [
-    "-c:v",
-    "libx265",
-    "-preset",
-    "veryfast",
-    "-crf",
-    "23",
-    "-profile:v",
-    "main10",
-    "-tag:v",
-    "hvc1",
-    "-forced-idr",
-    "1",
-    "-x265-params",
-    "log-level=error",
-];
 /// The AAC rate of every rendition.
 const AUDIO_RATE: &str = "128k";
 /// The master playlist's name in the output directory.
@@ -72,7 +65,7 @@ impl CommandDef for VideoToHls {
         summary: "A video as an adaptive HLS stream: H.264 + AAC in fMP4 segments, a ladder \
                   of 1080p, 720p, 480p and 360p never above the source, and a master playlist.",
         inputs: INPUTS,
-        options: &[&KEEP_HDR, &LOUDNESS],
+        options: &[&CODECS, &CODEC, &LADDER_CHOICE, &KEEP_HDR, &LOUDNESS],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -82,13 +75,33 @@ impl CommandDef for VideoToHls {
         Prediction::one(Some(OUTPUT), Shape { size, ..input })
     }
 
-    /// The decode, and every rung's encoding: each rung's pixels over every frame.
-    fn cost(work: Work, _options: &Options) -> u64 {
+    /// `codec` on its own names AV1 here; VP9 is `video-to-webm`'s alone.
+    fn check(options: &Options) -> Result<(), OptionProblem> {
+        let vp9 = options.text(&CODEC).as_deref() == Some("vp9");
+        match options.has(&CODEC) && !options.has(&CODECS) && vp9 {
+            true => Err(OptionProblem {
+                code: Code::InvalidOptionCombination,
+                option: "codec",
+                detail: "video-to-hls writes H.264 or AV1 (`codecs`); VP9 is video-to-webm's"
+                    .into(),
+            }),
+            false => Ok(()),
+        }
+    }
+
+    /// The decode, and every rung's encoding: each rung's pixels over every frame, an
+    /// AV1 rung counted twice (SVT-AV1's preset costs about twice x264 veryfast).
+    fn cost(work: Work, options: &Options) -> u64 {
         let shown = square_size(work.pixels);
-        let encoded: u64 = ladder(shown)
+        let per_ladder: u64 = ladder(shown)
             .iter()
             .map(|r| u64::from(r.size.0) * u64::from(r.size.1))
             .sum();
+        let weight: u64 = codecs(options)
+            .iter()
+            .map(|c| if *c == VideoCodec::Av1 { 2 } else { 1 })
+            .sum();
+        let encoded = per_ladder.saturating_mul(weight);
         work.total()
             .saturating_add(encoded.saturating_mul(work.frames.max(1)))
     }
@@ -110,39 +123,6 @@ fn square_size(pixels: u64) -> (u32, u32) {
     ((height * 16 / 9).max(2), height.max(2))
 }
 
-/// One rendition: its frame size and the encoder's cap.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Rung {
-    size: (u32, u32),
-    rate_k: u32,
-}
-
-/// The rungs for a source shown at `shown`, largest first: each of [`LADDER`] whose
-/// short side is at most the source's (so no rung is taller than the source), at the
-/// source's aspect with even sides; the source's own size alone when none fits.
-fn ladder(shown: (u32, u32)) -> Vec<Rung> {
-    let (w, h) = (shown.0.max(2), shown.1.max(2));
-    let short = w.min(h);
-    let even = |v: f64| ((v / 2.0).round() as u32 * 2).max(2);
-    let rungs: Vec<Rung> = LADDER
-        .iter()
-        .filter(|(lines, _)| *lines <= short)
-        .map(|&(lines, rate_k)| {
-            let scale = f64::from(lines) / f64::from(short);
-            let size = (even(f64::from(w) * scale), even(f64::from(h) * scale));
-            Rung { size, rate_k }
-        })
-        .collect();
-    if rungs.is_empty() {
-        let size = (even(f64::from(w)), even(f64::from(h)));
-        return vec![Rung {
-            size,
-            rate_k: SMALLEST_RATE_K,
-        }];
-    }
-    rungs
-}
-
 async fn run(
     media: &Media,
     input: &MediaFile,
@@ -151,22 +131,46 @@ async fn run(
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
     let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
-    let rungs = ladder(info.shown);
+    let codecs = codecs(options);
     // A directory of its own: the playlists and segments are many files.
     let dir = out_dir.join(format!("hls-{}", uuid::Uuid::new_v4().simple()));
+    tokio::fs::create_dir_all(&dir).await?;
+    let (fitted, still) = match options.text(&LADDER_CHOICE).as_deref() == Some("auto") {
+        true => fitted_ladder(media, (input, &info), options.flag(&KEEP_HDR), &dir).await?,
+        false => (ladder(info.shown), false),
+    };
+    // A still video's keyframes go at segments (`video::ladder_fit`).
+    let keyframe_seconds = match still {
+        true => SEGMENT_SECONDS,
+        false => KEYFRAME_SECONDS,
+    };
+    let rungs: Vec<(VideoCodec, Rung)> = codecs
+        .iter()
+        .flat_map(|c| {
+            let rungs = match c {
+                VideoCodec::H264 => fitted.clone(),
+                VideoCodec::Av1 => ladder(info.shown),
+            };
+            rungs.into_iter().map(move |r| (*c, r))
+        })
+        .collect();
     for i in 0..rungs.len() {
         // ffmpeg writes into the rungs' directories but makes none behind `file:`.
         tokio::fs::create_dir_all(dir.join(format!("v{i}"))).await?;
     }
     let target = loudness_target(media, input, (options, info.has_audio), (None, None));
     let target = target.await?;
-    let mut recipe = recipe(&rungs, (&info, options.flag(&KEEP_HDR)), &dir);
+    let keep_hdr = options.flag(&KEEP_HDR);
+    let mut recipe = recipe(&rungs, (&info, keep_hdr), keyframe_seconds, &dir);
     recipe.audio.splice(0..0, audio_filter_args(&[], target));
     let output = dir.join("v%v").join("index.m3u8");
     let ran = ladder::encode(media, (input, &info), &recipe, out_dir, &output, progress).await;
     let master = dir.join(MASTER);
     let finished = match ran {
-        Ok(()) => hls::state_bandwidths(&master).await,
+        Ok(()) => match hls::state_bandwidths(&master).await {
+            Ok(()) => hls_codecs::state_av1_codecs(&master, info.has_audio).await,
+            Err(e) => Err(e),
+        },
         Err(e) => Err(e),
     };
     if let Err(e) = finished {
@@ -184,7 +188,13 @@ async fn run(
 /// rung, each scaled and encoded, muxed as HLS with fMP4 segments into `dir` (`v<i>/`
 /// per rung). Run in one process or in chunks (`ladder::encode`), the same parts.
 /// `keep_hdr`: an HDR source's renditions are 10-bit HEVC tagged as the source.
-fn recipe(rungs: &[Rung], (info, keep_hdr): (&VideoInfo, bool), dir: &Path) -> LadderRecipe {
+/// `keyframe_seconds`: between forced keyframes, a divisor of [`SEGMENT_SECONDS`].
+fn recipe(
+    rungs: &[(VideoCodec, Rung)],
+    (info, keep_hdr): (&VideoInfo, bool),
+    keyframe_seconds: u32,
+    dir: &Path,
+) -> LadderRecipe {
     let n = rungs.len();
     let labels: String = (0..n).map(|i| format!("[s{i}]")).collect();
     let kept = info.hdr.filter(|_| keep_hdr);
@@ -193,28 +203,34 @@ fn recipe(rungs: &[Rung], (info, keep_hdr): (&VideoInfo, bool), dir: &Path) -> L
         None => (shown_pictures(info), "yuv420p"),
     };
     let mut graph = format!("{shown},format={pix_fmt},split={n}{labels}");
-    for (i, rung) in rungs.iter().enumerate() {
+    for (i, (_, rung)) in rungs.iter().enumerate() {
         let (w, h) = rung.size;
         graph.push_str(&format!(
             ";[s{i}]scale={w}:{h}:flags=bicubic,setsar=1[v{i}]"
         ));
     }
-    let (mut video, tags): (Vec<String>, _) = match kept {
-        Some(hdr) => (HEVC_10BIT.map(String::from).into(), hdr.source_tags()),
-        None => (X264.map(String::from).into(), sdr_tags(info)),
-    };
-    video.extend(tags);
-    video.extend(["-pix_fmt", pix_fmt].map(String::from));
-    for (i, rung) in rungs.iter().enumerate() {
-        let rate = rung.rate_k;
-        video.extend([
-            format!("-maxrate:v:{i}"),
-            format!("{rate}k"),
-            format!("-bufsize:v:{i}"),
-            format!("{}k", rate * 2),
-        ]);
+    let gop = info.frame_rate.map_or(50, |rate| {
+        (rate * f64::from(keyframe_seconds)).round().max(1.0) as u64
+    });
+    let mut video = Vec::new();
+    for (i, (codec, rung)) in rungs.iter().enumerate() {
+        video.extend(encoder(*codec, kept.is_some(), (gop, rung.crf), i));
+        if *codec == VideoCodec::H264 {
+            let rate = rung.rate_k;
+            video.extend([
+                format!("-maxrate:v:{i}"),
+                format!("{rate}k"),
+                format!("-bufsize:v:{i}"),
+                format!("{}k", rate * 2),
+            ]);
+        }
     }
-    let keyframes = format!("expr:gte(t,n_forced*{KEYFRAME_SECONDS})");
+    video.extend(match kept {
+        Some(hdr) => hdr.source_tags(),
+        None => sdr_tags(info),
+    });
+    video.extend(["-pix_fmt", pix_fmt].map(String::from));
+    let keyframes = format!("expr:gte(t,n_forced*{keyframe_seconds})");
     video.extend(["-force_key_frames".to_string(), keyframes]);
     let audio = match info.has_audio {
         true => ["-c:a", "aac", "-b:a", AUDIO_RATE, "-ac", "2"]
@@ -228,10 +244,11 @@ fn recipe(rungs: &[Rung], (info, keep_hdr): (&VideoInfo, bool), dir: &Path) -> L
         video,
         audio,
         muxer: muxer(n, info.has_audio, dir),
-        // HEVC is encoded whole: the chunk joins are measured on x264's ends only.
-        segment_frames: segment_frames(info.frame_rate).filter(|_| kept.is_none()),
+        // HEVC and AV1 are encoded whole: the chunk joins are measured on x264's ends.
+        segment_frames: segment_frames(info.frame_rate, keyframe_seconds)
+            .filter(|_| kept.is_none() && rungs.iter().all(|(c, _)| *c == VideoCodec::H264)),
         lead_in: info.frame_rate.map_or(0, |rate| {
-            (rate * f64::from(KEYFRAME_SECONDS)).round() as u64
+            (rate * f64::from(keyframe_seconds)).round() as u64
         }),
     }
 }
@@ -240,9 +257,9 @@ fn recipe(rungs: &[Rung], (info, keep_hdr): (&VideoInfo, bool), dir: &Path) -> L
 /// at 25 or 30 fps every forced keyframe falls a fixed number of frames after the last,
 /// so a chunk cut on one keeps the pattern; at 29.97 the gap varies by a frame, and the
 /// ladder is encoded whole.
-fn segment_frames(rate: Option<f64>) -> Option<u64> {
+fn segment_frames(rate: Option<f64>, keyframe_seconds: u32) -> Option<u64> {
     let rate = rate?;
-    let gap = rate * f64::from(KEYFRAME_SECONDS);
+    let gap = rate * f64::from(keyframe_seconds);
     let whole = (gap - gap.round()).abs() < 1e-6 && gap >= 1.0;
     whole.then(|| (rate * f64::from(SEGMENT_SECONDS)).round() as u64)
 }
@@ -286,79 +303,4 @@ fn path_url(path: &Path) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sizes(shown: (u32, u32)) -> Vec<(u32, u32)> {
-        ladder(shown).iter().map(|r| r.size).collect()
-    }
-
-    #[test]
-    fn the_ladder_never_rises_above_the_source_and_always_has_a_rung() {
-        assert_eq!(
-            sizes((1920, 1080)),
-            [(1920, 1080), (1280, 720), (854, 480), (640, 360)]
-        );
-        assert_eq!(sizes((1280, 720)), [(1280, 720), (854, 480), (640, 360)]);
-        assert_eq!(sizes((1000, 600)), [(800, 480), (600, 360)]);
-        // Portrait: rungs by the short side, so no rung is taller than the source.
-        assert_eq!(sizes((720, 1280)), [(720, 1280), (480, 854), (360, 640)]);
-        // Under 360p: the source's own size, made even.
-        assert_eq!(sizes((321, 241)), [(322, 242)]);
-        for shown in [(1920, 1080), (64, 48), (720, 1280), (4000, 3000)] {
-            let rungs = ladder(shown);
-            assert!(!rungs.is_empty());
-            assert!(rungs.iter().all(|r| r.size.1 <= shown.1.max(2) + 1));
-        }
-    }
-
-    fn source(has_audio: bool) -> VideoInfo {
-        crate::media::video::info::tests::info(Some(25.0), has_audio)
-    }
-
-    #[test]
-    fn one_decode_is_split_into_every_rung_in_one_hls_muxer() {
-        let rungs = ladder((1920, 1080));
-        let dir = Path::new("/tmp/x");
-        let recipe = recipe(&rungs, (&source(true), false), dir);
-        let args = recipe.whole().join(" ");
-        assert!(args.contains("split=4[s0][s1][s2][s3]"), "{args}");
-        assert!(args.contains("[s3]scale=640:360"), "{args}");
-        assert!(
-            args.contains("-maxrate:v:0 5000k -bufsize:v:0 10000k"),
-            "{args}"
-        );
-        assert!(args.contains("-hls_segment_type fmp4"), "{args}");
-        assert!(
-            args.contains("-var_stream_map v:0,a:0 v:1,a:1 v:2,a:2 v:3,a:3"),
-            "{args}"
-        );
-        assert_eq!(args.matches("-map 0:a:0").count(), 4, "{args}");
-        // 6 s at 25 fps: chunks are cut between segments, every 150 frames.
-        assert_eq!(recipe.segment_frames, Some(150));
-        assert_eq!(recipe.lead_in, 50);
-        let silent = super::recipe(&rungs[3..], (&source(false), false), dir)
-            .whole()
-            .join(" ");
-        assert!(silent.contains("-var_stream_map v:0"), "{silent}");
-        assert!(!silent.contains("-c:a"), "{silent}");
-    }
-
-    #[test]
-    fn only_rates_with_whole_frames_between_keyframes_are_split() {
-        assert_eq!(segment_frames(Some(30.0)), Some(180));
-        assert_eq!(segment_frames(Some(12.5)), Some(75));
-        assert_eq!(segment_frames(Some(30000.0 / 1001.0)), None);
-        assert_eq!(segment_frames(None), None);
-    }
-
-    #[test]
-    fn the_cost_counts_every_rung_s_encoding_besides_the_decode() {
-        let work = Work {
-            pixels: 1920 * 1080,
-            frames: 10,
-        };
-        let cost = VideoToHls::cost(work, &Options::default());
-        assert!(cost > work.total() * 2, "{cost}");
-    }
-}
+mod tests;

@@ -41,6 +41,9 @@ pub const CODEC: OptionSpec = OptionSpec {
 /// SVT-AV1's speed preset: 10 encodes 720p as fast as VP9 realtime at cpu-used 8 on 2
 /// cores, in about two thirds of its bytes at the same CRF (docs/PERFORMANCE.md).
 const SVT_AV1_PRESET: &str = "10";
+/// SVT-AV1 as `codec: av1` runs it (and `video-to-hls`'s AV1 renditions).
+pub(crate) const SVT_AV1: [&str; 6] =
+    ["-c:v", "libsvtav1", "-preset", SVT_AV1_PRESET, "-crf", "35"];
 
 pub struct VideoToWebm;
 
@@ -80,7 +83,7 @@ impl CommandDef for VideoToWebm {
 fn recipe(info: &VideoInfo, keep_hdr: bool, av1: bool) -> SplitRecipe {
     let keyframes = KEYFRAME_INTERVAL.to_string();
     let encoder: &[&str] = if av1 {
-        &["-c:v", "libsvtav1", "-preset", SVT_AV1_PRESET, "-crf", "35"]
+        &SVT_AV1
     } else {
         &[
             "-c:v",

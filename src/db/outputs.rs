@@ -39,6 +39,10 @@ pub struct StoredOutput {
     /// The faces found in an image output, when the edit asked (`faces: true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub faces: Option<Vec<crate::media::image::faces::Face>>,
+    /// `hlg` or `pq` when the asset it came from is HDR video: the edit reports it on
+    /// that asset (`attributes.assets[i].hdr`), as the dry run does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_hdr: Option<String>,
 }
 
 /// The two shapes stored: a full record, or (written before outputs carried their
@@ -69,6 +73,8 @@ enum StoredForm {
         #[serde(default)]
         score: Option<f64>,
         faces: Option<Vec<crate::media::image::faces::Face>>,
+        #[serde(default)]
+        source_hdr: Option<String>,
     },
     Key(String),
 }
@@ -91,6 +97,7 @@ impl From<StoredForm> for StoredOutput {
                 quality,
                 score,
                 faces,
+                source_hdr,
             } => StoredOutput {
                 key,
                 asset,
@@ -106,6 +113,7 @@ impl From<StoredForm> for StoredOutput {
                 quality,
                 score,
                 faces,
+                source_hdr,
             },
             StoredForm::Key(key) => {
                 // `edits/<id>/<attempt>/<asset>-<index>.<ext>`
@@ -130,6 +138,7 @@ impl From<StoredForm> for StoredOutput {
                     quality: None,
                     score: None,
                     faces: None,
+                    source_hdr: None,
                 }
             }
         }
@@ -165,6 +174,7 @@ mod tests {
             quality: None,
             score: None,
             faces: None,
+            source_hdr: Some("hlg".into()),
         };
         let text = serde_json::to_string(&output).unwrap();
         assert_eq!(serde_json::from_str::<StoredOutput>(&text).unwrap(), output);

@@ -44,6 +44,7 @@ pub fn render_edit(row: &EditRow, download_urls: Vec<String>) -> Value {
                 .map(|(output, url)| render_output(output, url))
                 .collect();
             attributes.insert("downloadUrls".into(), json!(download_urls));
+            mark_hdr_assets(&mut attributes, &row.outputs);
             attributes.insert("outputs".into(), json!(outputs));
             attributes.insert("cached".into(), json!(row.cached));
         }
@@ -84,6 +85,21 @@ pub fn render_edit(row: &EditRow, download_urls: Vec<String>) -> Value {
             }
         }
     })
+}
+
+/// `hdr: "hlg"` or `"pq"` on each of `attributes.assets` whose outputs came from HDR
+/// video (the probed fact the dry run reports on the same asset).
+fn mark_hdr_assets(attributes: &mut Map<String, Value>, outputs: &[StoredOutput]) {
+    let Some(Value::Array(assets)) = attributes.get_mut("assets") else {
+        return;
+    };
+    for output in outputs {
+        if let (Some(hdr), Some(Value::Object(asset))) =
+            (&output.source_hdr, assets.get_mut(output.asset))
+        {
+            asset.insert("hdr".into(), json!(hdr));
+        }
+    }
 }
 
 /// One element of `attributes.outputs`: the stored output's metadata and its URL.

@@ -138,6 +138,26 @@ fn check(spec: &OptionSpec, value: &Value, pointer: &str) -> Result<(), Validati
                 )));
             }
         }
+        OptionKind::ChoiceList { values, .. } => {
+            let names = values.join(", ");
+            let shape = format!("a list of one or more of {names}, each once");
+            let Value::Array(items) = value else {
+                return Err(wrong_type(&shape));
+            };
+            if items.is_empty() || items.len() > values.len() {
+                return Err(bad_value(format!("`{name}` must be {shape}.")));
+            }
+            for (i, item) in items.iter().enumerate() {
+                let Some(s) = item.as_str() else {
+                    return Err(wrong_type(&shape));
+                };
+                if !values.contains(&s) || items[..i].contains(item) {
+                    return Err(bad_value(format!(
+                        "`{name}` names \"{s}\" where it must be {shape}."
+                    )));
+                }
+            }
+        }
         OptionKind::ImageFormat => {
             let names = ImageFormat::OPTION_NAMES.join(", ");
             let Value::String(s) = value else {

@@ -304,3 +304,24 @@ async fn a_dry_run_reports_an_hdr_source_s_transfer_and_nothing_for_sdr() {
         assert_eq!(asset["width"], 192, "{name}: {plan}");
     }
 }
+
+#[tokio::test]
+async fn a_done_edit_reports_hdr_on_the_hdr_asset_and_nothing_on_the_sdr_one() {
+    let app = spawn_app().await;
+    let (pq, pq_name) = hdr_clip("smpte2084");
+    let hdr = app.fixtures.add(&pq_name, pq);
+    let sdr = app
+        .fixtures
+        .add("plain.mp4", crate::clips::mp4("192x128", 10, 1.0, false));
+    let doc = app
+        .run_done(json!({
+            "assets": [{"type": "video", "src": hdr}, {"type": "video", "src": sdr}],
+            "commands": ["video-poster"],
+        }))
+        .await;
+    let assets = &doc["attributes"]["assets"];
+    assert_eq!(assets[0]["hdr"], "pq", "{doc}");
+    assert_eq!(assets[1].get("hdr"), None, "{doc}");
+    // The request as sent is otherwise echoed unchanged.
+    assert_eq!(assets[1]["src"], json!(sdr), "{doc}");
+}

@@ -7,6 +7,12 @@
 /// Whether `spec` names a file (a URL or an upload's `src`).
 const isFileOption = (spec) => spec.type === "string" && spec.format === "uri";
 
+/// Whether `spec` is a list of names (`codecs`), typed as names separated by commas.
+const isListOption = (spec) => spec.type === "array";
+
+/// The names typed for a list option, in order.
+const listItems = (text) => text.split(",").map((v) => v.trim()).filter(Boolean);
+
 /// An option that is a number or a word (`quality`: 1–100 or `auto`: `words` in the
 /// catalog): the spec as a plain number's, with its words beside; null for any other.
 function numberOrWord(spec) {
@@ -18,6 +24,7 @@ function optionHint(spec) {
   const either = numberOrWord(spec);
   if (either) return `${optionHint(either)} or ${either.also.join(", ")}`;
   const fallback = spec.default === null ? "" : ` · default ${spec.default}`;
+  if (isListOption(spec)) return `one or more of ${spec.items.enum.join(", ")}, separated by commas · default ${spec.default.join(", ")}`;
   if (isFileOption(spec)) return "a URL of any length, or one of this session's uploads (pick one, or upload a file here: it is not added as a source)";
   if (spec.type === "string" && spec.enum) return `one of ${spec.enum.join(", ")}${spec.default === null ? "; default: the input's format" : fallback}`;
   if (spec.type === "string" && spec.pattern) return `a colour: #RRGGBB or #RRGGBBAA${fallback}`;
@@ -33,6 +40,11 @@ function optionProblem(spec, text) {
   const either = numberOrWord(spec);
   if (either) return either.also.includes(text) ? null : optionProblem(either, text) && `${spec.name} must be ${optionHint(spec)}.`;
   if (text === "" || spec.enum || spec.type === "boolean") return null;
+  if (isListOption(spec)) {
+    const items = listItems(text);
+    const wrong = items.find((v, i) => !spec.items.enum.includes(v) || items.indexOf(v) !== i);
+    return wrong === undefined && items.length ? null : `${spec.name} must be ${optionHint(spec).split(" · ")[0]}, each once.`;
+  }
   if (isFileOption(spec)) {
     let url = null;
     try { url = new URL(text); } catch (_) { /* not a URL */ }
@@ -71,6 +83,8 @@ function optionInput(spec, id) {
   } else if (spec.type === "boolean") {
     input = el("select", { attrs: { id } }, el("option", { text: `default (${spec.default})`, attrs: { value: "" } }),
       ...["true", "false"].map((v) => el("option", { text: v, attrs: { value: v } })));
+  } else if (isListOption(spec)) {
+    input = el("input", { attrs: { id, type: "text", placeholder: spec.default.join(", ") } });
   } else if (spec.type === "string") {
     input = el("input", { attrs: { id, type: "text", maxlength: spec.maxLength, placeholder: spec.default || "" } });
   } else {
@@ -132,6 +146,7 @@ function optionValue(spec, text) {
   if (either) return either.also.includes(text) ? text : Number(text);
   if (spec.type === "number" || spec.type === "integer") return Number(text);
   if (spec.type === "boolean") return text === "true";
+  if (isListOption(spec)) return listItems(text);
   return text;
 }
 

@@ -3,7 +3,7 @@
 // pipeline) or deleted.
 
 /// The text of an option value, as typed into the page.
-const optionText = (value) => (typeof value === "string" ? value : JSON.stringify(value));
+const optionText = (value) => (typeof value === "string" ? value : Array.isArray(value) ? value.join(", ") : JSON.stringify(value));
 
 async function loadPresets() {
   if (!Api.token) { $("preset-list").replaceChildren(); return; }

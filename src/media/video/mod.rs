@@ -6,7 +6,9 @@
 //! - `probe`: the typed result of `ffprobe`.
 //! - `mp4`, `mkv`: the headers of the common outputs, read without a process.
 //! - `convert`: the shape of most video commands (inspect, then one ffmpeg run).
-//! - `hls`: the HLS playlists of `video-to-hls` (variants, segments, measured rates).
+//! - `hls`: the HLS playlists of `video-to-hls` (variants, segments, measured rates);
+//!   `hls_codecs`: the `CODECS` of its AV1 variants, which ffmpeg leaves out;
+//!   `ladder_fit`: the rungs of `ladder: auto`, measured on samples of the video.
 //! - `chunked`: long Theora and VP9 encodes and HLS ladders split at keyframes,
 //!   encoded in parallel, joined without re-encoding.
 //! - `hdr`: HLG and PQ sources, and the tone mapping of their 8-bit outputs.
@@ -29,9 +31,11 @@ pub(crate) mod h264;
 pub(crate) mod hdr;
 pub(crate) mod hdr_source;
 pub(crate) mod hls;
+pub(crate) mod hls_codecs;
 pub(crate) mod info;
 pub(crate) mod inspect;
 pub(crate) mod inspect_cache;
+pub(crate) mod ladder_fit;
 pub(crate) mod loudness;
 pub(crate) mod mkv;
 pub(crate) mod mp4;

@@ -88,8 +88,10 @@ impl EditRun<'_> {
             i,
             kept: &kept,
         };
+        // An HDR source says so on its asset in the edit (read before the steps take it).
+        let source_hdr = self.ctx.media.hdr_of(&source).await;
         let files = execute(&steps, &self.edit.commands, source, &dir).await?;
-        let outputs = self.store(i, &files, &kept).await?;
+        let outputs = self.store(i, &files, &kept, source_hdr).await?;
         // This asset's files are stored: free the disk now, not when the edit ends,
         // so an edit of twenty large videos needs room for one at a time.
         if let Err(e) = tokio::fs::remove_dir_all(&dir).await {

@@ -2,7 +2,7 @@
 //! each described for `attributes.outputs` and given its placeholders (those its
 //! encoder kept, else read back while its bytes travel).
 
-use futures::{StreamExt, TryStreamExt};
+use futures::{StreamExt, TryFutureExt, TryStreamExt};
 use serde_json::json;
 
 use crate::db::StoredOutput;
@@ -26,6 +26,7 @@ impl EditRun<'_> {
         i: usize,
         files: &[MediaFile],
         kept: &Kept,
+        source_hdr: Option<&'static str>,
     ) -> Result<Vec<StoredOutput>, JobError> {
         let step = json!({ "asset": i, "name": "store" });
         self.tracker.report(i, 0.0, &step);
@@ -49,6 +50,10 @@ impl EditRun<'_> {
                     file,
                     (kept.take(&file.path), kept.take_quality(&file.path)),
                 )
+                .map_ok(move |output| StoredOutput {
+                    source_hdr: source_hdr.map(str::to_string),
+                    ..output
+                })
             })
             .collect();
         // A fan-out's files go up several at once: each put is mostly waiting (on the
@@ -129,6 +134,7 @@ impl EditRun<'_> {
             quality: chosen.map(|c| c.quality),
             score: chosen.map(|c| c.score),
             faces,
+            source_hdr: None,
         })
     }
 }
