@@ -33,6 +33,8 @@ pub enum MediaFormat {
     Tiff,
     /// Read, never written.
     Bmp,
+    /// Read (drawn at the size an edit needs, `media::image::codec::svg`), never written.
+    Svg,
     /// An HLS master playlist (`video-to-hls`): written, never read. Its media
     /// playlists and fMP4 segments are stored beside it (`storage::OutputKey`).
     Hls,
@@ -57,6 +59,7 @@ pub const STILL_IMAGES: &[MediaFormat] = &[
     MediaFormat::Bmp,
     MediaFormat::Heif,
     MediaFormat::Avif,
+    MediaFormat::Svg,
 ];
 
 /// What the image commands read: the still images, and GIF (its first frame for
@@ -70,6 +73,7 @@ pub const IMAGE_INPUTS: &[MediaFormat] = &[
     MediaFormat::Bmp,
     MediaFormat::Heif,
     MediaFormat::Avif,
+    MediaFormat::Svg,
 ];
 
 /// The video containers every video command reads, each through its own named ffmpeg
@@ -133,6 +137,7 @@ impl MediaFormat {
             MediaFormat::Avif => "avif",
             MediaFormat::Tiff => "tiff",
             MediaFormat::Bmp => "bmp",
+            MediaFormat::Svg => "svg",
             MediaFormat::Hls => "m3u8",
             MediaFormat::Vtt => "vtt",
             MediaFormat::M4a => "m4a",
@@ -161,6 +166,7 @@ impl MediaFormat {
             MediaFormat::Avif => "image/avif",
             MediaFormat::Tiff => "image/tiff",
             MediaFormat::Bmp => "image/bmp",
+            MediaFormat::Svg => "image/svg+xml",
             MediaFormat::Hls => "application/vnd.apple.mpegurl",
             MediaFormat::Vtt => "text/vtt",
             MediaFormat::M4a => "audio/mp4",
@@ -242,6 +248,7 @@ impl MediaFormat {
             MediaFormat::Avif => "AVIF",
             MediaFormat::Tiff => "TIFF",
             MediaFormat::Bmp => "BMP",
+            MediaFormat::Svg => "SVG",
             MediaFormat::Hls => "HLS",
             MediaFormat::Vtt => "WebVTT",
             MediaFormat::M4a => "M4A (AAC)",

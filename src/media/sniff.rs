@@ -9,6 +9,8 @@ use tokio::io::AsyncReadExt;
 
 use crate::format::MediaFormat;
 
+mod svg;
+
 /// How many leading bytes [`sniff`] needs: an MPEG-TS file is told by its sync byte
 /// at the start of three 188- or 192-byte packets.
 pub(crate) const HEAD_LEN: usize = 512;
@@ -79,6 +81,9 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
     }
     if is_mp3(head) {
         return Some(MediaFormat::Mp3);
+    }
+    if svg::is_svg(head) {
+        return Some(MediaFormat::Svg);
     }
     None
 }

@@ -97,6 +97,7 @@ mod stalled_sources;
 mod still_formats;
 mod stored_plans;
 mod storyboard;
+mod svg;
 mod tus_metadata;
 mod upload_quotas;
 mod upload_storage;

@@ -35,7 +35,7 @@ const state = {
 
 const VIDEO_FORMATS = new Set(["mp4", "mov", "webm", "mkv", "avi", "ts", "3gp", "ogv"]);
 const EXTENSIONS = { jpg: "jpeg", jpeg: "jpeg", png: "png", webp: "webp", gif: "gif", mp4: "mp4", m4v: "mp4", mov: "mov",
-  tif: "tiff", tiff: "tiff", bmp: "bmp", heic: "heic", heif: "heic", avif: "avif", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv" };
+  tif: "tiff", tiff: "tiff", bmp: "bmp", heic: "heic", heif: "heic", avif: "avif", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv", svg: "svg" };
 
 /// The format of a file from its first bytes, as the service detects it (never the name).
 function formatFromBytes(b) {
@@ -59,6 +59,9 @@ function formatFromBytes(b) {
   if (ascii(0, 4) === "II*\0" || ascii(0, 4) === "MM\0*") return "tiff";
   if (ascii(0, 2) === "BM") return "bmp";
   if (["moov", "mdat", "wide", "free"].includes(ascii(4, 8))) return "mov";
+  // SVG: markup whose first element is <svg> (after a declaration, comments, a DOCTYPE).
+  const text = new TextDecoder().decode(b.slice(0, 512)).replace(/^\uFEFF/, "");
+  if (/^\s*(<\?[\s\S]*?\?>\s*|<!--[\s\S]*?-->\s*)*(<!DOCTYPE\s+svg|<([\w-]+:)?svg[\s>/])/i.test(text)) return "svg";
   return null;
 }
 
