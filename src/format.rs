@@ -35,6 +35,8 @@ pub enum MediaFormat {
     Bmp,
     /// Read (drawn at the size an edit needs, `media::image::codec::svg`), never written.
     Svg,
+    /// A page of a PDF, drawn by poppler (`media::pdf`) then read as a PNG: never written.
+    Pdf,
     /// An HLS master playlist (`video-to-hls`): written, never read. Its media
     /// playlists and fMP4 segments are stored beside it (`storage::OutputKey`).
     Hls,
@@ -62,8 +64,9 @@ pub const STILL_IMAGES: &[MediaFormat] = &[
     MediaFormat::Svg,
 ];
 
-/// What the image commands read: the still images, and GIF (its first frame for
-/// `image-to-video`; every frame through `resize-image` and `image-to-webp`).
+/// What the image commands read: the still images, GIF (its first frame for
+/// `image-to-video`; every frame through `resize-image` and `image-to-webp`), and a
+/// PDF's page (drawn to a picture before the command runs).
 pub const IMAGE_INPUTS: &[MediaFormat] = &[
     MediaFormat::Jpeg,
     MediaFormat::Png,
@@ -74,6 +77,7 @@ pub const IMAGE_INPUTS: &[MediaFormat] = &[
     MediaFormat::Heif,
     MediaFormat::Avif,
     MediaFormat::Svg,
+    MediaFormat::Pdf,
 ];
 
 /// The video containers every video command reads, each through its own named ffmpeg
@@ -138,6 +142,7 @@ impl MediaFormat {
             MediaFormat::Tiff => "tiff",
             MediaFormat::Bmp => "bmp",
             MediaFormat::Svg => "svg",
+            MediaFormat::Pdf => "pdf",
             MediaFormat::Hls => "m3u8",
             MediaFormat::Vtt => "vtt",
             MediaFormat::M4a => "m4a",
@@ -167,6 +172,7 @@ impl MediaFormat {
             MediaFormat::Tiff => "image/tiff",
             MediaFormat::Bmp => "image/bmp",
             MediaFormat::Svg => "image/svg+xml",
+            MediaFormat::Pdf => "application/pdf",
             MediaFormat::Hls => "application/vnd.apple.mpegurl",
             MediaFormat::Vtt => "text/vtt",
             MediaFormat::M4a => "audio/mp4",
@@ -249,6 +255,7 @@ impl MediaFormat {
             MediaFormat::Tiff => "TIFF",
             MediaFormat::Bmp => "BMP",
             MediaFormat::Svg => "SVG",
+            MediaFormat::Pdf => "PDF",
             MediaFormat::Hls => "HLS",
             MediaFormat::Vtt => "WebVTT",
             MediaFormat::M4a => "M4A (AAC)",

@@ -43,6 +43,7 @@ mod file;
 pub mod fuzzing;
 pub mod image;
 mod image_transform;
+mod pdf;
 pub mod lending;
 pub(crate) mod libraries;
 pub(crate) mod limits;

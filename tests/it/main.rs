@@ -81,6 +81,7 @@ mod non_dumpable;
 mod open_routes;
 mod openapi;
 mod overlays;
+mod pdf;
 mod pipelines;
 mod placeholders;
 mod playground;
