@@ -10,7 +10,6 @@
 use std::path::Path;
 
 use super::options::{OptionSpec, Options};
-use super::registry::Command;
 use super::spec::Shape;
 use crate::media::{Media, MediaError, MediaFile};
 
@@ -23,9 +22,10 @@ pub const PAGE: OptionSpec = OptionSpec::integer(
     Some(1.0),
 );
 
-/// Page [`PAGE`] of the PDF `input`, drawn as `command` needs it, into `dir`.
+/// Page [`PAGE`] of the PDF `input`, drawn as the command needs it, into `dir`:
+/// `predict` is the command's size of output for an input's shape.
 pub(super) async fn draw(
-    command: Command,
+    predict: impl Fn(Shape) -> Option<(u32, u32)>,
     media: &Media,
     input: &MediaFile,
     options: &Options,
@@ -40,7 +40,7 @@ pub(super) async fn draw(
                 frames: Some(1),
                 seconds: None,
             };
-            command.predict(input, options).shape.size
+            predict(input)
         };
         match (made(1), made(2)) {
             (Some((w, h)), Some(same)) if (w, h) == same => {

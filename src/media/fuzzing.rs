@@ -98,7 +98,7 @@ pub fn svg(bytes: &[u8]) {
     let Ok(file) = svg::open(bytes, MAX_PIXELS) else {
         return;
     };
-    let size = file.drawn_size(64, 64);
+    let size = file.drawn_size((64, 64), MAX_PIXELS);
     if let Ok(image) = file.draw((64, 64), MAX_PIXELS) {
         assert_eq!((image.width(), image.height()), size);
     }

@@ -58,7 +58,9 @@ pub(crate) fn parse_info(text: &str, page: u32) -> Result<Option<PageInfo>, Medi
     let Some(size) = field(&prefix) else {
         return Ok(None);
     };
-    let mut numbers = size.split_whitespace().filter_map(|w| w.parse::<f64>().ok());
+    let mut numbers = size
+        .split_whitespace()
+        .filter_map(|w| w.parse::<f64>().ok());
     let (Some(width), Some(height)) = (numbers.next(), numbers.next()) else {
         return Ok(None);
     };
@@ -124,10 +126,15 @@ impl Media {
             .await;
         let info = match info {
             Ok(output) => String::from_utf8_lossy(&output.stdout).into_owned(),
-            Err(MediaError::ProcessFailed { stderr_tail: stderr, .. }) => {
+            Err(MediaError::ProcessFailed {
+                stderr_tail: stderr,
+                ..
+            }) => {
                 tracing::debug!(%stderr, "pdfinfo refused a PDF");
                 let locked = stderr.contains("password") || stderr.contains("Encrypted");
-                return Err(if locked {
+                return Err(if stderr.contains("Wrong page range") {
+                    out_of_range()
+                } else if locked {
                     refused("an encrypted PDF document")
                 } else {
                     damaged()
@@ -160,7 +167,10 @@ impl Media {
         ];
         match self.runner().run(Path::new("pdftocairo"), args).await {
             Ok(_) => {}
-            Err(MediaError::ProcessFailed { stderr_tail: stderr, .. }) => {
+            Err(MediaError::ProcessFailed {
+                stderr_tail: stderr,
+                ..
+            }) => {
                 tracing::debug!(%stderr, "pdftocairo refused a PDF");
                 return Err(damaged());
             }

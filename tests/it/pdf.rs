@@ -13,10 +13,16 @@ use crate::render::{b64, get, render_key, render_url};
 /// A PDF of 200 × 100 pt pages, each drawn by its content stream, written by hand
 /// (objects, cross-reference table with their byte offsets, trailer).
 fn pdf(pages: &[&str]) -> Vec<u8> {
-    let kids: Vec<String> = (0..pages.len()).map(|i| format!("{} 0 R", 3 + 2 * i)).collect();
+    let kids: Vec<String> = (0..pages.len())
+        .map(|i| format!("{} 0 R", 3 + 2 * i))
+        .collect();
     let mut objects = vec![
         "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
-        format!("<< /Type /Pages /Kids [{}] /Count {} >>", kids.join(" "), pages.len()),
+        format!(
+            "<< /Type /Pages /Kids [{}] /Count {} >>",
+            kids.join(" "),
+            pages.len()
+        ),
     ];
     for (i, content) in pages.iter().enumerate() {
         objects.push(format!(
@@ -35,7 +41,10 @@ fn pdf(pages: &[&str]) -> Vec<u8> {
         out.push_str(&format!("{} 0 obj\n{object}\nendobj\n", i + 1));
     }
     let xref = out.len();
-    out.push_str(&format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1));
+    out.push_str(&format!(
+        "xref\n0 {}\n0000000000 65535 f \n",
+        objects.len() + 1
+    ));
     for offset in offsets {
         out.push_str(&format!("{offset:010} 00000 n \n"));
     }
@@ -59,7 +68,12 @@ fn reference(bytes: &[u8], page: u32, width: u32, height: u32) -> DynamicImage {
     let page = page.to_string();
     let status = std::process::Command::new("pdftoppm")
         .args(["-png", "-singlefile", "-f", &page, "-l", &page])
-        .args(["-scale-to-x", &width.to_string(), "-scale-to-y", &height.to_string()])
+        .args([
+            "-scale-to-x",
+            &width.to_string(),
+            "-scale-to-y",
+            &height.to_string(),
+        ])
         .arg(&input)
         .arg(dir.path().join("ref"))
         .status()
@@ -87,7 +101,11 @@ async fn a_pdf_page_is_drawn_at_the_size_asked_for_as_pdftoppm_draws_it() {
     let source = app.fixtures.add("doc.pdf", bytes.clone());
     // The first page by default, drawn at 1000 px (5× its 72-dpi size).
     let doc = app
-        .run_done(edit(&source, &["resize-image"], Some(json!({"width": 1000, "format": "png"}))))
+        .run_done(edit(
+            &source,
+            &["resize-image"],
+            Some(json!({"width": 1000, "format": "png"})),
+        ))
         .await;
     let ours = fixtures::decode(&app.download_all(&doc).await[0]);
     assert_eq!(ours.dimensions(), (1000, 500));
@@ -101,7 +119,10 @@ async fn a_pdf_page_is_drawn_at_the_size_asked_for_as_pdftoppm_draws_it() {
     let page_two = fixtures::decode(&app.download_all(&doc).await[0]);
     assert_eq!(page_two.dimensions(), (200, 100));
     let [r, g, b, _] = page_two.get_pixel(150, 50).0;
-    assert!(b > 200 && r < 40 && g < 40, "page 2 is blue on the right: {r},{g},{b}");
+    assert!(
+        b > 200 && r < 40 && g < 40,
+        "page 2 is blue on the right: {r},{g},{b}"
+    );
 }
 
 #[tokio::test]
@@ -133,19 +154,29 @@ async fn encrypted_truncated_and_out_of_range_pdfs_fail_with_codes_naming_pdf() 
         .unwrap();
     assert!(status.success());
     let cases = [
-        ("locked.pdf", std::fs::read(&locked).unwrap(), "encrypted PDF"),
+        (
+            "locked.pdf",
+            std::fs::read(&locked).unwrap(),
+            "encrypted PDF",
+        ),
         ("cut.pdf", bytes[..300].to_vec(), "damaged PDF"),
     ];
     for (name, file, said) in cases {
         let source = app.fixtures.add(name, file);
         let error = app.run_failed(edit(&source, &["resize-image"], None)).await;
         assert_eq!(error["code"], "unsupported_input_format", "{name}: {error}");
-        assert!(error["detail"].as_str().unwrap().contains(said), "{name}: {error}");
+        assert!(
+            error["detail"].as_str().unwrap().contains(said),
+            "{name}: {error}"
+        );
     }
     let source = app.fixtures.add("doc.pdf", bytes);
     let error = app
         .run_failed(edit(&source, &["resize-image"], Some(json!({"page": 3}))))
         .await;
     assert_eq!(error["code"], "invalid_parameter", "{error}");
-    assert!(error["detail"].as_str().unwrap().contains("page"), "{error}");
+    assert!(
+        error["detail"].as_str().unwrap().contains("page"),
+        "{error}"
+    );
 }

@@ -22,9 +22,6 @@ use crate::media::image::exif;
 mod sides;
 use sides::to_u32;
 
-/// Slack on top of the pixel buffer for a decoder's own scratch memory.
-const DECODER_SCRATCH_BYTES: u64 = 64 << 20;
-
 /// What the header says, before any pixel is decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Header {
@@ -263,7 +260,7 @@ impl<'a> Opened<'a> {
                     factor.scale(height as usize) as u32,
                 )
             }
-            Source::Svg(file) => file.drawn_size(min_width, min_height),
+            Source::Svg(file) => file.drawn_size((min_width, min_height), self.max_pixels),
             _ => (width, height),
         }
     }

@@ -102,7 +102,7 @@ pub(crate) fn open(bytes: &[u8], max_pixels: u64) -> Result<SvgFile, MediaError>
     let size = tree.size();
     let side = |v: f32| v.ceil().clamp(1.0, u32::MAX as f32) as u32;
     let (width, height) = (side(size.width()), side(size.height()));
-    crate::media::image::decode::check_pixels(width, height, max_pixels)?;
+    check_pixels(width, height, max_pixels)?;
     Ok(SvgFile {
         tree,
         width,
@@ -110,26 +110,46 @@ pub(crate) fn open(bytes: &[u8], max_pixels: u64) -> Result<SvgFile, MediaError>
     })
 }
 
+/// `ImageTooLarge` for a canvas of more than `max_pixels`.
+fn check_pixels(width: u32, height: u32, max_pixels: u64) -> Result<(), MediaError> {
+    if u64::from(width) * u64::from(height) > max_pixels {
+        return Err(MediaError::ImageTooLarge {
+            width: width.into(),
+            height: height.into(),
+            limit: max_pixels,
+        });
+    }
+    Ok(())
+}
+
 impl SvgFile {
     /// The size [`SvgFile::draw`] paints for these minimums: the picture scaled, keeping
     /// its shape, until it covers `min_width` × `min_height` (smaller than its own size
-    /// too: a vector has no resolution to lose).
-    pub fn drawn_size(&self, min_width: u32, min_height: u32) -> (u32, u32) {
+    /// too: a vector has no resolution to lose), within `max_pixels` (a cover crop of a
+    /// thin drawing may ask for more than the limit; it is then drawn as large as the
+    /// limit allows and resampled).
+    pub fn drawn_size(&self, (min_width, min_height): (u32, u32), max_pixels: u64) -> (u32, u32) {
         let (w, h) = (f64::from(self.width), f64::from(self.height));
-        let scale = (f64::from(min_width) / w).max(f64::from(min_height) / h);
-        let side = |v: f64| (v * scale).round().clamp(1.0, u32::MAX.into()) as u32;
+        let mut scale = (f64::from(min_width) / w).max(f64::from(min_height) / h);
+        let most = (max_pixels as f64 / (w * h)).sqrt();
+        let capped = scale * scale * w * h > max_pixels as f64;
+        if capped {
+            scale = most;
+        }
+        let side = |v: f64| ((v * scale).round().clamp(1.0, u32::MAX.into())) as u32;
+        if capped {
+            // Rounded down, so that the size stays within the limit.
+            let down = |v: f64| ((v * scale).floor().clamp(1.0, u32::MAX.into())) as u32;
+            return (down(w), down(h));
+        }
         (side(w).max(min_width), side(h).max(min_height))
     }
 
     /// Paints the picture at [`SvgFile::drawn_size`] (checked against `max_pixels`):
     /// `Rgba8` when anything is transparent, else `Rgb8`.
-    pub fn draw(
-        self,
-        (min_width, min_height): (u32, u32),
-        max_pixels: u64,
-    ) -> Result<DynamicImage, MediaError> {
-        let (width, height) = self.drawn_size(min_width, min_height);
-        crate::media::image::decode::check_pixels(width, height, max_pixels)?;
+    pub fn draw(self, min: (u32, u32), max_pixels: u64) -> Result<DynamicImage, MediaError> {
+        let (width, height) = self.drawn_size(min, max_pixels);
+        check_pixels(width, height, max_pixels)?;
         let mut pixmap =
             tiny_skia::Pixmap::new(width, height).ok_or_else(|| MediaError::ImageTooLarge {
                 width: width.into(),

@@ -3,9 +3,11 @@
 
 use image::{DynamicImage, ImageError, Limits};
 
-use super::DECODER_SCRATCH_BYTES;
 use crate::format::MediaFormat;
 use crate::media::error::MediaError;
+
+/// Slack on top of the pixel buffer for a decoder's own scratch memory.
+const DECODER_SCRATCH_BYTES: u64 = 64 << 20;
 
 /// Decoder limits matching the pixel limit: room for 16-bit RGBA at the largest size
 /// allowed, so a header that lies about its size still cannot make a decoder allocate
