@@ -4,8 +4,9 @@
 //!
 //! The page is a picture of its 72-dpi size. A command whose output does not depend on
 //! how many pixels the page has — `resize-image` to a `width`/`height` box — has the
-//! page drawn at the size it makes (vector-sharp, not a 72-dpi bitmap scaled up); any
-//! other (a `scale`, a crop in pixels, a rotation) gets the 72-dpi picture.
+//! page drawn at the size it makes (vector-sharp, not a 72-dpi bitmap scaled up, and a
+//! thumbnail drawn small rather than drawn large and shrunk); any other (a `scale`, a
+//! crop in pixels, a rotation) gets the 72-dpi picture.
 
 use std::path::Path;
 

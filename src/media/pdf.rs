@@ -8,7 +8,7 @@
 //! of this process, where a crash or a runaway allocation ends only the child.
 //!
 //! A page is a picture of its size at 72 dpi (one pixel per point, turned by its
-//! `/Rotate`), drawn at the size the command needs when that is larger (see
+//! `/Rotate`), drawn at the size the command makes when it makes one of its own (see
 //! [`Media::pdf_page`]). An encrypted, damaged or empty PDF fails
 //! `unsupported_input_format` naming PDF; a `page` past the last one fails
 //! `invalid_parameter`.
@@ -99,9 +99,10 @@ fn out_of_range() -> MediaError {
 
 impl Media {
     /// Page `page` of the PDF `input` as a PNG in `out_dir`, drawn at its 72-dpi size
-    /// scaled by `scale(size)` (at least 1: a command that needs more pixels than the
-    /// page has at 72 dpi gets them drawn, not enlarged). `ImageTooLarge` past the
-    /// pixel limit, before anything is drawn.
+    /// scaled by `scale(size)` (a command that makes a size of its own gets the page
+    /// drawn at that size: more pixels drawn, not enlarged, or fewer drawn rather than
+    /// drawn and shrunk). `ImageTooLarge` past the pixel limit, before anything is
+    /// drawn.
     pub(crate) async fn pdf_page(
         &self,
         input: &MediaFile,
@@ -144,8 +145,14 @@ impl Media {
         };
         let info = parse_info(&info, page)?.ok_or_else(damaged)?;
         let (width, height) = info.pixels();
-        let factor = scale((width, height)).max(1.0);
-        let drawn = |v: u32| (f64::from(v) * factor).round().min(f64::from(u32::MAX)) as u32;
+        let factor = Some(scale((width, height)))
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .unwrap_or(1.0);
+        let drawn = |v: u32| {
+            (f64::from(v) * factor)
+                .round()
+                .clamp(1.0, f64::from(u32::MAX)) as u32
+        };
         let (width, height) = (drawn(width), drawn(height));
         crate::media::image::decode::check_pixels(width, height, self.config().max_image_pixels)?;
         let output = output_path(out_dir, MediaFormat::Png);
