@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages mediaedit needs when they are missing (Debian/Ubuntu):
-# ffmpeg/ffprobe for video; cmake and nasm to build the vendored libjpeg-turbo 3 (SIMD);
+# ffmpeg/ffprobe for video; poppler-utils for PDF pages; cmake and nasm to build the vendored libjpeg-turbo 3 (SIMD);
 # libtiff and libheif (headers and libraries) for TIFF, HEIC and AVIF sources; libclang,
 # with which the build generates the Rust declarations of libavif, libtiff and libheif
 # from their installed headers (bindgen).
@@ -53,6 +53,8 @@ pkg-config --exists libheif 2>/dev/null || missing+=(libheif-dev)
 pkg-config --exists libavif 2>/dev/null || missing+=(libavif-dev)
 # libclang and clang's own headers, which bindgen (build.rs) parses the C headers with.
 ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
+# poppler's pdfinfo and pdftocairo draw the pages of PDF sources (child processes).
+command -v pdftocairo >/dev/null 2>&1 || missing+=(poppler-utils)
 # Little CMS for colour profiles (without it, lcms2-sys builds its bundled copy).
 pkg-config --exists lcms2 2>/dev/null || missing+=(liblcms2-dev)
 if $with_test_tools; then
@@ -64,6 +66,8 @@ if $with_test_tools; then
     missing+=(postgresql)
   fi
   [ -x "${MEDIAEDIT_TEST_CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
+  # qpdf encrypts the PDF test files (tests/it/pdf.rs).
+  command -v qpdf >/dev/null 2>&1 || missing+=(qpdf)
   # heif-enc makes the HEIC and AVIF test files.
   command -v heif-enc >/dev/null 2>&1 || missing+=(libheif-examples)
 fi

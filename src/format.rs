@@ -33,6 +33,10 @@ pub enum MediaFormat {
     Tiff,
     /// Read, never written.
     Bmp,
+    /// Read (drawn at the size an edit needs, `media::image::codec::svg`), never written.
+    Svg,
+    /// A page of a PDF, drawn by poppler (`media::pdf`) then read as a PNG: never written.
+    Pdf,
     /// An HLS master playlist (`video-to-hls`): written, never read. Its media
     /// playlists and fMP4 segments are stored beside it (`storage::OutputKey`).
     Hls,
@@ -57,10 +61,12 @@ pub const STILL_IMAGES: &[MediaFormat] = &[
     MediaFormat::Bmp,
     MediaFormat::Heif,
     MediaFormat::Avif,
+    MediaFormat::Svg,
 ];
 
-/// What the image commands read: the still images, and GIF (its first frame for
-/// `image-to-video`; every frame through `resize-image` and `image-to-webp`).
+/// What the image commands read: the still images, GIF (its first frame for
+/// `image-to-video`; every frame through `resize-image` and `image-to-webp`), and a
+/// PDF's page (drawn to a picture before the command runs).
 pub const IMAGE_INPUTS: &[MediaFormat] = &[
     MediaFormat::Jpeg,
     MediaFormat::Png,
@@ -70,6 +76,8 @@ pub const IMAGE_INPUTS: &[MediaFormat] = &[
     MediaFormat::Bmp,
     MediaFormat::Heif,
     MediaFormat::Avif,
+    MediaFormat::Svg,
+    MediaFormat::Pdf,
 ];
 
 /// The video containers every video command reads, each through its own named ffmpeg
@@ -133,6 +141,8 @@ impl MediaFormat {
             MediaFormat::Avif => "avif",
             MediaFormat::Tiff => "tiff",
             MediaFormat::Bmp => "bmp",
+            MediaFormat::Svg => "svg",
+            MediaFormat::Pdf => "pdf",
             MediaFormat::Hls => "m3u8",
             MediaFormat::Vtt => "vtt",
             MediaFormat::M4a => "m4a",
@@ -161,6 +171,8 @@ impl MediaFormat {
             MediaFormat::Avif => "image/avif",
             MediaFormat::Tiff => "image/tiff",
             MediaFormat::Bmp => "image/bmp",
+            MediaFormat::Svg => "image/svg+xml",
+            MediaFormat::Pdf => "application/pdf",
             MediaFormat::Hls => "application/vnd.apple.mpegurl",
             MediaFormat::Vtt => "text/vtt",
             MediaFormat::M4a => "audio/mp4",
@@ -242,6 +254,8 @@ impl MediaFormat {
             MediaFormat::Avif => "AVIF",
             MediaFormat::Tiff => "TIFF",
             MediaFormat::Bmp => "BMP",
+            MediaFormat::Svg => "SVG",
+            MediaFormat::Pdf => "PDF",
             MediaFormat::Hls => "HLS",
             MediaFormat::Vtt => "WebVTT",
             MediaFormat::M4a => "M4A (AAC)",

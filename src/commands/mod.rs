@@ -13,6 +13,7 @@
 
 mod formats;
 mod options;
+mod pdf_page;
 mod registry;
 mod spec;
 mod stored;

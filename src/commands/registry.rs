@@ -152,6 +152,18 @@ impl Command {
         progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
         self.check_input(input)?;
+        if input.format == crate::media::MediaFormat::Pdf {
+            // The page's picture lives in a directory of its own, gone after the run.
+            let scratch = tempfile::Builder::new()
+                .prefix("pdf-")
+                .tempdir_in(out_dir)?;
+            let predict = |shape| self.predict(shape, options).shape.size;
+            let page =
+                super::pdf_page::draw(predict, media, input, options, scratch.path()).await?;
+            return self
+                .run_unchecked(media, &page, options, out_dir, progress)
+                .await;
+        }
         // An animation bomb is refused from its headers, before any command decodes it.
         media.check_animation(input).await?;
         self.run_unchecked(media, input, options, out_dir, progress)

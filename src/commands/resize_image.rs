@@ -108,6 +108,7 @@ impl CommandDef for ResizeImage {
             &QUALITY,
             &TARGET_SCORE,
             &crate::commands::options::FACES,
+            &super::pdf_page::PAGE,
         ],
         output: None,
         in_process: true,

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::format::MediaFormat;
-use crate::media::image::codec::{apng, bmp, gif, heif_boxes};
+use crate::media::image::codec::{apng, bmp, gif, heif_boxes, svg};
 use crate::media::image::exif;
 use crate::media::limits::VideoLimits;
 use crate::media::video::hls::{self, MediaPlaylist, Rates};
@@ -86,6 +86,21 @@ pub fn bmp(bytes: &[u8]) {
     }
     if let Ok(image) = file.decode() {
         assert_eq!((image.width(), image.height()), (width, height));
+    }
+}
+
+/// The SVG sniffer and reader (XML, entities, styles, paths, text in the bundled font)
+/// and the painter, at a size covering 64 × 64 as a thumbnail asks: a picture of the
+/// size it promised, or an error.
+pub fn svg(bytes: &[u8]) {
+    let head = &bytes[..bytes.len().min(crate::media::sniff::HEAD_LEN)];
+    let _ = crate::media::sniff::sniff(head);
+    let Ok(file) = svg::open(bytes, MAX_PIXELS) else {
+        return;
+    };
+    let size = file.drawn_size((64, 64), MAX_PIXELS);
+    if let Ok(image) = file.draw((64, 64), MAX_PIXELS) {
+        assert_eq!((image.width(), image.height()), size);
     }
 }
 

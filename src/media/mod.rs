@@ -47,6 +47,7 @@ pub mod lending;
 pub(crate) mod libraries;
 pub(crate) mod limits;
 pub mod memory;
+mod pdf;
 mod sniff;
 pub(crate) mod video;
 mod work;

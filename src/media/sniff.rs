@@ -9,6 +9,8 @@ use tokio::io::AsyncReadExt;
 
 use crate::format::MediaFormat;
 
+mod svg;
+
 /// How many leading bytes [`sniff`] needs: an MPEG-TS file is told by its sync byte
 /// at the start of three 188- or 192-byte packets.
 pub(crate) const HEAD_LEN: usize = 512;
@@ -80,6 +82,12 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
     if is_mp3(head) {
         return Some(MediaFormat::Mp3);
     }
+    if head.starts_with(b"%PDF-") {
+        return Some(MediaFormat::Pdf);
+    }
+    if svg::is_svg(head) {
+        return Some(MediaFormat::Svg);
+    }
     None
 }
 
@@ -136,7 +144,6 @@ pub fn sniff_unread(head: &[u8]) -> Option<&'static str> {
         // The float member of the family: `PF` (colour) or `Pf` (grey).
         _ if netpbm(b"Ff") => "a PFM image (Portable Float Map)",
         _ if head.starts_with(b"8BPS") => "a Photoshop document (PSD)",
-        _ if head.starts_with(b"%PDF-") => "a PDF document",
         _ if head.starts_with(b"%!PS") || head.starts_with(&[0xC5, 0xD0, 0xD3, 0xC6]) => {
             "a PostScript document (EPS)"
         }
@@ -308,7 +315,6 @@ mod tests {
             (b"\0\0\x02\0\0\0", "a CUR cursor"),
             (b"\0\0\x01\0\0\0", "an ICO icon"),
             (b"8BPS\0\x01", "a Photoshop document (PSD)"),
-            (b"%PDF-1.4\n", "a PDF document"),
             (b"%!PS-Adobe-3.0 EPSF-3.0", "a PostScript document (EPS)"),
             (b"\xC5\xD0\xD3\xC6\x1e\0", "a PostScript document (EPS)"),
             (b"FLV\x01\x05\0\0\0\x09", "an FLV video (Flash)"),

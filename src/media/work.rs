@@ -69,7 +69,8 @@ impl Media {
 }
 
 /// The start of an image, enough for its header: `max` bytes, or all of a TIFF, HEIF or
-/// AVIF, whose directory or item locations may point anywhere.
+/// AVIF, whose directory or item locations may point anywhere, or an SVG, whose size
+/// is known once the whole document is parsed.
 pub(super) async fn read_image_head(file: &MediaFile, max: u64) -> Option<Vec<u8>> {
     read_image_head_and_len(file, max)
         .await
@@ -82,7 +83,7 @@ pub(super) async fn read_image_head(file: &MediaFile, max: u64) -> Option<Vec<u8
 pub(super) async fn read_image_head_and_len(file: &MediaFile, max: u64) -> Option<(Vec<u8>, u64)> {
     let whole = matches!(
         file.format,
-        MediaFormat::Tiff | MediaFormat::Heif | MediaFormat::Avif
+        MediaFormat::Tiff | MediaFormat::Heif | MediaFormat::Avif | MediaFormat::Svg
     );
     let path = file.path.clone();
     let read = tokio::task::spawn_blocking(move || {

@@ -35,7 +35,7 @@ const state = {
 
 const VIDEO_FORMATS = new Set(["mp4", "mov", "webm", "mkv", "avi", "ts", "3gp", "ogv"]);
 const EXTENSIONS = { jpg: "jpeg", jpeg: "jpeg", png: "png", webp: "webp", gif: "gif", mp4: "mp4", m4v: "mp4", mov: "mov",
-  tif: "tiff", tiff: "tiff", bmp: "bmp", heic: "heic", heif: "heic", avif: "avif", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv" };
+  tif: "tiff", tiff: "tiff", bmp: "bmp", heic: "heic", heif: "heic", avif: "avif", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv", svg: "svg", pdf: "pdf" };
 
 /// The format of a file from its first bytes, as the service detects it (never the name).
 function formatFromBytes(b) {
@@ -59,6 +59,10 @@ function formatFromBytes(b) {
   if (ascii(0, 4) === "II*\0" || ascii(0, 4) === "MM\0*") return "tiff";
   if (ascii(0, 2) === "BM") return "bmp";
   if (["moov", "mdat", "wide", "free"].includes(ascii(4, 8))) return "mov";
+  if (ascii(0, 5) === "%PDF-") return "pdf";
+  // SVG: markup whose first element is <svg> (after a declaration, comments, a DOCTYPE).
+  const text = new TextDecoder().decode(b.slice(0, 512)).replace(/^\uFEFF/, "");
+  if (/^\s*(<\?[\s\S]*?\?>\s*|<!--[\s\S]*?-->\s*)*(<!DOCTYPE\s+svg|<([\w-]+:)?svg[\s>/])/i.test(text)) return "svg";
   return null;
 }
 
@@ -88,7 +92,9 @@ async function addFiles(files) {
   for (const file of files) {
     const source = { key: ++sourceKeys, name: file.name, origin: "file", file, size: file.size,
       format: null, status: "uploading", progress: 0, src: null, error: null };
-    if (file.type.startsWith("image/")) source.thumb = URL.createObjectURL(file);
+    // An SVG shows as an <img> (no script runs there); a PDF's first page in an <object>.
+    if (file.type.startsWith("image/") || file.type === "application/pdf") source.thumb = URL.createObjectURL(file);
+    source.document = file.type === "application/pdf";
     state.sources.push(source);
     source.format = formatFromBytes(new Uint8Array(await file.slice(0, 512).arrayBuffer()));
     startUpload(source);
@@ -137,7 +143,8 @@ function renderSources() {
       : s.status === "error" ? "upload failed" : s.origin === "file" ? "uploaded" : "URL";
     const meta = [s.format ? s.format.toUpperCase() : "format found when checked", humanBytes(s.size), status]
       .filter(Boolean).join(" · ");
-    const thumb = s.thumb ? el("img", { class: "thumb", attrs: { src: s.thumb, alt: "" } })
+    const thumb = s.thumb && s.document ? el("object", { class: "thumb", attrs: { data: `${s.thumb}#page=1&toolbar=0`, type: "application/pdf", "aria-label": s.name } })
+      : s.thumb ? el("img", { class: "thumb", attrs: { src: s.thumb, alt: "" } })
       : el("span", { class: "thumb icon", text: s.format && VIDEO_FORMATS.has(s.format) ? "▶" : "◇", attrs: { "aria-hidden": "true" } });
     const item = el("li", { class: "source", attrs: { "data-key": s.key, "data-pointer": `/assets/${i}/src` } },
       thumb,

@@ -36,18 +36,20 @@ struct Page {
     content_security_policy: String,
 }
 
-static PAGE: LazyLock<Page> = LazyLock::new(|| Page {
+static PAGE: LazyLock<Page> = LazyLock::new(|| {
+    Page {
     html: TEMPLATE
         .replace("<style></style>", &format!("<style>{STYLE}</style>"))
         .replace("<script></script>", &format!("<script>{SCRIPT}</script>")),
     content_security_policy: format!(
         "default-src 'none'; script-src 'self' '{}'; style-src '{}'; \
          connect-src 'self' http: https:; \
-         img-src * data: blob:; media-src * blob:; base-uri 'none'; form-action 'none'; \
+         img-src * data: blob:; media-src * blob:; object-src blob:; base-uri 'none'; form-action 'none'; \
          frame-ancestors 'none'",
         sha256_source(SCRIPT),
         sha256_source(STYLE)
     ),
+}
 });
 
 /// A CSP hash source: `sha256-<base64>` of the block's exact text.

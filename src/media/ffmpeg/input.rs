@@ -31,6 +31,8 @@ pub(crate) fn demuxer(format: MediaFormat) -> &'static str {
         // Our own text outputs, never sniffed from a source nor given to ffmpeg: the
         // raw `data` demuxer, which opens nothing else, should one ever be.
         MediaFormat::Hls | MediaFormat::Vtt => "data",
+        // Drawn by resvg or poppler only: ffmpeg's SVG decoder (librsvg) would follow links.
+        MediaFormat::Svg | MediaFormat::Pdf => "data",
     }
 }
 

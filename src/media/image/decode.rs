@@ -8,9 +8,10 @@
 use std::io::Cursor;
 
 use image::metadata::Orientation;
-use image::{DynamicImage, ImageDecoder, ImageError, ImageReader, Limits};
+use image::{DynamicImage, ImageDecoder, ImageError, ImageReader};
 
 use self::headers::{png_methods_are_standard, png_size, webp_size};
+use self::image_crate::{image_crate_format, limits, to_rgb_or_rgba, undecodable};
 use self::jpeg::decode_jpeg;
 pub(crate) use self::jpeg::shrink_factor;
 use crate::format::MediaFormat;
@@ -20,9 +21,6 @@ use crate::media::image::exif;
 
 mod sides;
 use sides::to_u32;
-
-/// Slack on top of the pixel buffer for a decoder's own scratch memory.
-const DECODER_SCRATCH_BYTES: u64 = 64 << 20;
 
 /// What the header says, before any pixel is decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +78,8 @@ enum Source<'a> {
     Bmp(crate::media::image::codec::bmp::BmpFile<'a>),
     /// The GIF decoder every command uses (`gif::frames`): its first frame.
     Gif(crate::media::image::codec::gif::frames::GifFrames<'a>),
+    /// resvg: drawn at the size asked for, not decoded at one of its own.
+    Svg(crate::media::image::codec::svg::SvgFile),
 }
 
 /// Runs untrusted image bytes through the whole in-process path of the image steps —
@@ -114,6 +114,11 @@ pub(crate) fn open(
             Source::Heif(file),
             max_pixels,
         );
+    }
+    if format == MediaFormat::Svg {
+        let file = crate::media::image::codec::svg::open(bytes, max_pixels)?;
+        let size = (file.width, file.height, Orientation::NoTransforms);
+        return Opened::checked(format, size, Source::Svg(file), max_pixels);
     }
     if format == MediaFormat::Bmp {
         let file = crate::media::image::codec::bmp::open(bytes)?;
@@ -234,7 +239,7 @@ impl<'a> Opened<'a> {
     /// the 8-bit copy it is turned into. 8 where the header does not say.
     pub fn decoding_bytes_per_pixel(&self) -> u64 {
         match &self.source {
-            Source::Jpeg(..) | Source::Gif(_) | Source::Bmp(_) => 4,
+            Source::Jpeg(..) | Source::Gif(_) | Source::Bmp(_) | Source::Svg(_) => 4,
             Source::Image(decoder) => match u64::from(decoder.color_type().bytes_per_pixel()) {
                 small @ 0..=4 => small.max(3) + 4 * u64::from(small < 3),
                 large => large + 4,
@@ -244,7 +249,7 @@ impl<'a> Opened<'a> {
     }
 
     /// The stored size [`Opened::decode`] makes for these minimums: a JPEG's shrunk
-    /// size, any other picture's own.
+    /// size, an SVG drawn to cover them, any other picture's own.
     pub fn decoded_size(&self, min_width: u32, min_height: u32) -> (u32, u32) {
         let (width, height) = (self.header.width, self.header.height);
         match &self.source {
@@ -255,6 +260,7 @@ impl<'a> Opened<'a> {
                     factor.scale(height as usize) as u32,
                 )
             }
+            Source::Svg(file) => file.drawn_size((min_width, min_height), self.max_pixels),
             _ => (width, height),
         }
     }
@@ -282,6 +288,7 @@ impl<'a> Opened<'a> {
                 (file.decode()?, icc)
             }
             Source::Bmp(file) => (file.decode()?, None),
+            Source::Svg(file) => (file.draw((min_width, min_height), self.max_pixels)?, None),
             Source::Gif(mut frames) => {
                 let first = frames
                     .next_frame()
@@ -334,53 +341,8 @@ pub(crate) fn check_pixels(width: u32, height: u32, max_pixels: u64) -> Result<(
     Ok(())
 }
 
-/// Decoder limits matching the pixel limit: room for 16-bit RGBA at the largest size
-/// allowed, so a header that lies about its size still cannot make a decoder allocate
-/// without bound.
-fn limits(max_pixels: u64) -> Limits {
-    let mut limits = Limits::no_limits();
-    limits.max_alloc = Some(
-        max_pixels
-            .saturating_mul(8)
-            .saturating_add(DECODER_SCRATCH_BYTES),
-    );
-    limits
-}
-
-fn image_crate_format(format: MediaFormat) -> Option<image::ImageFormat> {
-    Some(match format {
-        MediaFormat::Jpeg => image::ImageFormat::Jpeg,
-        MediaFormat::Png => image::ImageFormat::Png,
-        MediaFormat::Webp => image::ImageFormat::WebP,
-        MediaFormat::Bmp => image::ImageFormat::Bmp,
-        _ => return None,
-    })
-}
-
-/// Narrows any decoded layout to the two the resizer and encoders work with.
-fn to_rgb_or_rgba(image: DynamicImage) -> DynamicImage {
-    match image {
-        DynamicImage::ImageRgb8(_) | DynamicImage::ImageRgba8(_) => image,
-        other if other.color().has_alpha() => DynamicImage::ImageRgba8(other.to_rgba8()),
-        other => DynamicImage::ImageRgb8(other.to_rgb8()),
-    }
-}
-
-/// A decoder's refusal as a sentence for a person. The decoders' own messages carry
-/// debug output and bytes of the file (a PNG chunk type, say), so they go to the log
-/// and the client gets what it can act on.
-fn undecodable(format: MediaFormat, error: ImageError) -> MediaError {
-    tracing::debug!(%error, "an image decoder refused a file");
-    let name = format.name();
-    let what = match error {
-        ImageError::Unsupported(_) => "uses a feature no supported decoder reads",
-        ImageError::Limits(_) => "needs more memory to decode than the limits allow",
-        _ => "is damaged and no decoder can read it",
-    };
-    MediaError::InvalidMedia(format!("the {name} data {what}"))
-}
-
 mod headers;
+mod image_crate;
 mod jpeg;
 #[cfg(test)]
 mod tests;

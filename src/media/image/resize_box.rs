@@ -183,10 +183,12 @@ impl FrameOp for BoxResize {
         let Ok(plan) = self.plan((w, h)) else {
             return (w, h);
         };
-        // The whole input at the scale the kept region is resampled at.
+        // The whole input at the scale the kept region is resampled at: larger than
+        // the input when enlarging, which only a vector source (SVG) can be drawn at;
+        // a bitmap decodes at its own size.
         let fx = f64::from(plan.scaled.0) / plan.region.width;
         let fy = f64::from(plan.scaled.1) / plan.region.height;
-        let at_least = |side: u32, f: f64| ((f64::from(side) * f).ceil() as u32).clamp(1, side);
+        let at_least = |side: u32, f: f64| (f64::from(side) * f).ceil().max(1.0) as u32;
         (at_least(w, fx), at_least(h, fy))
     }
 

@@ -312,11 +312,6 @@ async fn formats_the_service_does_not_read_are_named_in_the_refusal() {
             "a Photoshop document",
         ),
         (
-            "pdf",
-            b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n".to_vec(),
-            "a PDF document",
-        ),
-        (
             "eps",
             b"%!PS-Adobe-3.0 EPSF-3.0\n".to_vec(),
             "a PostScript document",

@@ -1,6 +1,6 @@
 //! The image codecs read and written in this process: the C libraries (libjpeg-turbo,
 //! libtiff, libheif, libavif; `sys` declares the ones without a maintained binding)
-//! the BMP reader written to match Pillow, and the GIF and APNG structure readers
+//! the BMP reader written to match Pillow, the SVG renderer (resvg), and the GIF and APNG structure readers
 //! (blocks and chunks, frames laid on the one canvas of `canvas.rs` as viewers lay
 //! them) and the APNG writer.
 
@@ -12,5 +12,6 @@ pub(crate) mod gif;
 pub(crate) mod heif;
 pub(crate) mod heif_boxes;
 pub(crate) mod jpeg;
+pub(crate) mod svg;
 pub(crate) mod sys;
 pub(crate) mod tiff;
