@@ -17,13 +17,15 @@
 
 use std::path::Path;
 
+use super::subtitled::{burn_for, check_language, BURN_SUBTITLES, SUBTITLES_LANGUAGE};
 use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::video_to_webm::KEEP_HDR;
 use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
-use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
+use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::X264;
+use crate::media::subtitles::hls::add_rendition;
 use crate::media::video::chunked::ladder::{self, LadderRecipe};
 use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
 use crate::media::video::hls;
@@ -72,10 +74,14 @@ impl CommandDef for VideoToHls {
         summary: "A video as an adaptive HLS stream: H.264 + AAC in fMP4 segments, a ladder \
                   of 1080p, 720p, 480p and 360p never above the source, and a master playlist.",
         inputs: INPUTS,
-        options: &[&KEEP_HDR, &LOUDNESS],
+        options: &[&KEEP_HDR, &LOUDNESS, &BURN_SUBTITLES, &SUBTITLES_LANGUAGE],
         output: Some(OUTPUT),
         in_process: false,
     };
+
+    fn check(options: &Options) -> Result<(), OptionProblem> {
+        check_language(options)
+    }
 
     fn predict(input: Shape, _options: &Options) -> Prediction {
         let size = input.size.map(|shown| ladder(shown)[0].size);
@@ -162,12 +168,21 @@ async fn run(
     let target = target.await?;
     let mut recipe = recipe(&rungs, (&info, options.flag(&KEEP_HDR)), &dir);
     recipe.audio.splice(0..0, audio_filter_args(&[], target));
+    recipe.burn = burn_for(options, &info, out_dir).await?;
     let output = dir.join("v%v").join("index.m3u8");
     let ran = ladder::encode(media, (input, &info), &recipe, out_dir, &output, progress).await;
     let master = dir.join(MASTER);
     let finished = match ran {
         Ok(()) => hls::state_bandwidths(&master).await,
         Err(e) => Err(e),
+    };
+    let finished = match (finished, options.subtitles()) {
+        (Ok(()), Some(subtitles)) => {
+            let language = options.text(&SUBTITLES_LANGUAGE);
+            let language = language.as_deref().unwrap_or("und");
+            add_rendition(&master, subtitles, language).await
+        }
+        (finished, _) => finished,
     };
     if let Err(e) = finished {
         // Best effort: partial playlists must not be mistaken for an output.
@@ -233,6 +248,7 @@ fn recipe(rungs: &[Rung], (info, keep_hdr): (&VideoInfo, bool), dir: &Path) -> L
         lead_in: info.frame_rate.map_or(0, |rate| {
             (rate * f64::from(KEYFRAME_SECONDS)).round() as u64
         }),
+        burn: None,
     }
 }
 

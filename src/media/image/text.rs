@@ -15,7 +15,7 @@ use image::{Rgba, RgbaImage};
 use crate::media::image::geometry::Colour;
 
 /// DejaVu Sans 2.37 (Debian's fonts-dejavu-core).
-static FONT_BYTES: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
+pub(crate) static FONT_BYTES: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
 
 /// The most characters a `text` may have.
 pub const MAX_CHARS: usize = 200;
