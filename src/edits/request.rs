@@ -144,12 +144,15 @@ fn parse_retention(value: Option<&Value>) -> Result<Option<u64>, ValidationError
     }
 }
 
+/// The subtitles asset's index in the request's `assets`, and its `src`.
+type SubtitlesSrc = (usize, Url);
+
 /// The assets the commands run on, and the subtitles asset apart (one at most, with
 /// at least one other asset to go with).
 fn parse_assets(
     value: Option<&Value>,
     rules: &ValidationRules,
-) -> Result<(Vec<Asset>, Option<(usize, Url)>), ValidationError> {
+) -> Result<(Vec<Asset>, Option<SubtitlesSrc>), ValidationError> {
     let (mut assets, mut subtitles) = (Vec::new(), None);
     for (i, item) in array(value, "assets", MAX_ASSETS)?.iter().enumerate() {
         let asset = parse_asset(i, item, rules)?;

@@ -13,7 +13,7 @@ impl Subtitles {
         let cues = self
             .cues
             .iter()
-            .filter(|c| c.end > from && to.is_none_or(|to| c.start < to))
+            .filter(|c| c.end > from && to.map_or(true, |to| c.start < to))
             .map(|c| Cue {
                 start: c.start.max(from) - from,
                 end: to.map_or(c.end, |to| c.end.min(to)) - from,
