@@ -69,6 +69,7 @@ codes! {
     EmptyArray = "empty_array", "Empty array", Some(422), false;
     TooManyItems = "too_many_items", "Too many items", Some(422), false;
     InvalidAssetType = "invalid_asset_type", "Invalid asset type", Some(422), false;
+    InvalidSubtitles = "invalid_subtitles", "Invalid subtitles", Some(422), false;
     InvalidUrl = "invalid_url", "Invalid URL", Some(422), false;
     SourceAddressForbidden = "source_address_forbidden", "Source address forbidden", Some(422), false;
     UnknownCommand = "unknown_command", "Unknown command", Some(422), false;

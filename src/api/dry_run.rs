@@ -30,7 +30,7 @@ pub async fn plan(
 /// The error the edit would end with, as a `422` carrying its code; short of disk
 /// (the one `storage_error` a dry run meets), `507 insufficient_storage`, as uploads;
 /// a fault of ours, `500`.
-fn would_fail(error: JobError) -> ApiError {
+pub(super) fn would_fail(error: JobError) -> ApiError {
     if error.code == Code::StorageError {
         return ApiError::new(
             StatusCode::INSUFFICIENT_STORAGE,

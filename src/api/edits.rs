@@ -122,9 +122,38 @@ async fn validate(
     now: i64,
 ) -> Result<NewEdit, ApiError> {
     let body = presets::resolve(state, org, body).await?;
-    let edit = NewEdit::parse(body, &state.rules)?;
+    let mut edit = NewEdit::parse(body, &state.rules)?;
     check_uploads(state, org, &edit, now).await?;
+    if let Some((i, src)) = &edit.subtitles_src {
+        edit.subtitles = Some(read_subtitles(state, org, (*i, src)).await?);
+    }
     Ok(edit)
+}
+
+/// The subtitles asset `i` at `src`, fetched and read: `422 invalid_subtitles` with
+/// the line where the file stops being subtitles, or the error fetching it ends with.
+async fn read_subtitles(
+    state: &AppState,
+    org: &Organization,
+    (i, src): (usize, &url::Url),
+) -> Result<crate::media::subtitles::Subtitles, ApiError> {
+    let read = state.probing.fetch_subtitles(&org.id, src).await;
+    match read.map_err(dry_run::would_fail)? {
+        Ok(subtitles) => Ok(subtitles),
+        Err(e) => {
+            let detail = format!(
+                "Asset {i} is not SRT or WebVTT: line {}: {}.",
+                e.line, e.reason
+            );
+            let mut error = ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                Code::InvalidSubtitles,
+                detail,
+            );
+            error.pointer = Some(format!("/assets/{i}/src"));
+            Err(error)
+        }
+    }
 }
 
 /// `201 Created` with the edit's document and `Location`.

@@ -53,7 +53,7 @@ pub struct NewEdit {
 
 #[derive(ToSchema)]
 pub struct AssetIn {
-    /// `image` or `video`.
+    /// `image`, `video` or `subtitles` (SRT or WebVTT, at most one, beside a video).
     #[schema(rename = "type")]
     pub kind: String,
     /// An http(s) URL, or an upload's `src`.

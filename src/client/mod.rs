@@ -103,7 +103,7 @@ async fn create(args: CreateArgs) -> anyhow::Result<i32> {
     follow::to_the_end(&api, &args, &id).await
 }
 
-/// `image` or `video`, from the source's extension.
+/// `image`, `video` or `subtitles` (`.srt`, `.vtt`), from the source's extension.
 fn asset_type(source: &str) -> &'static str {
     let path = Url::parse(source).map_or(source.to_string(), |u| u.path().to_string());
     let extension = Path::new(&path)
@@ -111,6 +111,9 @@ fn asset_type(source: &str) -> &'static str {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
+    if ["srt", "vtt"].contains(&extension.as_str()) {
+        return "subtitles";
+    }
     match VIDEO_EXTENSIONS.contains(&extension.as_str()) {
         true => "video",
         false => "image",
@@ -127,6 +130,8 @@ mod tests {
         assert_eq!(asset_type("./movie.mov"), "video");
         assert_eq!(asset_type("photo.jpg"), "image");
         assert_eq!(asset_type("https://x.example/anim.gif"), "image");
+        assert_eq!(asset_type("talk.SRT"), "subtitles");
+        assert_eq!(asset_type("https://x.example/talk.vtt?sig=1"), "subtitles");
     }
 
     #[test]

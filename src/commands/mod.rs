@@ -17,6 +17,7 @@ mod pdf_page;
 mod registry;
 mod spec;
 mod stored;
+mod subtitled;
 
 #[cfg(test)]
 mod real_files;
@@ -28,6 +29,7 @@ pub use extract_frames::Fused;
 pub use options::FACES;
 pub use registry::Command;
 pub(crate) use resize_image::quality_of;
+pub use subtitled::BURN_SUBTITLES;
 
 // The commands, in the catalog's order: one `mod` line each. build.rs reads these
 // lines and writes the registry (`commands!` below) from every one whose file

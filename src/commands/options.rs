@@ -182,6 +182,11 @@ pub struct Options {
     given: BTreeMap<&'static str, Value>,
     /// The files of the `Source` options, once the edit has fetched them.
     fetched: BTreeMap<&'static str, SourceFile>,
+    /// The edit's subtitles asset, read when the edit was created; per step, as the
+    /// running command's input shows them (see `subtitled`).
+    pub(super) subtitles: Option<std::sync::Arc<crate::media::subtitles::Subtitles>>,
+    /// Whether the running command draws them into its frames (see `subtitled`).
+    pub(super) burn: bool,
 }
 
 /// The fetched file of a `Source` option, and its bytes' SHA-256: what the result
@@ -320,6 +325,12 @@ impl Options {
             } else if let Some(value) = self.value(spec) {
                 values.insert(spec.name, value);
             }
+        }
+        if let Some(subtitles) = &self.subtitles {
+            use sha2::Digest;
+            let cues = serde_json::to_vec(subtitles.as_ref()).expect("cues serialize");
+            let digest = hex::encode(sha2::Sha256::digest(cues));
+            values.insert("@subtitles", serde_json::json!({ "sha256": digest }));
         }
         serde_json::to_string(&values).expect("option values serialize")
     }

@@ -27,6 +27,7 @@
 
 use std::path::Path;
 
+use super::subtitled::{burn_for, check_language, BURN_SUBTITLES, SUBTITLES_LANGUAGE};
 use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::video_to_webm::{CODEC, KEEP_HDR};
 use crate::commands::formats::VIDEOS;
@@ -34,6 +35,7 @@ use crate::commands::options::Options;
 use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::ffmpeg::input::file_url;
+use crate::media::subtitles::hls::add_rendition;
 use crate::media::video::chunked::ladder::{self, LadderRecipe};
 use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
@@ -65,7 +67,15 @@ impl CommandDef for VideoToHls {
         summary: "A video as an adaptive HLS stream: H.264 + AAC in fMP4 segments, a ladder \
                   of 1080p, 720p, 480p and 360p never above the source, and a master playlist.",
         inputs: INPUTS,
-        options: &[&CODECS, &CODEC, &LADDER_CHOICE, &KEEP_HDR, &LOUDNESS],
+        options: &[
+            &CODECS,
+            &CODEC,
+            &LADDER_CHOICE,
+            &KEEP_HDR,
+            &LOUDNESS,
+            &BURN_SUBTITLES,
+            &SUBTITLES_LANGUAGE,
+        ],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -75,8 +85,10 @@ impl CommandDef for VideoToHls {
         Prediction::one(Some(OUTPUT), Shape { size, ..input })
     }
 
-    /// `codec` on its own names AV1 here; VP9 is `video-to-webm`'s alone.
+    /// `codec` on its own names AV1 here; VP9 is `video-to-webm`'s alone. The
+    /// subtitles' language is a language tag.
     fn check(options: &Options) -> Result<(), OptionProblem> {
+        check_language(options)?;
         let vp9 = options.text(&CODEC).as_deref() == Some("vp9");
         match options.has(&CODEC) && !options.has(&CODECS) && vp9 {
             true => Err(OptionProblem {
@@ -163,6 +175,7 @@ async fn run(
     let keep_hdr = options.flag(&KEEP_HDR);
     let mut recipe = recipe(&rungs, (&info, keep_hdr), keyframe_seconds, &dir);
     recipe.audio.splice(0..0, audio_filter_args(&[], target));
+    recipe.burn = burn_for(options, &info, out_dir).await?;
     let output = dir.join("v%v").join("index.m3u8");
     let ran = ladder::encode(media, (input, &info), &recipe, out_dir, &output, progress).await;
     let master = dir.join(MASTER);
@@ -172,6 +185,14 @@ async fn run(
             Err(e) => Err(e),
         },
         Err(e) => Err(e),
+    };
+    let finished = match (finished, options.subtitles()) {
+        (Ok(()), Some(subtitles)) => {
+            let language = options.text(&SUBTITLES_LANGUAGE);
+            let language = language.as_deref().unwrap_or("und");
+            add_rendition(&master, subtitles, language).await
+        }
+        (finished, _) => finished,
     };
     if let Err(e) = finished {
         // Best effort: partial playlists must not be mistaken for an output.
@@ -250,6 +271,7 @@ fn recipe(
         lead_in: info.frame_rate.map_or(0, |rate| {
             (rate * f64::from(keyframe_seconds)).round() as u64
         }),
+        burn: None,
     }
 }
 

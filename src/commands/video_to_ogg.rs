@@ -6,6 +6,7 @@ use super::video_to_audio::{loudness_target, LOUDNESS};
 use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
 use crate::commands::spec::{CommandDef, CommandSpec};
+use crate::commands::subtitled::{burn_into, BURN_SUBTITLES};
 use crate::media::image::yuv::Matrix;
 use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::hdr::shown_pictures;
@@ -25,7 +26,7 @@ impl CommandDef for VideoToOgg {
         name: "video-to-ogg",
         summary: "A video as Ogg: Theora video and Vorbis audio.",
         inputs: INPUTS,
-        options: &[&LOUDNESS],
+        options: &[&LOUDNESS, &BURN_SUBTITLES],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -43,6 +44,7 @@ impl CommandDef for VideoToOgg {
         recipe
             .audio
             .splice(0..0, audio_filter_args(&[], target.await?));
+        burn_into(&mut recipe, options, &info, out_dir).await?;
         let input = (input, &info);
         let made = chunked::convert_inspected(media, input, &recipe, OUTPUT, out_dir, progress);
         Ok(vec![made.await?])
@@ -88,6 +90,7 @@ fn recipe(info: &VideoInfo) -> SplitRecipe {
         cores_per_chunk: 1,
         local_only: false,
         part: None,
+        burn: None,
     }
 }
 

@@ -10,6 +10,7 @@ use super::video_to_audio::{loudness_target, LOUDNESS};
 use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
 use crate::commands::spec::{CommandDef, CommandSpec};
+use crate::commands::subtitled::{burn_into, BURN_SUBTITLES};
 use crate::media::video::chunked::{self, SplitRecipe};
 use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
@@ -52,7 +53,7 @@ impl CommandDef for VideoToWebm {
         name: "video-to-webm",
         summary: "A video as WebM: VP9 (or AV1) video and Opus audio.",
         inputs: INPUTS,
-        options: &[&KEEP_HDR, &CODEC, &LOUDNESS],
+        options: &[&KEEP_HDR, &CODEC, &LOUDNESS, &BURN_SUBTITLES],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -71,6 +72,7 @@ impl CommandDef for VideoToWebm {
         recipe
             .audio
             .splice(0..0, audio_filter_args(&[], target.await?));
+        burn_into(&mut recipe, options, &info, out_dir).await?;
         let input = (input, &info);
         let made = chunked::convert_inspected(media, input, &recipe, OUTPUT, out_dir, progress);
         Ok(vec![made.await?])
@@ -134,6 +136,7 @@ fn recipe(info: &VideoInfo, keep_hdr: bool, av1: bool) -> SplitRecipe {
         cores_per_chunk: 1,
         local_only: false,
         part: None,
+        burn: None,
     }
 }
 

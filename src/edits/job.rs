@@ -16,6 +16,9 @@ pub struct EditJob {
     pub assets: Vec<Asset>,
     pub commands: Vec<Command>,
     pub options: Options,
+    /// The cues of the subtitles asset, read when the edit was created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subtitles: Option<crate::media::subtitles::Subtitles>,
 }
 
 impl EditJob {
@@ -58,6 +61,7 @@ impl NewEdit {
             assets: self.assets.clone(),
             commands: self.commands.clone(),
             options: self.options.clone(),
+            subtitles: self.subtitles.clone(),
         }
     }
 }

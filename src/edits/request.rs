@@ -15,7 +15,8 @@ use crate::fetch::{self, FetchError};
 /// One input asset.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Asset {
-    /// `image` or `video`; informational only.
+    /// `image` or `video`; informational only (a `subtitles` asset is kept apart,
+    /// see [`NewEdit::subtitles_src`]).
     pub kind: String,
     #[serde(with = "url_text")]
     pub src: Url,
@@ -40,6 +41,11 @@ mod url_text {
 #[derive(Debug, Clone)]
 pub struct NewEdit {
     pub assets: Vec<Asset>,
+    /// The subtitles asset (`type: subtitles`), apart from the assets the commands
+    /// run on: its index in the request's `assets` and its `src`.
+    pub subtitles_src: Option<(usize, Url)>,
+    /// Its cues, once fetched and read (`api::edits` does, before the edit is stored).
+    pub subtitles: Option<crate::media::subtitles::Subtitles>,
     pub commands: Vec<Command>,
     pub options: Options,
     /// Seconds the edit and its outputs are kept, when sent (else the server's default).
@@ -81,9 +87,10 @@ impl NewEdit {
         if let Some(preset) = body.get("preset") {
             super::preset::name_of(preset, "/preset")?;
         }
-        let assets = parse_assets(body.get("assets"), rules)?;
+        let (assets, subtitles_src) = parse_assets(body.get("assets"), rules)?;
         let commands = parse_commands(body.get("commands"))?;
         let options = Options::parse(body.get("options"), &commands)?;
+        check_subtitles(subtitles_src.as_ref(), &options)?;
         check_pipeline(&commands, &options)?;
         if let Some(limit) = rules.max_outputs {
             check_outputs(&commands, &options, assets.len() as u64, limit)?;
@@ -100,6 +107,8 @@ impl NewEdit {
         }
         Ok(NewEdit {
             assets,
+            subtitles_src,
+            subtitles: None,
             commands,
             options,
             retention,
@@ -135,15 +144,53 @@ fn parse_retention(value: Option<&Value>) -> Result<Option<u64>, ValidationError
     }
 }
 
+/// The subtitles asset's index in the request's `assets`, and its `src`.
+type SubtitlesSrc = (usize, Url);
+
+/// The assets the commands run on, and the subtitles asset apart (one at most, with
+/// at least one other asset to go with).
 fn parse_assets(
     value: Option<&Value>,
     rules: &ValidationRules,
-) -> Result<Vec<Asset>, ValidationError> {
-    array(value, "assets", MAX_ASSETS)?
-        .iter()
-        .enumerate()
-        .map(|(i, item)| parse_asset(i, item, rules))
-        .collect()
+) -> Result<(Vec<Asset>, Option<SubtitlesSrc>), ValidationError> {
+    let (mut assets, mut subtitles) = (Vec::new(), None);
+    for (i, item) in array(value, "assets", MAX_ASSETS)?.iter().enumerate() {
+        let asset = parse_asset(i, item, rules)?;
+        if asset.kind != "subtitles" {
+            assets.push(asset);
+        } else if subtitles.is_some() {
+            return Err(ValidationError::new(
+                Code::TooManyItems,
+                format!("/assets/{i}"),
+                "An edit takes one subtitles asset at most.",
+            ));
+        } else {
+            subtitles = Some((i, asset.src));
+        }
+    }
+    if assets.is_empty() {
+        return Err(ValidationError::new(
+            Code::InvalidAssetType,
+            "/assets",
+            "A subtitles asset goes with a video: the edit needs an image or video asset too.",
+        ));
+    }
+    Ok((assets, subtitles))
+}
+
+/// `burnSubtitles` needs a subtitles asset to draw.
+fn check_subtitles(
+    subtitles: Option<&(usize, Url)>,
+    options: &Options,
+) -> Result<(), ValidationError> {
+    if subtitles.is_none() && options.flag(&crate::commands::BURN_SUBTITLES) {
+        return Err(ValidationError::new(
+            Code::InvalidOptionCombination,
+            "/options/burnSubtitles",
+            "`burnSubtitles` draws the edit's subtitles asset, and the edit has none.",
+        ));
+    }
+    Ok(())
 }
 
 fn parse_asset(i: usize, item: &Value, rules: &ValidationRules) -> Result<Asset, ValidationError> {
@@ -173,12 +220,16 @@ fn parse_asset(i: usize, item: &Value, rules: &ValidationRules) -> Result<Asset,
                 "`type` is required.",
             ))
         }
-        Some(Value::String(t)) if t == "image" || t == "video" => t.clone(),
+        Some(Value::String(t)) if ["image", "video", "subtitles"].contains(&t.as_str()) => {
+            t.clone()
+        }
         Some(Value::String(t)) => {
             return Err(ValidationError::new(
                 Code::InvalidAssetType,
                 at("/type"),
-                format!("Asset type \"{t}\" is not known; use \"image\" or \"video\"."),
+                format!(
+                    "Asset type \"{t}\" is not known; use \"image\", \"video\" or \"subtitles\"."
+                ),
             ))
         }
         Some(_) => {

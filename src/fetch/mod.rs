@@ -96,6 +96,14 @@ impl Fetcher {
         self.config.max_bytes
     }
 
+    /// This fetcher with a smaller byte cap (a subtitles file's 1 MiB): the same
+    /// client, guards and time limits.
+    pub fn capped(&self, max_bytes: u64) -> Fetcher {
+        let mut capped = self.clone();
+        capped.config.max_bytes = max_bytes.min(self.config.max_bytes);
+        capped
+    }
+
     pub fn new(config: FetchConfig) -> Result<Self, FetchError> {
         let client = guarded_client(config.allow_private)
             .connect_timeout(config.connect_timeout)

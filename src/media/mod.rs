@@ -14,6 +14,8 @@
 //!   frames decoded by ffmpeg, and overlays on video.
 //! - `ffmpeg`: the external programs — the one process wrapper, warm processes,
 //!   progress reports, and the head and limit checks of every transcode.
+//! - `subtitles`: SRT and WebVTT cues read, retimed, burned (libass) and written as
+//!   WebVTT segments.
 //! - `limits`: the limits a moving source is checked against (a leaf).
 //! - `describe`: what an output file is, for `attributes.outputs`.
 //! - `work`: a file's pixels × frames from its headers (the engine's cost estimate).
@@ -49,6 +51,7 @@ pub(crate) mod limits;
 pub mod memory;
 mod pdf;
 mod sniff;
+pub mod subtitles;
 pub(crate) mod video;
 mod work;
 

@@ -28,6 +28,7 @@ mod pipeline;
 mod progress;
 pub mod slots;
 pub(crate) mod step;
+mod subtitles_source;
 mod sweeper;
 pub mod upload_source;
 mod worker;

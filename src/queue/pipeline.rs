@@ -55,6 +55,8 @@ pub async fn run_edit(
         edit,
         options: edit.options.clone(),
     };
+    let subtitles = edit.subtitles.clone().map(Arc::new);
+    run.options.set_subtitles(subtitles);
     run.fetch_sources(tmp).await?;
     let run = run;
     let assets = (0..edit.assets.len()).map(|i| run.asset(i, tmp));

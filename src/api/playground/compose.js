@@ -34,8 +34,10 @@ const state = {
 };
 
 const VIDEO_FORMATS = new Set(["mp4", "mov", "webm", "mkv", "avi", "ts", "3gp", "ogv"]);
+/// A source of these goes with the videos as the edit's subtitles asset, through no command.
+const SUBTITLE_FORMATS = new Set(["srt", "vtt"]);
 const EXTENSIONS = { jpg: "jpeg", jpeg: "jpeg", png: "png", webp: "webp", gif: "gif", mp4: "mp4", m4v: "mp4", mov: "mov",
-  tif: "tiff", tiff: "tiff", bmp: "bmp", heic: "heic", heif: "heic", avif: "avif", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv", svg: "svg", pdf: "pdf" };
+  tif: "tiff", tiff: "tiff", bmp: "bmp", heic: "heic", heif: "heic", avif: "avif", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv", svg: "svg", pdf: "pdf", srt: "srt", vtt: "vtt" };
 
 /// The format of a file from its first bytes, as the service detects it (never the name).
 function formatFromBytes(b) {
@@ -63,6 +65,9 @@ function formatFromBytes(b) {
   // SVG: markup whose first element is <svg> (after a declaration, comments, a DOCTYPE).
   const text = new TextDecoder().decode(b.slice(0, 512)).replace(/^\uFEFF/, "");
   if (/^\s*(<\?[\s\S]*?\?>\s*|<!--[\s\S]*?-->\s*)*(<!DOCTYPE\s+svg|<([\w-]+:)?svg[\s>/])/i.test(text)) return "svg";
+  const text = ascii(0, 64).replace(/^\ufeff|^\xef\xbb\xbf/, "");
+  if (text.startsWith("WEBVTT")) return "vtt";
+  if (/^\d+\r?\n\d+:\d\d:\d\d[,.]\d{3} -->/.test(text)) return "srt";
   return null;
 }
 
@@ -185,7 +190,7 @@ function outputOf(command, format) {
 
 /// The formats going into step `index`, one per source (null where not known).
 function formatsInto(index) {
-  let formats = state.sources.map((s) => s.format);
+  let formats = state.sources.map((s) => (SUBTITLE_FORMATS.has(s.format) ? null : s.format));
   for (const command of state.commands.slice(0, index)) formats = formats.map((f) => outputOf(command, f));
   return formats;
 }

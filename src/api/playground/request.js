@@ -4,7 +4,7 @@
 
 function requestBody() {
   const body = {
-    assets: state.sources.map((s) => ({ type: s.format && VIDEO_FORMATS.has(s.format) ? "video" : "image", src: s.src || `<${s.name}: uploading>` })),
+    assets: state.sources.map((s) => ({ type: assetType(s.format), src: s.src || `<${s.name}: uploading>` })),
     commands: [...state.commands],
   };
   const options = {};
@@ -14,6 +14,12 @@ function requestBody() {
   }
   if (Object.keys(options).length) body.options = options;
   return body;
+}
+
+/// An asset's `type` for a source of `format`.
+function assetType(format) {
+  if (SUBTITLE_FORMATS.has(format)) return "subtitles";
+  return format && VIDEO_FORMATS.has(format) ? "video" : "image";
 }
 
 /// Why the edit cannot be sent yet, or null.

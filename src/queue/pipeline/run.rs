@@ -200,10 +200,17 @@ impl EditRun<'_> {
         let step = json!({ "asset": i, "command": c, "name": command.first().name() });
         self.tracker.report(i, 0.0, &step);
         let count = files.len();
+        // The edit's subtitles as this step's input shows them (retimed by the steps
+        // before), and whether it draws them.
+        let options = self
+            .options
+            .for_step(&self.edit.commands, c, command.commands());
         let steps: Vec<_> = files
             .iter()
             .enumerate()
-            .map(|(k, file)| self.file_step(i, (k, count), command, file, step_dir, &step))
+            .map(|(k, file)| {
+                self.file_step(i, (k, count), (command, &options), file, step_dir, &step)
+            })
             .collect();
         let outputs: Vec<Vec<MediaFile>> = futures::stream::iter(steps)
             .buffered(self.ctx.parallel_steps)
@@ -226,13 +233,13 @@ impl EditRun<'_> {
         &self,
         i: usize,
         (k, count): (usize, usize),
-        command: Step,
+        (command, options): (Step, &Options),
         file: &MediaFile,
         step_dir: &Path,
         step: &serde_json::Value,
     ) -> Result<Vec<MediaFile>, JobError> {
         let work = self.ctx.media.measure_work(file).await;
-        let work = work.map(|w| command.cost(w, &self.options));
+        let work = work.map(|w| command.cost(w, options));
         self.work.charge(work.unwrap_or(0))?;
         let class = cost::class_of(work, file.format);
         let _slot = self.slot(&self.ctx.cpu, class, true).await?;
@@ -253,7 +260,7 @@ impl EditRun<'_> {
         let media = self.ctx.media.lending(lender, farm);
         let started = std::time::Instant::now();
         let outputs = command
-            .run(&media, file, &self.options, step_dir, &progress)
+            .run(&media, file, options, step_dir, &progress)
             .await;
         self.ctx
             .metrics

@@ -73,12 +73,16 @@ pub(crate) struct LadderRecipe {
     /// encoder reaches its first frame with its rate cap's buffer and its history of
     /// complexity near where the single-process encoder has them.
     pub lead_in: u64,
+    /// A filter that draws subtitles on the source's frames before `graph`, its cues
+    /// timed from the first frame (see `SplitRecipe::burn`).
+    pub burn: Option<String>,
 }
 
 impl LadderRecipe {
     /// The single-process recipe: the ladder and its audio in one run.
     pub fn whole(&self) -> Vec<String> {
-        let mut args = self.encoders("");
+        let burn = self.burn.as_ref().map(|b| format!("{b},"));
+        let mut args = self.encoders(burn.as_deref().unwrap_or(""));
         if !self.audio.is_empty() {
             for _ in 0..self.renditions {
                 args.extend(["-map", "0:a:0"].map(String::from));
@@ -115,7 +119,15 @@ impl LadderRecipe {
             .map(|s| vec!["-ss".to_string(), format!("{s:.6}")]);
         // Restarted at zero, the chunk's keyframes are forced at the same frames as the
         // whole video's: it starts on one, and the interval is a whole number of frames.
-        let mut args = self.encoders("setpts=PTS-STARTPTS,");
+        let lead = match &self.burn {
+            // Put at their place in the whole for the cues, then restarted again.
+            Some(burn) => format!(
+                "setpts=PTS-STARTPTS,setpts=PTS+{:.6}/TB,{burn},setpts=PTS-STARTPTS,",
+                read.start as f64 / rate
+            ),
+            None => "setpts=PTS-STARTPTS,".to_string(),
+        };
+        let mut args = self.encoders(&lead);
         if !read.last {
             args.extend(["-frames:v".to_string(), read.count.to_string()]);
         }

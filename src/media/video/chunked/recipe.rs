@@ -36,13 +36,21 @@ pub(crate) struct SplitRecipe {
     pub local_only: bool,
     /// The part of the source encoded, where not the whole (see `part`).
     pub part: Option<Part>,
+    /// A filter that draws subtitles (`media::subtitles::burn_filter`) on the frames as
+    /// they come from the source, before `filter`: its cues are timed from the
+    /// encode's first frame, so a chunk runs it on its frames at their place in the
+    /// whole (see [`burn_at`]).
+    pub burn: Option<String>,
 }
 
 impl SplitRecipe {
     /// The single-process recipe: both streams in one run.
     pub fn whole(&self) -> Vec<String> {
         let mut args = map_args(!self.audio.is_empty());
-        args.extend(["-vf".to_string(), self.filter.clone()]);
+        args.extend([
+            "-vf".to_string(),
+            burn_at(self.burn.as_deref(), None, &self.filter),
+        ]);
         args.extend(self.video.iter().cloned());
         args.extend(self.audio.iter().cloned());
         args.extend(self.muxer_options.iter().cloned());
@@ -59,7 +67,9 @@ impl SplitRecipe {
         let seek = seek.map(|s| vec!["-ss".to_string(), part::seconds(s)]);
         // The seek leaves the first kept frame at its source time: restarted at zero,
         // the chunk's frames fall on the output rate's grid as the whole video's do.
-        let filter = format!("setpts=PTS-STARTPTS,{}", self.filter);
+        let at = chunk.start as f64 / rate;
+        let filter = burn_at(self.burn.as_deref(), Some(at), &self.filter);
+        let filter = format!("setpts=PTS-STARTPTS,{filter}");
         let mut args: Vec<String> = ["-map", "0:v:0", "-an", "-sn", "-dn", "-vf"]
             .map(String::from)
             .into();
@@ -101,5 +111,20 @@ impl SplitRecipe {
     pub(super) fn audio_piece(&self) -> (Vec<String>, Vec<String>) {
         let input = self.part.iter().flat_map(Part::audio_input).collect();
         (input, self.audio_only())
+    }
+}
+
+/// `filter` after `burn` (when given) for frames starting at `at` seconds into the
+/// encode (`None`: the whole encode, which starts at zero). A chunk's frames are
+/// restarted at zero, so they are moved to their place for the cues to be drawn at
+/// the whole's times, then restarted again.
+pub(crate) fn burn_at(burn: Option<&str>, at: Option<f64>, filter: &str) -> String {
+    match (burn, at) {
+        (None, _) => filter.to_string(),
+        (Some(burn), None) => format!("{burn},{filter}"),
+        (Some(burn), Some(at)) => {
+            let at = part::seconds(at);
+            format!("setpts=PTS+{at}/TB,{burn},setpts=PTS-STARTPTS,{filter}")
+        }
     }
 }

@@ -28,6 +28,7 @@ fn ogg() -> SplitRecipe {
         cores_per_chunk: 1,
         local_only: false,
         part: None,
+        burn: None,
     }
 }
 
@@ -56,6 +57,7 @@ fn webm() -> SplitRecipe {
         cores_per_chunk: 1,
         local_only: false,
         part: None,
+        burn: None,
     }
 }
 
@@ -252,6 +254,19 @@ fn the_concat_list_states_every_chunk_but_the_last_by_its_exact_length() {
     assert!(after
         .join(" ")
         .contains("-vf setpts=PTS-STARTPTS,format=yuv420p -frames:v 25 -c:v libtheora"));
+    // Burned cues: each chunk's frames are put at their place in the whole for them.
+    let burning = SplitRecipe {
+        burn: Some("ass=filename=c.ass".into()),
+        ..recipe.clone()
+    };
+    let (_, after) = burning.chunk(&plan.chunks[1], 25.0);
+    assert!(after.join(" ").contains(
+        "-vf setpts=PTS-STARTPTS,setpts=PTS+1.000000/TB,ass=filename=c.ass,setpts=PTS-STARTPTS,format=yuv420p"
+    ));
+    assert!(burning
+        .whole()
+        .join(" ")
+        .contains("-vf ass=filename=c.ass,format=yuv420p"));
     let (before, after) = recipe.chunk(&plan.chunks[3], 25.0);
     assert_eq!(before, ["-ss", "2.980000"]);
     assert!(

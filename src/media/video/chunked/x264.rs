@@ -45,6 +45,7 @@ impl SplitRecipe {
             cores_per_chunk: media.config().x264_cores_per_chunk,
             local_only: false,
             part: None,
+            burn: None,
         }
     }
 }
@@ -55,10 +56,15 @@ impl SplitRecipe {
 /// itself. A graph with its picture inside reads one input, so it can be cut in chunks
 /// as any other (see `media::video::overlay`).
 pub(crate) fn movie(path: &Path, demuxer: &str) -> String {
+    format!("movie=filename={}:f={demuxer}", graph_path(path))
+}
+
+/// `path` as a filter option's value inside a filter graph: escaped for the filter's
+/// options and then for the graph.
+pub(crate) fn graph_path(path: &Path) -> String {
     let path = path.to_string_lossy();
     let options = escape(&path, &['\\', '\'', ':']);
-    let graph = escape(&options, &['\\', '\'', '[', ']', ',', ';']);
-    format!("movie=filename={graph}:f={demuxer}")
+    escape(&options, &['\\', '\'', '[', ']', ',', ';'])
 }
 
 /// `text` with a backslash before each of `special`.

@@ -52,6 +52,7 @@ fn recipe(dir: &Path) -> LadderRecipe {
         muxer,
         segment_frames: Some(150),
         lead_in: 50,
+        burn: None,
     }
 }
 

@@ -1,0 +1,205 @@
+//! Subtitles (docs/API.md, "Subtitles"): an SRT or WebVTT asset beside a video, read
+//! when the edit is created (a malformed file refused by its line), drawn into the
+//! frames with `burnSubtitles` (chunked encodes too) and retimed by `trim-video`.
+//! Burned frames are compared with the same edit's frames without the cues.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use crate::clips::ffmpeg;
+use crate::helpers::*;
+
+/// 320×240 at 25 fps of one flat colour, `secs` long, H.264: any change a cue makes
+/// stands out, and nothing else moves.
+fn flat_clip(secs: f64) -> Vec<u8> {
+    let source = format!("color=c=0x336699:s=320x240:r=25:d={secs}");
+    let args = [
+        "-f", "lavfi", "-i", &source, "-c:v", "libx264", "-pix_fmt", "yuv420p",
+    ];
+    ffmpeg(&[&args[..], &["-f", "mp4"]].concat(), "flat.mp4")
+}
+
+const SRT: &str = "1\n00:00:01,000 --> 00:00:02,000\nHello <i>there</i>\n\n2\n00:00:05,300 --> 00:00:05,900\nLater, in the second chunk\n";
+
+/// An edit of `video` with `subtitles` beside it.
+fn subtitled(video: &str, subtitles: &str, commands: &[&str], options: Value) -> Value {
+    json!({
+        "assets": [{"type": "video", "src": video}, {"type": "subtitles", "src": subtitles}],
+        "commands": commands,
+        "options": options,
+    })
+}
+
+/// Every frame of `path` as 320×240 grey bytes.
+fn grey_frames(path: &Path) -> Vec<Vec<u8>> {
+    let out = std::process::Command::new("ffmpeg")
+        .args(["-v", "error", "-i"])
+        .arg(path)
+        .args(["-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{path:?}");
+    out.stdout.chunks(320 * 240).map(<[u8]>::to_vec).collect()
+}
+
+/// Mean absolute difference of two frames over rows `rows`.
+fn difference(a: &[u8], b: &[u8], rows: std::ops::Range<usize>) -> f64 {
+    let (from, to) = (rows.start * 320, rows.end * 320);
+    let sum: u64 = a[from..to]
+        .iter()
+        .zip(&b[from..to])
+        .map(|(x, y)| u64::from(x.abs_diff(*y)))
+        .sum();
+    sum as f64 / (to - from) as f64
+}
+
+/// Asserts frame `k` of `burned` shows a cue in its bottom third and nothing else
+/// differs from `plain` (`shown`), or that the frames are alike (`!shown`).
+fn assert_cue(burned: &[Vec<u8>], plain: &[Vec<u8>], k: usize, shown: bool) {
+    let (top, bottom) = (
+        difference(&burned[k], &plain[k], 0..160),
+        difference(&burned[k], &plain[k], 160..240),
+    );
+    assert!(top < 0.5, "frame {k}: the top two thirds changed by {top}");
+    if shown {
+        assert!(
+            bottom > 1.0,
+            "frame {k}: no cue drawn (bottom changed by {bottom})"
+        );
+    } else {
+        assert!(
+            bottom < 0.5,
+            "frame {k}: a cue drawn out of its time ({bottom})"
+        );
+    }
+}
+
+#[tokio::test]
+async fn malformed_subtitles_are_refused_at_creation_and_in_a_dry_run_by_their_line() {
+    let app = spawn_app().await;
+    let video = app.fixtures.add("flat.mp4", flat_clip(2.0));
+    let bad = app.fixtures.add(
+        "bad.srt",
+        b"1\n00:00:01,000 --> 00:00:02,000\nfine\n\n2\n00:00:03,000 -> 00:00:04,000\nbroken\n"
+            .to_vec(),
+    );
+    let body = subtitled(
+        &video,
+        &bad,
+        &["video-to-webm"],
+        json!({"burnSubtitles": true}),
+    );
+    for path in ["/v1/edits", "/v1/edits?dryRun=true"] {
+        let response = app
+            .client
+            .post(format!("{}{path}", app.base))
+            .bearer_auth(&app.token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 422, "{path}");
+        let doc: Value = response.json().await.unwrap();
+        let error = &doc["errors"][0];
+        assert_eq!(error["code"], "invalid_subtitles", "{doc}");
+        assert_eq!(error["source"]["pointer"], "/assets/1/src", "{doc}");
+        assert!(
+            error["detail"].as_str().unwrap().contains("line 6"),
+            "{doc}"
+        );
+    }
+    let latin1 = app.fixtures.add(
+        "latin1.srt",
+        b"1\n00:00:01,000 --> 00:00:02,000\ncaf\xe9\n".to_vec(),
+    );
+    let response = app
+        .post_edit(subtitled(&video, &latin1, &["video-to-webm"], json!({})))
+        .await;
+    let doc: Value = response.json().await.unwrap();
+    assert_eq!(doc["errors"][0]["code"], "invalid_subtitles", "{doc}");
+    assert!(
+        doc["errors"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("line 3"),
+        "{doc}"
+    );
+
+    // Burning needs a subtitles asset; two are refused; one alone has no video.
+    let plain = json!({"assets": [{"type": "video", "src": video}], "commands": ["video-to-webm"], "options": {"burnSubtitles": true}});
+    let doc: Value = app.post_edit(plain).await.json().await.unwrap();
+    assert_eq!(
+        doc["errors"][0]["code"], "invalid_option_combination",
+        "{doc}"
+    );
+    let good = app.fixtures.add("good.srt", SRT.as_bytes().to_vec());
+    let mut two = subtitled(&video, &good, &["video-to-webm"], json!({}));
+    two["assets"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"type": "subtitles", "src": good}));
+    let doc: Value = app.post_edit(two).await.json().await.unwrap();
+    assert_eq!(doc["errors"][0]["code"], "too_many_items", "{doc}");
+    let alone =
+        json!({"assets": [{"type": "subtitles", "src": good}], "commands": ["video-to-webm"]});
+    let doc: Value = app.post_edit(alone).await.json().await.unwrap();
+    assert_eq!(doc["errors"][0]["code"], "invalid_asset_type", "{doc}");
+}
+
+#[tokio::test]
+async fn burned_cues_change_only_the_bottom_third_and_only_while_shown_in_every_chunk() {
+    // Chunks of VP9 are cut on its keyframes (every 128 frames): the second cue
+    // (5.3–5.9 s, frames 133–147) falls in the second chunk.
+    let app = spawn_app_with(|c| c.chunking.min_chunk_work = 1_000_000).await;
+    let video = app.fixtures.add("flat.mp4", flat_clip(6.0));
+    let srt = app.fixtures.add("cues.srt", SRT.as_bytes().to_vec());
+    let webm = |burn: bool| {
+        subtitled(
+            &video,
+            &srt,
+            &["video-to-webm"],
+            json!({"burnSubtitles": burn}),
+        )
+    };
+    let burned = app.run_done(webm(true)).await;
+    let plain = app.run_done(webm(false)).await;
+    let burned = grey_frames(&app.download_all(&burned).await[0]);
+    let plain = grey_frames(&app.download_all(&plain).await[0]);
+    assert_eq!((burned.len(), plain.len()), (150, 150));
+    for k in [0, 20, 55, 100, 127, 128, 130, 149] {
+        assert_cue(&burned, &plain, k, false);
+    }
+    for k in [26, 37, 48, 134, 140, 146] {
+        assert_cue(&burned, &plain, k, true);
+    }
+}
+
+#[tokio::test]
+async fn a_trim_before_the_encode_moves_the_burned_cues_with_the_picture() {
+    let app = spawn_app().await;
+    let video = app.fixtures.add("flat.mp4", flat_clip(4.0));
+    let vtt = "WEBVTT\n\n00:00:02.500 --> 00:00:03.000\nAfter the cut\n";
+    let vtt = app.fixtures.add("cues.vtt", vtt.as_bytes().to_vec());
+    let commands = ["trim-video", "video-to-webm"];
+    let trimmed = |burn: bool| {
+        subtitled(
+            &video,
+            &vtt,
+            &commands,
+            json!({"start": 2, "burnSubtitles": burn}),
+        )
+    };
+    let burned = app.run_done(trimmed(true)).await;
+    let plain = app.run_done(trimmed(false)).await;
+    let burned = grey_frames(&app.download_all(&burned).await[0]);
+    let plain = grey_frames(&app.download_all(&plain).await[0]);
+    assert_eq!(burned.len(), 50, "2 s from 2 s");
+    // The cue at 2.5–3 s of the source is at 0.5–1 s of the part (frames 13–24).
+    for k in [0, 8, 30, 45] {
+        assert_cue(&burned, &plain, k, false);
+    }
+    for k in [14, 19, 23] {
+        assert_cue(&burned, &plain, k, true);
+    }
+}
