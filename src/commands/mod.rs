@@ -16,6 +16,7 @@ mod options;
 mod registry;
 mod spec;
 mod stored;
+mod vtt;
 
 #[cfg(test)]
 mod real_files;
@@ -45,6 +46,7 @@ mod text;
 mod trim_video;
 mod video_poster;
 mod video_preview;
+mod video_scenes;
 mod video_storyboard;
 mod video_to_audio;
 mod video_to_gif;

@@ -91,6 +91,7 @@ mod rate_limits;
 mod render;
 mod render_cache;
 mod render_shares;
+mod scenes;
 mod speed;
 mod stages;
 mod stalled_sources;
