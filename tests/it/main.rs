@@ -90,6 +90,7 @@ mod quality_auto;
 mod rate_limits;
 mod render;
 mod render_cache;
+mod render_expiry;
 mod render_shares;
 mod scenes;
 mod speed;
