@@ -76,6 +76,7 @@ mod log_secrets;
 mod long_poll;
 mod loudness;
 mod memory_bound;
+mod metadata;
 mod metrics;
 mod non_dumpable;
 mod open_routes;
