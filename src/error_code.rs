@@ -104,6 +104,7 @@ codes! {
     RequestTooSlow = "request_too_slow", "Request too slow", Some(408), false;
     InvalidTransform = "invalid_transform", "Invalid transform", Some(422), false;
     RenderTimeout = "render_timeout", "Render timed out", Some(504), true;
+    RenderExpired = "render_expired", "Render URL expired", Some(410), false;
     EditNotDone = "edit_not_done", "Edit not done", Some(409), false;
     InternalError = "internal_error", "Internal error", Some(500), false;
     // Edit failures (`attributes.error.code`).

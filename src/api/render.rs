@@ -1,7 +1,8 @@
 //! `GET /v1/render/{signature}/{transform}/{source}` (docs/API.md, "Render"): the
 //! transformed image, synchronously. The signature is the authorization (no bearer
 //! token); the answer names its content, so it may be cached for a year by anyone
-//! (`public, immutable`), varies by `Accept` (for `f:auto`), and carries a strong ETag
+//! (`public, immutable`) — or, for a URL with `exp:`, until it expires and no longer,
+//! after which it answers `410 render_expired` —, varies by `Accept` (for `f:auto`), and carries a strong ETag
 //! that `If-None-Match` is answered `304` against. A cached result is streamed from
 //! storage as it is, never decoded.
 //!
@@ -27,7 +28,7 @@ use crate::api::state::AppState;
 use crate::error_code::Code;
 use crate::format::MediaFormat;
 use crate::render::cache::Entry;
-use crate::render::{Failure, Renderer};
+use crate::render::{unix_now, Failure, Renderer};
 use crate::storage::{Storage, StorageError};
 
 /// `Cache-Control` of every image answered: the URL names its content.
@@ -43,6 +44,7 @@ const IMMUTABLE: &str = "public, max-age=31536000, immutable";
         (status = 200, description = "The image"),
         (status = 304, description = "Not modified (If-None-Match)"),
         (status = 403, description = "A bad signature", body = crate::api::schemas::ErrorDocument),
+        (status = 410, description = "The transform's `exp:` has passed (`render_expired`)", body = crate::api::schemas::ErrorDocument),
         (status = 422, description = "A bad transform or source, or a source that cannot be fetched or read (the codes of an edit)", body = crate::api::schemas::ErrorDocument),
         (status = 429, description = "The organization has `--max-requests-per-org` requests in flight on this node", body = crate::api::schemas::ErrorDocument),
         (status = 504, description = "The render took longer than `--render-timeout-secs`", body = crate::api::schemas::ErrorDocument),
@@ -85,6 +87,8 @@ async fn answer(
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
     let if_none_match = headers.get(header::IF_NONE_MATCH);
+    let cache_control = cache_control(job.expires);
+    let cache_control = cache_control.as_str();
     let started = std::time::Instant::now();
     if let Some(entry) = renderer.cached(&job).await.map_err(api_error)? {
         let still = renderer.still_cached(&job, &entry);
@@ -92,14 +96,14 @@ async fn answer(
             renderer
                 .metrics
                 .render_answered("not_modified", started.elapsed());
-            return not_modified(&entry);
+            return not_modified(&entry, cache_control);
         }
         match renderer.cache.storage().get(&entry.object_key, None).await {
             Ok(object) => {
                 renderer.metrics.render_answered("hit", started.elapsed());
                 let body =
                     Body::from_stream(Storage::bytes_of(object).map_err(std::io::Error::other));
-                return image(&entry, body);
+                return image(&entry, cache_control, body);
             }
             // Evicted by another node since, or deleted with its upload: rendered
             // again (or refused, the upload gone).
@@ -110,38 +114,48 @@ async fn answer(
     let rendered = renderer.render(job).await.map_err(api_error)?;
     let entry = &rendered.entry;
     if matches_etag(if_none_match, &entry.etag) {
-        return not_modified(entry);
+        return not_modified(entry, cache_control);
     }
     match rendered.bytes {
-        Some(bytes) => image(entry, Body::from(bytes)),
+        Some(bytes) => image(entry, cache_control, Body::from(bytes)),
         None => Err(ApiError::internal(&"a render made no bytes")),
     }
 }
 
+/// `Cache-Control` of an answer to a URL that `expires` (unix seconds) or not: a URL
+/// with `exp:` may be kept only for the seconds it has left, so no cache serves it
+/// after it stops working here.
+fn cache_control(expires: Option<u64>) -> String {
+    match expires {
+        None => IMMUTABLE.to_string(),
+        Some(at) => format!("public, max-age={}", at.saturating_sub(unix_now())),
+    }
+}
+
 /// The headers every answer carries.
-fn headers_of(entry: &Entry) -> axum::http::response::Builder {
+fn headers_of(entry: &Entry, cache_control: &str) -> axum::http::response::Builder {
     Response::builder()
         .header(header::ETAG, &entry.etag)
         .header(header::VARY, "Accept")
-        .header(header::CACHE_CONTROL, IMMUTABLE)
+        .header(header::CACHE_CONTROL, cache_control)
         .header(header::X_CONTENT_TYPE_OPTIONS, "nosniff")
         // A signed URL is its own credential: pages of any origin may draw it on a canvas.
         .header(header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")
 }
 
-fn image(entry: &Entry, body: Body) -> Result<Response, ApiError> {
+fn image(entry: &Entry, cache_control: &str, body: Body) -> Result<Response, ApiError> {
     let mime = MediaFormat::from_extension(&entry.format)
         .map(MediaFormat::mime)
         .unwrap_or("application/octet-stream");
-    headers_of(entry)
+    headers_of(entry, cache_control)
         .header(header::CONTENT_TYPE, mime)
         .header(header::CONTENT_LENGTH, entry.bytes)
         .body(body)
         .map_err(|e| ApiError::internal(&e))
 }
 
-fn not_modified(entry: &Entry) -> Result<Response, ApiError> {
-    headers_of(entry)
+fn not_modified(entry: &Entry, cache_control: &str) -> Result<Response, ApiError> {
+    headers_of(entry, cache_control)
         .status(StatusCode::NOT_MODIFIED)
         .body(Body::empty())
         .map_err(|e| ApiError::internal(&e))

@@ -18,6 +18,7 @@ mod registry;
 mod spec;
 mod stored;
 mod subtitled;
+mod vtt;
 
 #[cfg(test)]
 mod real_files;
@@ -48,6 +49,7 @@ mod text;
 mod trim_video;
 mod video_poster;
 mod video_preview;
+mod video_scenes;
 mod video_storyboard;
 mod video_to_audio;
 mod video_to_gif;

@@ -37,7 +37,7 @@ pub const TIME: OptionSpec = OptionSpec {
 /// The poster's format: an image format name, WebP when not given.
 pub const FORMAT: OptionSpec = OptionSpec {
     name: "format",
-    doc: "The output format: jpeg (or jpg), png, webp or avif; the input's by default (video-poster: webp).",
+    doc: "The output format: jpeg (or jpg), png, webp or avif; the input's by default (video-poster, video-scenes: webp).",
     kind: OptionKind::ImageFormat,
 };
 
@@ -82,33 +82,56 @@ impl CommandDef for VideoPoster {
             Some(time) => time,
             None => best_time(media, input, &info).await?,
         };
-        let shown = frame_shown_at(media, input, time).await?;
-        let seek = (shown.start - SEEK_MARGIN).max(0.0);
-        let recipe = Recipe {
-            input_options: vec!["-ss".into(), format!("{seek:.6}")],
-            output_options: frame_args(&info),
-        };
-        let png = transcode::run_to_file(
+        still_at(
             media,
             input,
-            recipe,
-            MediaFormat::Png,
-            None,
+            &info,
+            time,
+            format(options),
             out_dir,
             progress,
         )
-        .await?;
-        let wanted = format(options);
-        if wanted == ImageFormat::Png {
-            return Ok(vec![png]);
-        }
-        let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(Scale(1.0))];
-        let made = media
-            .transform_image(&png, ops, Some(wanted), out_dir)
-            .await;
-        let _ = tokio::fs::remove_file(&png.path).await;
-        Ok(vec![made?])
+        .await
+        .map(|made| vec![made])
     }
+}
+
+/// The frame of `input` shown at `time`, upright with square pixels at the video's
+/// displayed size, as a still in `wanted` (`video-scenes` makes its posters so too).
+pub(crate) async fn still_at(
+    media: &Media,
+    input: &MediaFile,
+    info: &VideoInfo,
+    time: f64,
+    wanted: ImageFormat,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<MediaFile, MediaError> {
+    let shown = frame_shown_at(media, input, time).await?;
+    let seek = (shown.start - SEEK_MARGIN).max(0.0);
+    let recipe = Recipe {
+        input_options: vec!["-ss".into(), format!("{seek:.6}")],
+        output_options: frame_args(info),
+    };
+    let png = transcode::run_to_file(
+        media,
+        input,
+        recipe,
+        MediaFormat::Png,
+        None,
+        out_dir,
+        progress,
+    )
+    .await?;
+    if wanted == ImageFormat::Png {
+        return Ok(png);
+    }
+    let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(Scale(1.0))];
+    let made = media
+        .transform_image(&png, ops, Some(wanted), out_dir)
+        .await;
+    let _ = tokio::fs::remove_file(&png.path).await;
+    made
 }
 
 fn format(options: &Options) -> ImageFormat {

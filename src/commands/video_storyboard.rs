@@ -10,12 +10,19 @@
 //! within what JPEG and WebP can hold; the cells after the last tile are the sheet's
 //! background, black in a JPEG and transparent in a WebP.
 //!
+//! With `at: scenes`, tile `i` is instead the best frame of scene `i`
+//! (`media::video::scenes`, by `threshold` and `minSceneSeconds` as `video-scenes`
+//! finds them), and its cue spans the scene: one run finds the scenes, a second picks
+//! their frames by number (`select`) into the sheet.
+//!
 //! The stored VTT names the sheet `sheet.<ext>`; a download replaces that with the
 //! sheet's own signed URL, expiring with the VTT's (`api::files`).
 
 use std::path::Path;
 
-use super::options::{OptionSpec, FORMAT};
+use super::options::{OptionKind, OptionSpec, FORMAT};
+use super::video_scenes::{settings, MIN_SCENE_SECONDS, THRESHOLD};
+use super::vtt::timestamp;
 use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
 use crate::commands::spec::{Beside, CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
@@ -23,6 +30,7 @@ use crate::error_code::Code;
 use crate::media::ffmpeg::input::file_url;
 use crate::media::ffmpeg::transcode::{input_args_with, run_ffmpeg, SQUARE_PIXELS};
 use crate::media::video::hdr::tone_map_head;
+use crate::media::video::scenes;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -41,6 +49,14 @@ const TILE_WIDTH: OptionSpec = OptionSpec::integer(
     480.0,
     Some(160.0),
 );
+const AT: OptionSpec = OptionSpec {
+    name: "at",
+    doc: "video-storyboard: where tiles are taken: `even` (count of them, evenly spaced; default) or `scenes` (one per scene, its best frame, as video-scenes finds them).",
+    kind: OptionKind::Choice {
+        values: &["even", "scenes"],
+        default: Some("even"),
+    },
+};
 /// The largest side a sheet may have (WebP's limit; JPEG's is larger).
 const MAX_SIDE: u64 = 16383;
 /// Tall tiles (a source far taller than wide) stop at this many times their width.
@@ -54,7 +70,14 @@ impl CommandDef for VideoStoryboard {
         summary: "A sprite sheet of frames evenly spaced over a video, and a WebVTT file \
                   whose cues point at their tiles (#xywh=) for players' hover previews.",
         inputs: INPUTS,
-        options: &[&COUNT, &TILE_WIDTH, &FORMAT],
+        options: &[
+            &COUNT,
+            &TILE_WIDTH,
+            &FORMAT,
+            &AT,
+            &THRESHOLD,
+            &MIN_SCENE_SECONDS,
+        ],
         // The last output: nothing reads a VTT, so nothing follows a storyboard.
         output: Some(MediaFormat::Vtt),
         in_process: false,
@@ -62,7 +85,9 @@ impl CommandDef for VideoStoryboard {
 
     /// The VTT, and beside it the sheet its cues point into.
     fn predict(input: Shape, options: &Options) -> Prediction {
-        let size = input.size.map(|shown| Grid::of(options, shown).sheet());
+        // One tile per scene: the sheet's size is known once the scenes are.
+        let size = input.size.filter(|_| !by_scenes(options));
+        let size = size.map(|shown| Grid::of(options, shown).sheet());
         let sheet = options.image_format(&FORMAT).unwrap_or(ImageFormat::Jpeg);
         Prediction {
             files: 2,
@@ -110,9 +135,16 @@ struct Grid {
     columns: u32,
 }
 
+fn by_scenes(options: &Options) -> bool {
+    options.text(&AT).as_deref() == Some("scenes")
+}
+
 impl Grid {
     fn of(options: &Options, shown: (u32, u32)) -> Grid {
-        let count = options.number(&COUNT) as u32;
+        Grid::sized(options.number(&COUNT) as u32, options, shown)
+    }
+
+    fn sized(count: u32, options: &Options, shown: (u32, u32)) -> Grid {
         let width = options.number(&TILE_WIDTH) as u32;
         let (w, h) = (shown.0.max(1), shown.1.max(1));
         let height = (f64::from(width) * f64::from(h) / f64::from(w)).round() as u32;
@@ -155,7 +187,25 @@ async fn run(
     let seconds = info
         .duration
         .ok_or_else(|| MediaError::InvalidMedia("its length cannot be read".into()))?;
-    let grid = Grid::of(options, info.shown);
+    // The frames picked, and the cues' spans in ms.
+    let (grid, picker, spans) = if by_scenes(options) {
+        let finding = |f: f64| progress(f / 2.0);
+        let found = scenes::detect(media, input, &info, settings(options), &finding).await?;
+        let count = found.scenes.len() as u32;
+        let spans = found.spans_ms(Some(seconds));
+        (
+            Grid::sized(count, options, info.shown),
+            found.best_frames_filter(),
+            spans,
+        )
+    } else {
+        let grid = Grid::of(options, info.shown);
+        (
+            grid,
+            even_picker(grid, seconds),
+            even_spans(grid.count, seconds),
+        )
+    };
     let (width, height) = grid.sheet();
     let (width, height) = (u64::from(width), u64::from(height));
     let format = options.image_format(&FORMAT).unwrap_or(ImageFormat::Jpeg);
@@ -172,14 +222,16 @@ async fn run(
     let demuxer = crate::media::ffmpeg::input::demuxer(input.format);
     let head = input_args_with((&input.path, demuxer), max_demuxer, &[]);
     let sheet = crate::media::output_path(out_dir, sheet_format);
-    let tail = sheet_args(grid, seconds, format, &tone_map_head(&info));
-    let ran = run_ffmpeg(media, head, tail, file_url(&sheet), info.duration, progress).await;
+    let tail = sheet_args(grid, &picker, format, &tone_map_head(&info));
+    let half = |f: f64| progress(0.5 + f / 2.0);
+    let sheeting: ProgressFn<'_> = if by_scenes(options) { &half } else { progress };
+    let ran = run_ffmpeg(media, head, tail, file_url(&sheet), info.duration, sheeting).await;
     if let Err(e) = ran {
         let _ = tokio::fs::remove_file(&sheet).await;
         return Err(e);
     }
     let vtt = crate::media::output_path(out_dir, MediaFormat::Vtt);
-    tokio::fs::write(&vtt, cues(grid, seconds, sheet_format.extension())).await?;
+    tokio::fs::write(&vtt, cues(grid, &spans, sheet_format.extension())).await?;
     Ok(vec![
         MediaFile {
             path: sheet,
@@ -198,14 +250,24 @@ fn start_ms(i: u32, count: u32, seconds: f64) -> u64 {
     (f64::from(i) * seconds * 1000.0 / f64::from(count)).round() as u64
 }
 
-/// ffmpeg arguments after the input: the frames at each cue's start, scaled to a
-/// tile and laid out in one picture.
-/// `tone_map`: the tone mapping of an HDR source (with its comma; empty for SDR), put
-/// after `fps` so that only the frames picked are tone-mapped.
-fn sheet_args(grid: Grid, seconds: f64, format: ImageFormat, tone_map: &str) -> Vec<String> {
-    // `count` ticks over the length, as a ratio of whole numbers (ms).
+/// The spans of `count` cues evenly over `seconds`.
+fn even_spans(count: u32, seconds: f64) -> Vec<(u64, u64)> {
+    let at = |i| start_ms(i, count, seconds);
+    (0..count).map(|i| (at(i), at(i + 1))).collect()
+}
+
+/// The filter that picks the frames at each even cue's start: `count` ticks over the
+/// length, as a ratio of whole numbers (ms).
+fn even_picker(grid: Grid, seconds: f64) -> String {
     let ms = (seconds * 1000.0).round().max(1.0) as u64;
-    let rate = format!("{}/{ms}", u64::from(grid.count) * 1000);
+    format!("fps=fps={}/{ms}:round=up", u64::from(grid.count) * 1000)
+}
+
+/// ffmpeg arguments after the input: the frames `picker` passes on, scaled to a tile
+/// and laid out in one picture.
+/// `tone_map`: the tone mapping of an HDR source (with its comma; empty for SDR), put
+/// after the picker so that only the frames picked are tone-mapped.
+fn sheet_args(grid: Grid, picker: &str, format: ImageFormat, tone_map: &str) -> Vec<String> {
     let (w, h) = grid.tile;
     // The cells no frame fills: black in a JPEG, transparent in a WebP.
     let (pixels, background) = match format {
@@ -216,7 +278,7 @@ fn sheet_args(grid: Grid, seconds: f64, format: ImageFormat, tone_map: &str) -> 
     // `color` as the input ends. (With `nb_frames` instead, `tile` would leave those
     // cells as the zeroed buffer they start as: green, zero chroma.)
     let filter = format!(
-        "{SQUARE_PIXELS},fps=fps={rate}:round=up,{tone_map}scale={w}:{h}:flags=bicubic,setsar=1,\
+        "{SQUARE_PIXELS},{picker},{tone_map}scale={w}:{h}:flags=bicubic,setsar=1,\
          format={pixels},trim=end_frame={},tile={}x{}:color={background}",
         grid.count,
         grid.columns,
@@ -233,28 +295,18 @@ fn sheet_args(grid: Grid, seconds: f64, format: ImageFormat, tone_map: &str) -> 
     args
 }
 
-/// The WebVTT file: one cue per tile, contiguous from 0 to the end.
-fn cues(grid: Grid, seconds: f64, extension: &str) -> String {
+/// The WebVTT file: one cue per tile over its span, contiguous from 0 to the end.
+fn cues(grid: Grid, spans: &[(u64, u64)], extension: &str) -> String {
     let mut out = String::from("WEBVTT\n");
-    for i in 0..grid.count {
-        let (start, end) = (
-            start_ms(i, grid.count, seconds),
-            start_ms(i + 1, grid.count, seconds),
-        );
+    for (i, (start, end)) in (0..).zip(spans) {
         out.push_str(&format!(
             "\n{} --> {}\nsheet.{extension}#xywh={}\n",
-            timestamp(start),
-            timestamp(end),
+            timestamp(*start),
+            timestamp(*end),
             grid.xywh(i)
         ));
     }
     out
-}
-
-/// `hh:mm:ss.ttt`.
-fn timestamp(ms: u64) -> String {
-    let (h, m, s, t) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
-    format!("{h:02}:{m:02}:{s:02}.{t:03}")
 }
 
 #[cfg(test)]
@@ -285,7 +337,7 @@ mod tests {
     #[test]
     fn cues_cover_the_video_end_to_end_without_gaps() {
         let g = grid(&[("count", json!(7))], (320, 240));
-        let vtt = cues(g, 3.0, "jpeg");
+        let vtt = cues(g, &even_spans(7, 3.0), "jpeg");
         assert!(vtt
             .starts_with("WEBVTT\n\n00:00:00.000 --> 00:00:00.429\nsheet.jpeg#xywh=0,0,160,120\n"));
         let times: Vec<&str> = vtt.lines().filter(|l| l.contains("-->")).collect();
@@ -294,19 +346,18 @@ mod tests {
             assert_eq!(pair[0].split(" --> ").nth(1), pair[1].split(" --> ").next());
         }
         assert!(times[6].ends_with("--> 00:00:03.000"), "{vtt}");
-        assert_eq!(timestamp(3_723_004), "01:02:03.004");
     }
 
     #[test]
     fn the_frames_are_picked_at_each_cue_s_start_in_one_run() {
         let g = grid(&[("count", json!(7))], (320, 240));
-        let args = sheet_args(g, 3.0, ImageFormat::Jpeg, "").join(" ");
+        let args = sheet_args(g, &even_picker(g, 3.0), ImageFormat::Jpeg, "").join(" ");
         assert!(args.contains("fps=fps=7000/3000:round=up"), "{args}");
         assert!(
             args.contains("trim=end_frame=7,tile=3x3:color=black "),
             "{args}"
         );
-        let webp = sheet_args(g, 3.0, ImageFormat::Webp, "").join(" ");
+        let webp = sheet_args(g, &even_picker(g, 3.0), ImageFormat::Webp, "").join(" ");
         assert!(webp.contains("-c:v libwebp"), "{webp}");
         assert!(
             webp.contains("yuva420p,trim=end_frame=7,tile=3x3:color=black@0"),

@@ -86,6 +86,9 @@ pub struct Job {
     pub wanted: Option<Wanted>,
     /// The result's object key without its extension (`render/results/<hash>`).
     pub result_key: String,
+    /// `exp:`: the unix second from which the URL is refused; the answer's
+    /// `Cache-Control` ends by then.
+    pub expires: Option<u64>,
 }
 
 /// A rendered image: its cache entry, and its bytes when they were made just now.

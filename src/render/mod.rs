@@ -29,6 +29,7 @@ pub use job::Rendered;
 pub use job::Source;
 
 mod renderer;
+pub use renderer::unix_now;
 pub use renderer::Renderer;
 pub use renderer::RendererParts;
 

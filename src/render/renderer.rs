@@ -104,6 +104,16 @@ impl Renderer {
             })?;
         let transform =
             Transform::parse(transform_text).map_err(|e| Failure::invalid(e.code(), e.0))?;
+        // Before any lookup: an expired URL is refused whatever the cache holds.
+        if let Some(expires) = transform.expires {
+            if unix_now() >= expires {
+                return Err(Failure::new(
+                    StatusCode::GONE,
+                    Code::RenderExpired,
+                    "The render URL's `exp` has passed; ask the page that gave it for a new one.",
+                ));
+            }
+        }
         let preset = match &transform.preset {
             None => None,
             Some(name) => Some(
@@ -143,6 +153,7 @@ impl Renderer {
             source,
             wanted,
             result_key,
+            expires: transform.expires,
         })
     }
 
@@ -184,4 +195,11 @@ impl Renderer {
         self.metrics.render_answered(outcome, started.elapsed());
         rendered
     }
+}
+
+/// Seconds since the unix epoch, now.
+pub fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
 }

@@ -4,6 +4,10 @@
 //! options). It becomes the `{"commands", "options"}` of an edit and is validated as
 //! one (`edits::preset::pipeline_of`), so every value has the range, default and error
 //! code it has in an edit, and the pixels are `resize-image`'s own.
+//!
+//! `exp:UNIXTIME` is no option: it is when the URL stops working (signed with the rest
+//! of the transform, so it cannot be moved), read by the renderer and the answer's
+//! `Cache-Control`.
 
 use serde_json::{Map, Value};
 
@@ -27,6 +31,8 @@ const SHORT: &[(&str, &str)] = &[
 
 /// The most characters a transform may have.
 const MAX_LEN: usize = 1024;
+/// The most digits of `exp` (unix seconds): past the year 33 658 is no expiry.
+const MAX_EXP_DIGITS: usize = 12;
 
 /// A transform as written, before a preset is looked up.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +45,8 @@ pub struct Transform {
     pub auto_format: bool,
     /// `f:best`: the smallest of the formats the request's `Accept` takes.
     pub best_format: bool,
+    /// `exp:UNIXTIME`: the second from which the URL answers `410 render_expired`.
+    pub expires: Option<u64>,
 }
 
 /// Why a transform does not parse: `invalid_transform`, with a sentence.
@@ -65,6 +73,7 @@ impl Transform {
             options: Map::new(),
             auto_format: false,
             best_format: false,
+            expires: None,
         };
         for part in text.split(',') {
             let Some((name, value)) = part.split_once(':') else {
@@ -72,6 +81,24 @@ impl Transform {
                     "`{part}` is not `name:value`; a transform is a comma list such as `w:300,h:200,fit:cover`."
                 )));
             };
+            if name == "exp" {
+                let digits = !value.is_empty()
+                    && value.len() <= MAX_EXP_DIGITS
+                    && value.bytes().all(|b| b.is_ascii_digit());
+                if !digits {
+                    return Err(TransformError(format!(
+                        "`exp:{value}` is not a time: `exp` is unix seconds, such as `exp:1767225600`."
+                    )));
+                }
+                if transform
+                    .expires
+                    .replace(value.parse().unwrap_or(u64::MAX))
+                    .is_some()
+                {
+                    return Err(TransformError("`exp` is named twice.".into()));
+                }
+                continue;
+            }
             if name == "preset" {
                 if transform.preset.replace(value.to_string()).is_some() {
                     return Err(TransformError("`preset` is named twice.".into()));
@@ -203,6 +230,11 @@ mod tests {
             "f:best,f:auto",
             "f:webp,f:best",
             "preset:a,preset:b",
+            "exp:soon",
+            "exp:-1",
+            "exp:",
+            "exp:1234567890123",
+            "exp:1,exp:2",
         ] {
             let e = Transform::parse(bad).unwrap_err();
             assert_eq!(e.code(), Code::InvalidTransform, "{bad}");
@@ -215,5 +247,16 @@ mod tests {
             crate::edits::preset::pipeline_of(&body).unwrap_err().code,
             Code::InvalidType
         );
+    }
+
+    #[test]
+    fn exp_is_when_the_url_stops_and_no_option_of_the_pipeline() {
+        let t = Transform::parse("w:300,exp:1767225600").unwrap();
+        assert_eq!(t.expires, Some(1_767_225_600));
+        assert_eq!(
+            t.body(None),
+            json!({"commands": ["resize-image"], "options": {"width": 300.0}})
+        );
+        assert_eq!(Transform::parse("w:300").unwrap().expires, None);
     }
 }

@@ -41,4 +41,5 @@ pub(crate) mod mkv;
 pub(crate) mod mp4;
 pub(crate) mod overlay;
 pub(crate) mod probe;
+pub(crate) mod scenes;
 pub(crate) mod shown_frame;
