@@ -50,6 +50,9 @@ pub struct StoredOutput {
 /// unknown sizes.
 #[derive(Deserialize)]
 #[serde(untagged)]
+// Only ever a moment's value between the JSON and a `StoredOutput`: boxing the full
+// record would cost an allocation per output read for no saving.
+#[allow(clippy::large_enum_variant)]
 enum StoredForm {
     Full {
         key: String,

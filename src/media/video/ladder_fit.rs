@@ -321,8 +321,8 @@ mod tests {
     fn a_still_rung_takes_the_highest_crf_within_the_margin_and_a_busy_one_keeps_23() {
         let still = trials([0.995, 0.994, 0.9925], [400, 250, 150]);
         let busy = trials([0.95, 0.93, 0.90], [900, 600, 400]);
-        assert_eq!(choose(&[still.clone()]), [Some(33)]);
-        assert_eq!(choose(&[busy.clone()]), [Some(23)]);
+        assert_eq!(choose(&[still]), [Some(33)]);
+        assert_eq!(choose(&[busy]), [Some(23)]);
         // Within the margin of its own CRF 23, not of some absolute figure.
         let middling = trials([0.99, 0.988, 0.98], [400, 250, 150]);
         assert_eq!(choose(&[middling]), [Some(28)]);
