@@ -65,9 +65,9 @@ function formatFromBytes(b) {
   // SVG: markup whose first element is <svg> (after a declaration, comments, a DOCTYPE).
   const text = new TextDecoder().decode(b.slice(0, 512)).replace(/^\uFEFF/, "");
   if (/^\s*(<\?[\s\S]*?\?>\s*|<!--[\s\S]*?-->\s*)*(<!DOCTYPE\s+svg|<([\w-]+:)?svg[\s>/])/i.test(text)) return "svg";
-  const text = ascii(0, 64).replace(/^\ufeff|^\xef\xbb\xbf/, "");
-  if (text.startsWith("WEBVTT")) return "vtt";
-  if (/^\d+\r?\n\d+:\d\d:\d\d[,.]\d{3} -->/.test(text)) return "srt";
+  const head = ascii(0, 64).replace(/^\ufeff|^\xef\xbb\xbf/, "");
+  if (head.startsWith("WEBVTT")) return "vtt";
+  if (/^\d+\r?\n\d+:\d\d:\d\d[,.]\d{3} -->/.test(head)) return "srt";
   return null;
 }
 
