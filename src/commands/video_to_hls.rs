@@ -177,23 +177,20 @@ async fn run(
     recipe.audio.splice(0..0, audio_filter_args(&[], target));
     recipe.burn = burn_for(options, &info, out_dir).await?;
     let output = dir.join("v%v").join("index.m3u8");
-    let ran = ladder::encode(media, (input, &info), &recipe, out_dir, &output, progress).await;
     let master = dir.join(MASTER);
-    let finished = match ran {
-        Ok(()) => match hls::state_bandwidths(&master).await {
-            Ok(()) => hls_codecs::state_av1_codecs(&master, info.has_audio).await,
-            Err(e) => Err(e),
-        },
-        Err(e) => Err(e),
-    };
-    let finished = match (finished, options.subtitles()) {
-        (Ok(()), Some(subtitles)) => {
+    // The encode, then the master's measured rates, AV1 codecs and subtitle rendition.
+    let finished = async {
+        ladder::encode(media, (input, &info), &recipe, out_dir, &output, progress).await?;
+        hls::state_bandwidths(&master).await?;
+        hls_codecs::state_av1_codecs(&master, info.has_audio).await?;
+        if let Some(subtitles) = options.subtitles() {
             let language = options.text(&SUBTITLES_LANGUAGE);
             let language = language.as_deref().unwrap_or("und");
-            add_rendition(&master, subtitles, language).await
+            add_rendition(&master, subtitles, language).await?;
         }
-        (finished, _) => finished,
-    };
+        Ok::<(), MediaError>(())
+    }
+    .await;
     if let Err(e) = finished {
         // Best effort: partial playlists must not be mistaken for an output.
         let _ = tokio::fs::remove_dir_all(&dir).await;

@@ -4,7 +4,7 @@
 use super::super::options::{OptionKind, OptionSpec};
 use super::super::video_to_webm::{CODEC, SVT_AV1};
 use crate::commands::options::Options;
-use crate::media::ffmpeg::transcode::X264;
+use crate::media::ffmpeg::transcode::x264_at;
 
 /// The renditions of `keepHdr`: 10-bit HEVC (Main 10) tagged `hvc1`, as Apple's HLS
 /// players require, every forced keyframe an IDR so each segment decodes alone.
@@ -72,15 +72,14 @@ pub(super) fn encoder(
     (gop, crf): (u64, u8),
     i: usize,
 ) -> Vec<String> {
-    let (gop, crf) = (gop.to_string(), crf.to_string());
-    let args: Vec<&str> = match (codec, keep_hdr) {
-        (VideoCodec::H264, false) => {
-            let mut x264 = X264.to_vec();
-            x264[5] = &crf;
-            x264
-        }
-        (VideoCodec::H264, true) => HEVC_10BIT.to_vec(),
-        (VideoCodec::Av1, _) => [SVT_AV1.as_slice(), &["-g", &gop]].concat(),
+    let args: Vec<String> = match (codec, keep_hdr) {
+        (VideoCodec::H264, false) => x264_at(crf),
+        (VideoCodec::H264, true) => HEVC_10BIT.map(String::from).into(),
+        (VideoCodec::Av1, _) => [&SVT_AV1[..], &["-g", &gop.to_string()]]
+            .concat()
+            .iter()
+            .map(|a| a.to_string())
+            .collect(),
     };
     args.iter()
         .map(|arg| match arg.strip_prefix('-') {

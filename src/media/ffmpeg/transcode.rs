@@ -22,6 +22,13 @@ use crate::media::file::{output_path, MediaFile};
 
 /// x264 settings shared by the MP4 outputs: `veryfast` at CRF 23 (see docs/API.md).
 pub(crate) const X264: [&str; 6] = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "23"];
+
+/// [`X264`] at another CRF (a fitted HLS rung, or a trial of one).
+pub(crate) fn x264_at(crf: u8) -> Vec<String> {
+    let mut args: Vec<String> = X264.map(String::from).into();
+    args[5] = crf.to_string();
+    args
+}
 /// The audio of the MP4 outputs that encode it: AAC at 128 kb/s.
 pub(crate) const AAC: [&str; 4] = ["-c:a", "aac", "-b:a", "128k"];
 /// H.264 in yuv420p needs even sides; 2 is the smallest.

@@ -28,7 +28,7 @@ use std::path::Path;
 use crate::media::engine::Media;
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::input::{demuxer, file_url};
-use crate::media::ffmpeg::transcode::quiet_args;
+use crate::media::ffmpeg::transcode::{quiet_args, x264_at};
 use crate::media::file::MediaFile;
 
 /// The CRFs tried, the fixed ladder's first.
@@ -95,33 +95,24 @@ pub fn windows(duration: f64) -> Vec<(f64, f64)> {
 /// The CRF chosen for each rung from its trials (in [`TRIALS`] order), `None` for a
 /// rung dropped; `rungs` largest first. See the module docs.
 pub fn choose(trials: &[Vec<Trial>]) -> Vec<Option<u8>> {
-    let picked: Vec<Trial> = trials
-        .iter()
-        .map(|rung| {
-            let target = rung.first().map_or(0.0, |t| t.ssim) - SSIM_MARGIN;
-            rung.iter()
-                .filter(|t| t.ssim >= target)
-                .max_by_key(|t| t.crf)
-                .or(rung.first())
-                .copied()
-                .unwrap_or(Trial {
-                    crf: TRIALS[0],
-                    ssim: 0.0,
-                    bytes: 0,
-                    keyframe_share: 0.0,
-                })
-        })
-        .collect();
-    let mut chosen = Vec::with_capacity(picked.len());
+    let mut chosen = Vec::with_capacity(trials.len());
     let mut above: Option<u64> = None;
-    for trial in &picked {
-        let repeats = above.is_some_and(|a| trial.bytes as f64 >= a as f64 * REPEAT_SHARE);
-        match repeats {
-            true => chosen.push(None),
-            false => {
-                chosen.push(Some(trial.crf));
-                above = Some(trial.bytes);
-            }
+    for rung in trials {
+        // The first trial (CRF 23) always reaches its own target.
+        let target = rung.first().map_or(0.0, |t| t.ssim) - SSIM_MARGIN;
+        let picked = rung
+            .iter()
+            .filter(|t| t.ssim >= target)
+            .max_by_key(|t| t.crf);
+        let Some(trial) = picked else {
+            chosen.push(Some(TRIALS[0]));
+            continue;
+        };
+        if above.is_some_and(|a| trial.bytes as f64 >= a as f64 * REPEAT_SHARE) {
+            chosen.push(None);
+        } else {
+            chosen.push(Some(trial.crf));
+            above = Some(trial.bytes);
         }
     }
     chosen
@@ -158,16 +149,11 @@ pub async fn measure(
     for (r, rung) in rungs.iter().enumerate() {
         for crf in TRIALS {
             let cap = rung.rate_k;
-            args.extend(["-map".to_string(), format!("[t{r}c{crf}]")].map(OsString::from));
-            let encoder =
-                ["-c:v", "libx264", "-preset", "veryfast", "-an", "-crf"].map(String::from);
-            args.extend(encoder.into_iter().map(OsString::from));
-            args.extend(
-                [crf.to_string(), "-maxrate".into(), format!("{cap}k")]
-                    .into_iter()
-                    .chain(["-bufsize".into(), format!("{}k", cap * 2)])
-                    .map(OsString::from),
-            );
+            let mut trial = vec!["-map".to_string(), format!("[t{r}c{crf}]"), "-an".into()];
+            trial.extend(x264_at(crf));
+            trial.extend(["-maxrate".into(), format!("{cap}k")]);
+            trial.extend(["-bufsize".into(), format!("{}k", cap * 2)]);
+            args.extend(trial.into_iter().map(OsString::from));
             args.push(file_url(&trial_path(dir, r, crf)));
         }
     }
