@@ -29,6 +29,7 @@ use crate::media::engine::Media;
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::input::{demuxer, file_url};
 use crate::media::ffmpeg::transcode::{quiet_args, x264_at};
+use crate::media::video::chunked::x264::graph_path;
 use crate::media::file::MediaFile;
 
 /// The CRFs tried, the fixed ladder's first.
@@ -161,13 +162,12 @@ pub async fn measure(
         .runner()
         .run_streaming(&media.config().ffmpeg, args, &mut |_| {})
         .await?;
+    let ssims = ssims_of(media, (input, &windows), chain, rungs, dir).await?;
     let mut measured = Vec::with_capacity(rungs.len());
-    for (r, rung) in rungs.iter().enumerate() {
+    for (r, rung_ssims) in ssims.into_iter().enumerate() {
         let mut trials = Vec::with_capacity(TRIALS.len());
-        for crf in TRIALS {
-            let path = trial_path(dir, r, crf);
-            let ssim = ssim_of(media, (input, &windows), chain, rung.size, &path).await?;
-            let (bytes, keyframe_share) = packet_bytes(media, &path).await?;
+        for (crf, ssim) in TRIALS.into_iter().zip(rung_ssims) {
+            let (bytes, keyframe_share) = packet_bytes(media, &trial_path(dir, r, crf)).await?;
             trials.push(Trial {
                 crf,
                 ssim,
@@ -238,43 +238,76 @@ fn sample_inputs(input: &MediaFile, windows: &[(f64, f64)]) -> Vec<OsString> {
     args
 }
 
-/// The mean SSIM ("All") of the trial at `trial` against the samples of `input`
-/// through `chain`, scaled to `size`.
-async fn ssim_of(
+/// The mean SSIM ("All") of every trial in `dir` against the samples of `input`
+/// through `chain`, scaled to its rung's size: per rung, in [`TRIALS`] order. One
+/// process decodes the samples once for all of them (a process per trial decoded the
+/// source a dozen times, which took longer than the trials' encode); each `ssim`
+/// filter writes its frames' scores to a file of its own.
+async fn ssims_of(
     media: &Media,
     (input, windows): (&MediaFile, &[(f64, f64)]),
     chain: &str,
-    (w, h): (u32, u32),
-    trial: &Path,
-) -> Result<f64, MediaError> {
+    rungs: &[RungToFit],
+    dir: &Path,
+) -> Result<Vec<Vec<f64>>, MediaError> {
     let mut args = sample_inputs(input, windows);
     let n = windows.len();
-    args.extend(["-i".into(), file_url(trial)]);
-    let joined: String = (0..n).map(|i| format!("[{i}:v:0]")).collect();
-    let graph = format!(
-        "{joined}concat=n={n}:v=1:a=0,{chain},format=yuv420p,\
-         scale={w}:{h}:flags=bicubic,setsar=1[ref];[{n}:v:0]format=yuv420p[enc];\
-         [enc][ref]ssim,metadata=mode=print:key=lavfi.ssim.All:file=pipe\\\\:1"
-    );
-    args.extend(["-filter_complex", &graph, "-f", "null", "-"].map(OsString::from));
-    let (mut sum, mut count) = (0.0, 0u32);
-    media
-        .runner()
-        .run_streaming(&media.config().ffmpeg, args, &mut |line: &str| {
-            if let Some(v) = line.strip_prefix("lavfi.ssim.All=") {
-                if let Ok(v) = v.trim().parse::<f64>() {
-                    sum += v;
-                    count += 1;
-                }
-            }
-        })
-        .await?;
-    match count {
-        0 => Err(MediaError::InvalidMedia(
-            "the ladder analysis measured no frame".into(),
-        )),
-        _ => Ok(sum / f64::from(count)),
+    let trials: Vec<(usize, u8)> = (0..rungs.len())
+        .flat_map(|r| TRIALS.map(|crf| (r, crf)))
+        .collect();
+    for &(r, crf) in &trials {
+        args.extend(["-i".into(), file_url(&trial_path(dir, r, crf))]);
     }
+    let joined: String = (0..n).map(|i| format!("[{i}:v:0]")).collect();
+    let mut graph = format!(
+        "{joined}concat=n={n}:v=1:a=0,{chain},format=yuv420p,split={}",
+        rungs.len()
+    );
+    graph.extend((0..rungs.len()).map(|r| format!("[s{r}]")));
+    for (r, rung) in rungs.iter().enumerate() {
+        let (w, h) = rung.size;
+        let refs: String = TRIALS.iter().map(|c| format!("[ref{r}c{c}]")).collect();
+        graph.push_str(&format!(
+            ";[s{r}]scale={w}:{h}:flags=bicubic,setsar=1,split={}{refs}",
+            TRIALS.len()
+        ));
+    }
+    for (k, &(r, crf)) in trials.iter().enumerate() {
+        let stats = graph_path(&stats_path(dir, r, crf));
+        let encoded = n + k;
+        graph.push_str(&format!(
+            ";[{encoded}:v:0]format=yuv420p[enc{k}];\
+             [enc{k}][ref{r}c{crf}]ssim=stats_file={stats}[o{k}]"
+        ));
+    }
+    args.extend(["-filter_complex".into(), graph.into()]);
+    for k in 0..trials.len() {
+        args.extend(["-map", &format!("[o{k}]"), "-f", "null", "-"].map(OsString::from));
+    }
+    media.runner().run(&media.config().ffmpeg, args).await?;
+    let mut ssims = vec![Vec::with_capacity(TRIALS.len()); rungs.len()];
+    for (r, crf) in trials {
+        let stats = tokio::fs::read_to_string(stats_path(dir, r, crf)).await?;
+        ssims[r].push(mean_ssim(&stats).ok_or_else(|| {
+            MediaError::InvalidMedia("the ladder analysis measured no frame".into())
+        })?);
+    }
+    Ok(ssims)
+}
+
+fn stats_path(dir: &Path, rung: usize, crf: u8) -> std::path::PathBuf {
+    dir.join(format!("fit-{rung}-{crf}.ssim"))
+}
+
+/// The mean of the `All:` scores in an `ssim` filter's stats file (a line per frame,
+/// `n:1 Y:0.99 U:0.99 V:0.99 All:0.99 (20.1)`); `None` when it has no frame.
+fn mean_ssim(stats: &str) -> Option<f64> {
+    let scores: Vec<f64> = stats
+        .lines()
+        .filter_map(|line| line.split_once("All:"))
+        .filter_map(|(_, rest)| rest.split_whitespace().next()?.parse().ok())
+        .collect();
+    (!scores.is_empty()).then(|| scores.iter().sum::<f64>() / scores.len() as f64)
 }
 
 #[cfg(test)]
@@ -323,6 +356,14 @@ mod tests {
             choose(&[top.clone(), close, far]),
             [Some(33), None, Some(33)]
         );
+    }
+
+    #[test]
+    fn the_mean_ssim_is_read_from_every_frame_of_a_stats_file() {
+        let stats = "n:1 Y:0.990000 U:0.99 V:0.99 All:0.980000 (16.9)\n\
+                     n:2 Y:0.990000 U:0.99 V:0.99 All:0.960000 (13.9)\n";
+        assert!((mean_ssim(stats).unwrap() - 0.97).abs() < 1e-9);
+        assert_eq!(mean_ssim(""), None);
     }
 
     #[test]
