@@ -5,10 +5,8 @@
 //! single pixel buffer is allocated; [`Opened::decode`] then decodes, for JPEG already
 //! shrunk in the DCT domain towards the size the caller needs.
 
-use std::io::Cursor;
-
 use image::metadata::Orientation;
-use image::{DynamicImage, ImageDecoder, ImageError, ImageReader};
+use image::{DynamicImage, ImageDecoder, ImageError};
 
 use self::headers::{png_methods_are_standard, png_size, webp_size};
 use self::image_crate::{image_crate_format, limits, to_rgb_or_rgba, undecodable};
@@ -188,10 +186,10 @@ pub(crate) fn open(
     }
     let decoder_format = image_crate_format(format)
         .ok_or_else(|| MediaError::unsupported(format, crate::format::STILL_IMAGES))?;
-    let mut reader = ImageReader::with_format(Cursor::new(bytes), decoder_format);
-    reader.limits(limits(max_pixels));
-    let decoder =
-        decode_guarded(format, || reader.into_decoder())?.map_err(|e| undecodable(format, e))?;
+    let decoder = decode_guarded(format, || {
+        mediaedit_pixels::image_decoder(bytes, decoder_format, limits(max_pixels))
+    })?
+    .map_err(|e| undecodable(format, e))?;
     let (width, height) = decoder.dimensions();
     check_pixels(width, height, max_pixels)?;
     let orientation = exif::orientation(bytes, format);
@@ -202,7 +200,7 @@ pub(crate) fn open(
             height,
             orientation,
         },
-        source: Source::Image(Box::new(decoder)),
+        source: Source::Image(decoder),
         max_pixels,
     })
 }

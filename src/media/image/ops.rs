@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions};
 use image::codecs::png::{CompressionType, FilterType as PngFilter, PngEncoder};
 use image::{DynamicImage, ExtendedColorType, ImageEncoder, RgbImage};
 use turbojpeg::{Compressor, PixelFormat, Subsamp};
@@ -96,13 +96,12 @@ pub(crate) fn resize(
         FilterType::CatmullRom
     };
     let mut resized = DynamicImage::new(width, height, image.color());
-    Resizer::new()
-        .resize(
-            &image,
-            &mut resized,
-            &ResizeOptions::new().resize_alg(ResizeAlg::Convolution(filter)),
-        )
-        .map_err(|e| not_encoded("resized", e))?;
+    mediaedit_pixels::resize(
+        &image,
+        &mut resized,
+        &ResizeOptions::new().resize_alg(ResizeAlg::Convolution(filter)),
+    )
+    .map_err(|e| not_encoded("resized", e))?;
     Ok(resized)
 }
 

@@ -1,7 +1,7 @@
 //! The pixel work the operations share: resampling a region of a picture to a size,
 //! and placing a picture on a canvas of one colour.
 
-use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions};
 use image::{DynamicImage, GenericImage, Rgba, RgbaImage};
 
 use crate::media::error::MediaError;
@@ -66,12 +66,10 @@ pub(crate) fn resample(
     let options = ResizeOptions::new()
         .resize_alg(ResizeAlg::Convolution(filter))
         .crop(region.left, region.top, region.width, region.height);
-    Resizer::new()
-        .resize(image, &mut resized, &options)
-        .map_err(|e| {
-            tracing::warn!(error = %e, "a region of the picture could not be resampled");
-            MediaError::InvalidMedia("the decoded picture could not be resized".into())
-        })?;
+    mediaedit_pixels::resize(image, &mut resized, &options).map_err(|e| {
+        tracing::warn!(error = %e, "a region of the picture could not be resampled");
+        MediaError::InvalidMedia("the decoded picture could not be resized".into())
+    })?;
     Ok(resized)
 }
 

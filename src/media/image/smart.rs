@@ -21,7 +21,7 @@
 //! No model or training data: cheap, deterministic and explainable, which is what a
 //! default-on crop for thumbnails needs (docs/SMARTCROP.md shows its choices).
 
-use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions};
 use image::{DynamicImage, RgbImage};
 
 /// The longest side of the copy the measure runs on.
@@ -79,7 +79,7 @@ fn small_copy(image: &DynamicImage) -> RgbImage {
     }
     let mut small = DynamicImage::new_rgb8(sw, sh);
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
-    match Resizer::new().resize(&rgb, &mut small, &options) {
+    match mediaedit_pixels::resize(&rgb, &mut small, &options) {
         Ok(()) => small.into_rgb8(),
         // Both pictures are RGB8 of non-zero size, which the resizer always takes.
         Err(_) => rgb

@@ -29,8 +29,8 @@ use crate::media::engine::Media;
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::input::{demuxer, file_url};
 use crate::media::ffmpeg::transcode::{quiet_args, x264_at};
-use crate::media::video::chunked::x264::graph_path;
 use crate::media::file::MediaFile;
+use crate::media::video::chunked::x264::graph_path;
 
 /// The CRFs tried, the fixed ladder's first.
 pub const TRIALS: [u8; 3] = [23, 28, 33];

@@ -1,7 +1,7 @@
 //! The detector itself: a picture shrunk to the network's input, run, decoded into
 //! faces in the picture's pixels.
 
-use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions};
 use image::{DynamicImage, RgbImage};
 
 use crate::media::error::MediaError;
@@ -86,7 +86,7 @@ fn small_rgb(image: &DynamicImage, (sw, sh): (u32, u32)) -> RgbImage {
     }
     let mut small = DynamicImage::new_rgb8(sw, sh);
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
-    match Resizer::new().resize(&rgb, &mut small, &options) {
+    match mediaedit_pixels::resize(&rgb, &mut small, &options) {
         Ok(()) => small.into_rgb8(),
         Err(_) => rgb
             .resize_exact(sw, sh, image::imageops::FilterType::Triangle)

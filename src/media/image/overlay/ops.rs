@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions};
 use image::{DynamicImage, RgbaImage};
 
 use crate::media::error::MediaError;
@@ -106,8 +106,7 @@ fn scale(image: &RgbaImage, size: (u32, u32)) -> Result<RgbaImage, MediaError> {
     }
     let mut out = RgbaImage::new(size.0, size.1);
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Lanczos3));
-    Resizer::new()
-        .resize(image, &mut out, &options)
+    mediaedit_pixels::resize_rgba(image, &mut out, &options)
         .map_err(|e| MediaError::InvalidMedia(format!("the overlay could not be scaled: {e}")))?;
     Ok(out)
 }

@@ -3,7 +3,7 @@
 use crate::format::MediaFormat;
 use crate::media::error::MediaError;
 use base64::Engine;
-use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions, Resizer};
+use fast_image_resize::{FilterType, ResizeAlg, ResizeOptions};
 use image::{DynamicImage, RgbaImage};
 
 /// The longest side of the copy the placeholders are computed from.
@@ -76,8 +76,7 @@ pub(super) fn small_copy(image: &DynamicImage) -> Result<RgbaImage, MediaError> 
     // RGBA once small.
     let mut small = DynamicImage::new(sw, sh, image.color());
     let alg = ResizeAlg::SuperSampling(FilterType::Lanczos3, SAMPLES_PER_SIDE);
-    Resizer::new()
-        .resize(image, &mut small, &ResizeOptions::new().resize_alg(alg))
+    mediaedit_pixels::resize(image, &mut small, &ResizeOptions::new().resize_alg(alg))
         .map_err(|e| MediaError::InvalidMedia(format!("the placeholder copy failed: {e}")))?;
     Ok(small.to_rgba8())
 }
