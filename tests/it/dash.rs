@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 
 use crate::archives::read_archive;
 use crate::clips;
+use crate::dry_run::dry_run;
 use crate::helpers::*;
 
 on_both_backends!(dash_js_on_another_origin_plays_a_manifest_over_the_hls_segments);
@@ -86,17 +87,8 @@ async fn dash_js_on_another_origin_plays_a_manifest_over_the_hls_segments(
         "commands": ["video-to-hls"],
         "options": {"dash": true, "subtitlesLanguage": "en"},
     });
-    let plan: Value = app
-        .client
-        .post(format!("{}/v1/edits?dryRun=true", app.base))
-        .bearer_auth(&app.token)
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (status, plan) = dry_run(&app, "dryRun=true", &body).await;
+    assert_eq!(status, 200, "{plan}");
     let formats: Vec<&Value> = plan["attributes"]["assets"][0]["outputs"]
         .as_array()
         .unwrap()
