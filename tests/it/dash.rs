@@ -1,7 +1,7 @@
 //! `video-to-hls` with `dash: true` (docs/API.md, "DASH"): a DASH manifest after the
 //! master in `downloadUrls`, naming exactly the segments the HLS playlists name (no
-//! second copy stored), read by ffprobe and played by dash.js in Chromium from another
-//! origin, subtitles included, on both backends.
+//! second copy stored), read by ffprobe, copied whole by the result cache, and played
+//! by dash.js in Chromium from another origin, subtitles included, on both backends.
 
 use std::collections::BTreeSet;
 
@@ -97,7 +97,7 @@ async fn dash_js_on_another_origin_plays_a_manifest_over_the_hls_segments(
         .collect();
     assert_eq!(formats, [&json!("m3u8"), &json!("mpd")], "{plan}");
 
-    let doc = app.run_done(body).await;
+    let doc = app.run_done(body.clone()).await;
     let urls = doc["attributes"]["downloadUrls"].as_array().unwrap();
     assert_eq!(urls.len(), 2, "{doc}");
     let (master_url, mpd_url) = (urls[0].as_str().unwrap(), urls[1].as_str().unwrap());
@@ -160,6 +160,20 @@ async fn dash_js_on_another_origin_plays_a_manifest_over_the_hls_segments(
         .parse()
         .unwrap();
     assert!((seconds - 7.0).abs() < 0.2, "{probed}");
+
+    // The result cache copies the ladder with the master; the copy's manifest names it.
+    let again = app.run_done(body).await;
+    assert_eq!(again["attributes"]["cached"], true, "{again}");
+    let copy = again["attributes"]["downloadUrls"][1].as_str().unwrap();
+    let (_, copied) = text_of(copy).await;
+    let copied: BTreeSet<String> = xml_values(&copied, "media")
+        .iter()
+        .map(|u| object(u))
+        .collect();
+    let edit = again["id"].as_str().unwrap();
+    assert!(copied.iter().all(|o| o.contains(edit)), "{copied:?}");
+    let probed_copy = probe_streams(copy).await;
+    assert_eq!(probed_copy["streams"], probed["streams"]);
 
     // dash.js on a page of another origin, given the manifest URL alone.
     let dash_js = dash_js().await;
