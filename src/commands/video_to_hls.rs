@@ -41,7 +41,7 @@ use crate::media::video::chunked::ladder::{self, LadderRecipe};
 use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
 use crate::media::video::loudness::audio_filter_args;
-use crate::media::video::{hls, hls_codecs};
+use crate::media::video::{hls, hls_codecs, hls_variants};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 use codecs::{codecs, encoder, VideoCodec, CODECS};
 use manifest::DASH;
@@ -192,10 +192,12 @@ async fn run(
     recipe.burn = burn_for(options, &info, out_dir).await?;
     let output = dir.join("v%v").join("index.m3u8");
     let master = dir.join(MASTER);
-    // The encode, then the master's measured rates, AV1 codecs and subtitle rendition,
-    // then the DASH manifest of it all.
+    // The encode, then the master's variants ffmpeg left out, measured rates, AV1
+    // codecs and subtitle rendition, then the DASH manifest of it all.
     let finished = async {
         ladder::encode(media, (input, &info), &recipe, out_dir, &output, progress).await?;
+        let sizes: Vec<(u32, u32)> = rungs.iter().map(|(_, rung)| rung.size).collect();
+        hls_variants::restore_variants(&master, &sizes).await?;
         hls::state_bandwidths(&master).await?;
         hls_codecs::state_av1_codecs(&master, info.has_audio).await?;
         if let Some(subtitles) = options.subtitles() {

@@ -232,3 +232,35 @@ async fn dash_js() -> String {
     );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
+
+/// H.264 and AV1 ladders side by side: one video set per codec, AV1's `codecs` the ones
+/// the master states, and dash.js plays the manifest.
+#[tokio::test]
+async fn an_h264_and_an_av1_ladder_are_two_sets_of_one_manifest_that_dash_js_plays() {
+    let app = spawn_app().await;
+    let video = app
+        .fixtures
+        .add("a.mp4", clips::clip("320x240", 10, 2.0, false, "mp4"));
+    let options = json!({"codecs": ["h264", "av1"], "dash": true});
+    let mut body = edit(&video, &["video-to-hls"], Some(options));
+    body["assets"][0]["type"] = json!("video");
+    let doc = app.run_done(body).await;
+    let (_, master) = text_of(doc["attributes"]["downloadUrls"][0].as_str().unwrap()).await;
+    let mpd_url = doc["attributes"]["downloadUrls"][1].as_str().unwrap();
+    let (_, mpd) = text_of(mpd_url).await;
+    assert_eq!(
+        mpd.matches("contentType=\"video\"").count(),
+        2,
+        "{master}\n{mpd}"
+    );
+    let codecs = xml_values(&mpd, "codecs");
+    assert!(codecs[0].starts_with("avc1."), "{mpd}");
+    assert!(codecs[1].starts_with("av01."), "{mpd}");
+    assert!(
+        master.contains(&format!("CODECS=\"{}\"", codecs[1])),
+        "{master}"
+    );
+    let seen = run_script("dash_player.py", &[dash_js().await.as_str(), mpd_url]).await;
+    assert!(seen["current_time"].as_f64().unwrap() > 1.0, "{seen}");
+    assert_eq!(seen["errors"], json!([]), "{seen}");
+}
