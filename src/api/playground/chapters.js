@@ -9,7 +9,7 @@ function editWritesChapters() {
 }
 
 /// The video the chapters of output `o` are of, as this page can play it: the file
-/// picked here for that asset (a local copy), or its URL. None when a command ran
+/// picked here for that asset (a local copy), or its URL (not an upload's). None when a command ran
 /// before video-scenes: the chapters are then of that command's video, not the source.
 function chaptersVideoSrc(o) {
   const a = state.edit.attributes;
@@ -21,7 +21,8 @@ function chaptersVideoSrc(o) {
     source.playable = source.playable || URL.createObjectURL(source.file);
     return source.playable;
   }
-  return /^https?:/.test(asset.src) ? asset.src : null;
+  // An upload's URL needs the token, which a <video> cannot send.
+  return /^https?:/.test(asset.src) && !asset.src.includes("/v1/uploads/") ? asset.src : null;
 }
 
 /// A chapters VTT as the video with its chapters: a `<track kind="chapters">` of the
