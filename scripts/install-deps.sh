@@ -70,6 +70,8 @@ if $with_test_tools; then
   command -v qpdf >/dev/null 2>&1 || missing+=(qpdf)
   # heif-enc makes the HEIC and AVIF test files.
   command -v heif-enc >/dev/null 2>&1 || missing+=(libheif-examples)
+  # curl fetches dash.js from the npm registry (scripts/dashjs.sh).
+  command -v curl >/dev/null 2>&1 || missing+=(curl)
 fi
 
 if $with_bench_tools; then

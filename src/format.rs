@@ -40,6 +40,9 @@ pub enum MediaFormat {
     /// An HLS master playlist (`video-to-hls`): written, never read. Its media
     /// playlists and fMP4 segments are stored beside it (`storage::OutputKey`).
     Hls,
+    /// A DASH manifest (`video-to-hls` with `dash: true`): written, never read. It
+    /// names the segments of the HLS output stored just before it.
+    Mpd,
     /// A WebVTT file (`video-storyboard`'s cues): written, never read.
     Vtt,
     /// AAC audio in an MPEG-4 file (`.m4a`): written by `video-to-audio`.
@@ -144,6 +147,7 @@ impl MediaFormat {
             MediaFormat::Svg => "svg",
             MediaFormat::Pdf => "pdf",
             MediaFormat::Hls => "m3u8",
+            MediaFormat::Mpd => "mpd",
             MediaFormat::Vtt => "vtt",
             MediaFormat::M4a => "m4a",
             MediaFormat::Mp3 => "mp3",
@@ -174,6 +178,7 @@ impl MediaFormat {
             MediaFormat::Svg => "image/svg+xml",
             MediaFormat::Pdf => "application/pdf",
             MediaFormat::Hls => "application/vnd.apple.mpegurl",
+            MediaFormat::Mpd => "application/dash+xml",
             MediaFormat::Vtt => "text/vtt",
             MediaFormat::M4a => "audio/mp4",
             MediaFormat::Mp3 => "audio/mpeg",
@@ -195,6 +200,7 @@ impl MediaFormat {
             "webm" => MediaFormat::Webm,
             "avif" => MediaFormat::Avif,
             "m3u8" => MediaFormat::Hls,
+            "mpd" => MediaFormat::Mpd,
             "vtt" => MediaFormat::Vtt,
             "m4a" => MediaFormat::M4a,
             "mp3" => MediaFormat::Mp3,
@@ -257,6 +263,7 @@ impl MediaFormat {
             MediaFormat::Svg => "SVG",
             MediaFormat::Pdf => "PDF",
             MediaFormat::Hls => "HLS",
+            MediaFormat::Mpd => "DASH",
             MediaFormat::Vtt => "WebVTT",
             MediaFormat::M4a => "M4A (AAC)",
             MediaFormat::Mp3 => "MP3",

@@ -6,7 +6,8 @@
 //! The archive works offline, unpacked anywhere: an HLS output comes with its whole
 //! ladder (media playlists, init sections, segments) in the folder named as the master
 //! without its extension (`<id>-0-0/`), the master's URIs rewritten to point there,
-//! and the master as stored inside that folder as `master.m3u8`;
+//! and the master as stored inside that folder as `master.m3u8` (a DASH manifest,
+//! likewise, at its root and as `manifest.mpd` inside the folder of the ladder it names);
 //! a storyboard VTT's cues name its sheet by the sheet's name in the archive. Both are
 //! relative names, the same rewriting a download does with signed URLs (`files::rewrite`).
 //!
@@ -130,6 +131,13 @@ async fn write_zip(
             for companion in &companions {
                 copy_entry(&mut zip, storage, companion).await?;
             }
+        }
+        if let Some(ladder) = rewrite::ladder_of(key).filter(|_| format == MediaFormat::Mpd) {
+            // Stored relative to its ladder's folder, so it plays from there as stored.
+            let folder = archive_name(&companions_of(&ladder));
+            let inside =
+                ZipEntryBuilder::new(format!("{folder}manifest.mpd").into(), Compression::Stored);
+            zip.write_entry_whole(inside, &stored).await?;
         }
     }
     zip.close().await?;

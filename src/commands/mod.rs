@@ -18,6 +18,7 @@ mod registry;
 mod spec;
 mod stored;
 mod subtitled;
+mod time_options;
 mod vtt;
 
 #[cfg(test)]

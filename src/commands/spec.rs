@@ -59,6 +59,9 @@ pub struct Prediction {
 pub struct Beside {
     pub format: MediaFormat,
     pub size: Option<(u32, u32)>,
+    /// Made after the others (a DASH manifest after its HLS master) rather than
+    /// before them (a storyboard's sheet before its VTT).
+    pub after: bool,
 }
 
 impl Prediction {

@@ -3,15 +3,18 @@
 //! shifts them to its part, `modify-video-speed` divides their times by its speed.
 //! With `burnSubtitles`, the last command of the pipeline draws them into its frames
 //! when it makes a video (the edit's video outputs), and the commands before it only
-//! carry them on; `video-to-hls` also writes them as a WebVTT rendition.
+//! carry them on; `video-to-hls` also writes them as a WebVTT rendition. A
+//! `trim-video` or `modify-video-speed` that ends the pipeline draws them too (then
+//! re-encoding where it would copy): `trim-video` the cues of its part at its output's
+//! times (`burn_retimed`), `modify-video-speed` its input's cues on the frames before
+//! they are retimed.
 
 use std::sync::Arc;
 
-use super::modify_video_speed::SPEED;
 use super::options::{OptionKind, OptionSpec, Options};
 use super::registry::Command;
 use super::spec::OptionProblem;
-use super::trim_video::{DURATION, END, START};
+use super::time_options::{DURATION, END, SPEED, START};
 use crate::media::subtitles::{burn_filter, Subtitles};
 use crate::media::video::chunked::SplitRecipe;
 use crate::media::video::info::VideoInfo;
@@ -94,6 +97,24 @@ pub(crate) async fn burn_for(
 ) -> Result<Option<String>, MediaError> {
     match options.subtitles_to_burn() {
         Some(subtitles) => Ok(Some(burn_filter(subtitles, info.shown, out_dir).await?)),
+        None => Ok(None),
+    }
+}
+
+/// The filter that draws the cues this command burns as its own output shows them
+/// (retimed by `command` itself: a trim's part, moved to its start), for frames timed
+/// from the output's start; `None` when it burns none.
+pub(crate) async fn burn_retimed(
+    command: Command,
+    options: &Options,
+    info: &VideoInfo,
+    out_dir: &std::path::Path,
+) -> Result<Option<String>, MediaError> {
+    match options.subtitles_to_burn() {
+        Some(subtitles) => {
+            let own = retime(command, subtitles, options);
+            Ok(Some(burn_filter(&own, info.shown, out_dir).await?))
+        }
         None => Ok(None),
     }
 }

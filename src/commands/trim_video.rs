@@ -14,7 +14,10 @@
 
 use std::path::Path;
 
-use super::options::{OptionKind, OptionSpec, Options};
+use super::options::Options;
+use super::registry::Command;
+use super::subtitled::{burn_retimed, BURN_SUBTITLES};
+use super::time_options::{DURATION, END, START};
 use super::video_to_audio::{loudness_target, LOUDNESS};
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
@@ -30,46 +33,6 @@ use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 const INPUTS: &[MediaFormat] = VIDEOS;
 const OUTPUT: MediaFormat = MediaFormat::Mp4;
 
-/// The longest time an option may name: a day, far past the length limit of sources.
-const MAX_SECONDS: f64 = 86_400.0;
-
-/// Where the part starts; also read by `video-preview`.
-pub const START: OptionSpec = OptionSpec {
-    name: "start",
-    doc: "trim-video, video-preview: where the part starts, in seconds from the video's start (default 0).",
-    kind: OptionKind::Number {
-        min: 0.0,
-        min_inclusive: true,
-        max: MAX_SECONDS,
-        integer: false,
-        default: Some(0.0),
-    },
-};
-
-pub const END: OptionSpec = OptionSpec {
-    name: "end",
-    doc: "trim-video: where the part ends, in seconds from the video's start (default: the video's end; not with `duration`).",
-    kind: OptionKind::Number {
-        min: 0.0,
-        min_inclusive: false,
-        max: MAX_SECONDS,
-        integer: false,
-        default: None,
-    },
-};
-
-pub const DURATION: OptionSpec = OptionSpec {
-    name: "duration",
-    doc: "trim-video: seconds the part lasts from `start` (default: to the video's end; not with `end`).",
-    kind: OptionKind::Number {
-        min: 0.0,
-        min_inclusive: false,
-        max: MAX_SECONDS,
-        integer: false,
-        default: None,
-    },
-};
-
 /// Seconds before the shown frame's start that an accurate seek is aimed at, so that
 /// the frame itself is not dropped for a rounding of its time (ffmpeg drops frames
 /// starting before the seek point); far less than any frame's length.
@@ -82,7 +45,7 @@ impl CommandDef for TrimVideo {
         name: "trim-video",
         summary: "The part of a video from `start` to `end` (or for `duration`), frame-accurate, with its audio, as MP4; copied without re-encoding when it starts on a keyframe.",
         inputs: INPUTS,
-        options: &[&START, &END, &DURATION, &LOUDNESS],
+        options: &[&START, &END, &DURATION, &LOUDNESS, &BURN_SUBTITLES],
         output: Some(OUTPUT),
         in_process: false,
     };
@@ -147,13 +110,19 @@ impl CommandDef for TrimVideo {
         let shown = frame_shown_at(media, input, start).await?;
         // The part runs from the shown frame's start, so that it ends where asked.
         let length = end.map(|end| end - shown.start);
+        // Subtitles burned in (the pipeline's last step) need the frames re-encoded.
+        let burn = burn_retimed(Command::TrimVideo, options, &info, out_dir).await?;
         let copy = shown.key && input.format.is_iso_bmff_video() && can_copy(&info);
+        let copy = copy && burn.is_none();
         // The loudness of the part kept, when asked for: its audio is encoded anyway.
         let span = (Some(shown.start), length);
         let target = loudness_target(media, input, (options, info.has_audio), span).await?;
         if let (false, Some(part)) = (copy, chunk_part(shown, length, &info)) {
             let mut recipe = split_recipe(media, part, &info);
             add_to_audio(&mut recipe.audio, target);
+            // Its chunks run here, where the script and font are.
+            recipe.local_only = burn.is_some();
+            recipe.burn = burn.clone();
             let split =
                 chunked::try_split(media, (input, &info), &recipe, OUTPUT, out_dir, progress);
             if let Some(file) = split.await? {
@@ -163,7 +132,7 @@ impl CommandDef for TrimVideo {
         let mut recipe = if copy {
             copy_recipe(shown, length, &info)
         } else {
-            encode_recipe(shown, length, &info)
+            encode_recipe(shown, length, &info, burn.as_deref())
         };
         add_to_audio(&mut recipe.output_options, target);
         let expected = length.or(info.duration.map(|d| d - shown.start));
@@ -215,10 +184,14 @@ fn encode_seek(shown: ShownFrame) -> f64 {
     (shown.start - SEEK_MARGIN).max(0.0)
 }
 
-/// The re-encode's video filter.
-fn encode_filter(info: &VideoInfo) -> String {
+/// The re-encode's video filter, drawing `burn` (timed from the part's start) last.
+fn encode_filter(info: &VideoInfo, burn: Option<&str>) -> String {
     let shown = shown_pictures(info);
-    format!("{shown},{EVEN_SIZE},setsar=1,setpts=PTS-STARTPTS,format=yuv420p")
+    let filter = format!("{shown},{EVEN_SIZE},setsar=1,setpts=PTS-STARTPTS,format=yuv420p");
+    match burn {
+        Some(burn) => format!("{filter},{burn}"),
+        None => filter,
+    }
 }
 
 /// The part a re-encode may be cut in chunks over: the frames of a constant-rate
@@ -253,17 +226,23 @@ fn split_recipe(media: &Media, part: Part, info: &VideoInfo) -> SplitRecipe {
     };
     let video = X264.map(String::from).into_iter().chain(sdr_tags(info));
     let video = video.collect();
-    let mut recipe = SplitRecipe::x264(media, encode_filter(info), (video, audio), 1.0);
+    let mut recipe = SplitRecipe::x264(media, encode_filter(info, None), (video, audio), 1.0);
     recipe.part = Some(part);
     recipe
 }
 
 /// Seek just before the frame (ffmpeg decodes from the keyframe before and drops what
-/// starts earlier) and encode from it, its time made the output's zero.
-fn encode_recipe(shown: ShownFrame, length: Option<f64>, info: &VideoInfo) -> Recipe {
+/// starts earlier) and encode from it, its time made the output's zero; `burn` draws
+/// subtitles timed from there.
+fn encode_recipe(
+    shown: ShownFrame,
+    length: Option<f64>,
+    info: &VideoInfo,
+    burn: Option<&str>,
+) -> Recipe {
     let seek = encode_seek(shown);
     let mut output = map_args(info.has_audio);
-    output.extend(["-vf".to_string(), encode_filter(info)]);
+    output.extend(["-vf".to_string(), encode_filter(info, burn)]);
     output.extend(X264.map(String::from));
     output.extend(sdr_tags(info));
     output.extend(tail(length, info));
@@ -287,114 +266,4 @@ fn tail(length: Option<f64>, info: &VideoInfo) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::media::video::info::tests::info;
-    use serde_json::json;
-
-    #[test]
-    fn end_and_duration_are_not_given_together_and_end_comes_after_start() {
-        let both = Options::of(&[("end", json!(4)), ("duration", json!(2))]);
-        assert_eq!(TrimVideo::check(&both).unwrap_err().option, "duration");
-        let backwards = Options::of(&[("start", json!(3)), ("end", json!(2))]);
-        let problem = TrimVideo::check(&backwards).unwrap_err();
-        assert_eq!(
-            (problem.code, problem.option),
-            (Code::InvalidOptionCombination, "end")
-        );
-        assert!(
-            TrimVideo::check(&Options::of(&[("start", json!(1)), ("duration", json!(2))])).is_ok()
-        );
-    }
-
-    #[test]
-    fn the_part_s_length_is_predicted_up_to_the_input_s_end() {
-        let clip = Shape {
-            size: Some((64, 48)),
-            frames: Some(100),
-            seconds: Some(4.0),
-        };
-        let by_duration = Options::of(&[("start", json!(1)), ("duration", json!(2))]);
-        assert_eq!(
-            TrimVideo::predict(clip, &by_duration).shape.seconds,
-            Some(2.0)
-        );
-        let past = Options::of(&[("start", json!(3)), ("end", json!(10))]);
-        assert_eq!(TrimVideo::predict(clip, &past).shape.seconds, Some(1.0));
-        let to_end = Options::of(&[("start", json!(1.5))]);
-        assert_eq!(TrimVideo::predict(clip, &to_end).shape.seconds, Some(2.5));
-        let late = Options::of(&[("start", json!(4))]);
-        assert_eq!(
-            TrimVideo::refuse(clip, &late).unwrap().code(),
-            Code::InvalidParameter
-        );
-    }
-
-    #[test]
-    fn a_keyframe_start_copies_the_video_and_any_other_is_encoded_from_its_frame() {
-        let with_audio = info(Some(25.0), true);
-        let key = ShownFrame {
-            start: 2.0,
-            key: true,
-        };
-        let copy = copy_recipe(key, Some(1.5), &with_audio);
-        assert_eq!(copy.input_options, ["-ss", "2.000000"]);
-        let args = copy.output_options.join(" ");
-        assert!(
-            args.contains("-c:v copy -c:a aac -b:a 128k -t 1.500000"),
-            "{args}"
-        );
-        let other = ShownFrame {
-            start: 2.04,
-            key: false,
-        };
-        let encode = encode_recipe(other, None, &info(Some(25.0), false));
-        assert_eq!(encode.input_options, ["-ss", "2.039500"]);
-        let args = encode.output_options.join(" ");
-        assert!(
-            args.contains("setpts=PTS-STARTPTS") && args.contains("libx264"),
-            "{args}"
-        );
-        assert!(!args.contains("-t ") && !args.contains("-c:a"), "{args}");
-    }
-
-    #[test]
-    fn a_constant_rate_re_encode_is_planned_over_the_part_s_frames() {
-        let clip = VideoInfo {
-            frames: Some(100),
-            base_rate: Some(25.0),
-            ..info(Some(25.0), true)
-        };
-        let shown = ShownFrame {
-            start: 2.04,
-            key: false,
-        };
-        let part = chunk_part(shown, Some(1.5), &clip).unwrap();
-        assert_eq!((part.first, part.frames, part.length), (51, 38, Some(1.5)));
-        assert!((part.audio_seek - 2.0395).abs() < 1e-9);
-        // To the end, and past it: the frames left.
-        assert_eq!(chunk_part(shown, None, &clip).unwrap().frames, 49);
-        assert_eq!(chunk_part(shown, Some(9.0), &clip).unwrap().frames, 49);
-        // A variable rate, or no frame count: not cut.
-        let vfr = VideoInfo {
-            base_rate: Some(30.0),
-            ..clip.clone()
-        };
-        assert_eq!(chunk_part(shown, None, &vfr), None);
-        let uncounted = VideoInfo {
-            frames: None,
-            ..clip.clone()
-        };
-        assert_eq!(chunk_part(shown, None, &uncounted), None);
-        // The chunks' recipe is the single-process one's filter, encoder and audio.
-        let media = crate::media::testutil::media();
-        let recipe = split_recipe(&media, part.clone(), &clip);
-        let whole = encode_recipe(shown, Some(1.5), &clip)
-            .output_options
-            .join(" ");
-        assert!(whole.contains(&recipe.filter), "{whole}");
-        assert!(whole.contains(&recipe.video.join(" ")), "{whole}");
-        assert!(whole.contains(&recipe.audio.join(" ")), "{whole}");
-        assert_eq!(recipe.part, Some(part));
-    }
-}
+mod tests;

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::options::{OptionKind, OptionSpec, Options};
-use super::trim_video::START;
+use super::time_options::START;
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::ffmpeg::transcode::{self, Recipe, SQUARE_PIXELS};

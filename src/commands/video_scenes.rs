@@ -79,6 +79,7 @@ impl CommandDef for VideoScenes {
             beside: Some(Beside {
                 format: poster_format(options).media_format(),
                 size: input.size,
+                after: false,
             }),
         }
     }

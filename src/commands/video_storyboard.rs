@@ -101,6 +101,7 @@ impl CommandDef for VideoStoryboard {
             beside: Some(Beside {
                 format: sheet.media_format(),
                 size,
+                after: false,
             }),
         }
     }

@@ -21,9 +21,10 @@
 //! rung's CRF from trial encodes of samples of it, a rung that would repeat the one
 //! above dropped.
 //!
-//! The output is one file, the master playlist; its media playlists, init sections
-//! and segments are stored beside it (`storage::OutputKey::companion`) and reached
-//! through it (docs/API.md, "HLS and storyboards").
+//! The output is the master playlist; its media playlists, init sections and segments
+//! are stored beside it (`storage::OutputKey::companion`) and reached through it
+//! (docs/API.md, "HLS and storyboards"). `dash: true` adds a DASH manifest after it
+//! over the same segments (`manifest`).
 
 use std::path::Path;
 
@@ -32,7 +33,7 @@ use super::video_to_audio::{loudness_target, LOUDNESS};
 use super::video_to_webm::{CODEC, KEEP_HDR};
 use crate::commands::formats::VIDEOS;
 use crate::commands::options::Options;
-use crate::commands::spec::{CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
+use crate::commands::spec::{Beside, CommandDef, CommandSpec, OptionProblem, Prediction, Shape};
 use crate::error_code::Code;
 use crate::media::ffmpeg::input::file_url;
 use crate::media::subtitles::hls::add_rendition;
@@ -40,12 +41,14 @@ use crate::media::video::chunked::ladder::{self, LadderRecipe};
 use crate::media::video::hdr::{kept_pictures, sdr_tags, shown_pictures};
 use crate::media::video::info::VideoInfo;
 use crate::media::video::loudness::audio_filter_args;
-use crate::media::video::{hls, hls_codecs};
+use crate::media::video::{hls, hls_codecs, hls_variants};
 use crate::media::{Media, MediaError, MediaFile, MediaFormat, ProgressFn, Work};
 use codecs::{codecs, encoder, VideoCodec, CODECS};
+use manifest::DASH;
 use rungs::{fitted_ladder, ladder, Rung, LADDER_CHOICE};
 
 mod codecs;
+mod manifest;
 mod rungs;
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -75,14 +78,25 @@ impl CommandDef for VideoToHls {
             &LOUDNESS,
             &BURN_SUBTITLES,
             &SUBTITLES_LANGUAGE,
+            &DASH,
         ],
         output: Some(OUTPUT),
         in_process: false,
     };
 
-    fn predict(input: Shape, _options: &Options) -> Prediction {
+    /// The master, and after it the DASH manifest when asked for.
+    fn predict(input: Shape, options: &Options) -> Prediction {
         let size = input.size.map(|shown| ladder(shown)[0].size);
-        Prediction::one(Some(OUTPUT), Shape { size, ..input })
+        let mut prediction = Prediction::one(Some(OUTPUT), Shape { size, ..input });
+        if options.flag(&DASH) {
+            prediction.files = 2;
+            prediction.beside = Some(Beside {
+                format: MediaFormat::Mpd,
+                size: None,
+                after: true,
+            });
+        }
+        prediction
     }
 
     /// `codec` on its own names AV1 here; VP9 is `video-to-webm`'s alone. The
@@ -125,7 +139,7 @@ impl CommandDef for VideoToHls {
         out_dir: &Path,
         progress: ProgressFn<'_>,
     ) -> Result<Vec<MediaFile>, MediaError> {
-        Ok(vec![run(media, input, options, out_dir, progress).await?])
+        run(media, input, options, out_dir, progress).await
     }
 }
 
@@ -141,7 +155,7 @@ async fn run(
     options: &Options,
     out_dir: &Path,
     progress: ProgressFn<'_>,
-) -> Result<MediaFile, MediaError> {
+) -> Result<Vec<MediaFile>, MediaError> {
     let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
     let codecs = codecs(options);
     // A directory of its own: the playlists and segments are many files.
@@ -178,9 +192,12 @@ async fn run(
     recipe.burn = burn_for(options, &info, out_dir).await?;
     let output = dir.join("v%v").join("index.m3u8");
     let master = dir.join(MASTER);
-    // The encode, then the master's measured rates, AV1 codecs and subtitle rendition.
+    // The encode, then the master's variants ffmpeg left out, measured rates, AV1
+    // codecs and subtitle rendition, then the DASH manifest of it all.
     let finished = async {
         ladder::encode(media, (input, &info), &recipe, out_dir, &output, progress).await?;
+        let sizes: Vec<(u32, u32)> = rungs.iter().map(|(_, rung)| rung.size).collect();
+        hls_variants::restore_variants(&master, &sizes).await?;
         hls::state_bandwidths(&master).await?;
         hls_codecs::state_av1_codecs(&master, info.has_audio).await?;
         if let Some(subtitles) = options.subtitles() {
@@ -188,18 +205,22 @@ async fn run(
             let language = language.as_deref().unwrap_or("und");
             add_rendition(&master, subtitles, language).await?;
         }
-        Ok::<(), MediaError>(())
+        let mut made = vec![MediaFile {
+            path: master.clone(),
+            format: OUTPUT,
+        }];
+        if options.flag(&DASH) {
+            made.push(manifest::write(&master, &dir).await?);
+        }
+        Ok::<_, MediaError>(made)
     }
     .await;
-    if let Err(e) = finished {
+    if finished.is_err() {
         // Best effort: partial playlists must not be mistaken for an output.
         let _ = tokio::fs::remove_dir_all(&dir).await;
-        return Err(e);
+        let _ = tokio::fs::remove_file(manifest::manifest_path(&dir)).await;
     }
-    Ok(MediaFile {
-        path: master,
-        format: OUTPUT,
-    })
+    finished
 }
 
 /// The ladder's recipe for a source described by `info`: one decode split into every

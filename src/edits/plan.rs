@@ -54,7 +54,8 @@ impl PlanError {
 }
 
 /// Runs `commands` over `source` in prediction only: the files it would become, by
-/// format, in the order the edit writes them (a storyboard's sheet, then its VTT).
+/// format, in the order the edit writes them (a storyboard's sheet, then its VTT; an
+/// HLS master, then its DASH manifest).
 pub fn plan_asset(
     commands: &[Command],
     options: &Options,
@@ -128,13 +129,17 @@ pub fn plan_asset(
         },
         count: count - beside_count,
     };
+    let after = beside.is_some_and(|(b, _)| b.after);
     let beside = beside.map(|(b, n)| OutputPlan {
         format: b.format,
         size: b.size,
         duration: None,
         count: n,
     });
-    Ok(beside.into_iter().chain([last]).collect())
+    Ok(match after {
+        true => [last].into_iter().chain(beside).collect(),
+        false => beside.into_iter().chain([last]).collect(),
+    })
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ impl Media {
         let (width, height, duration, frames) = match file.format {
             MediaFormat::Hls => described_stream(file).await?,
             // Text: no picture of its own.
-            MediaFormat::Vtt => (0, 0, None, None),
+            MediaFormat::Vtt | MediaFormat::Mpd => (0, 0, None, None),
             // Sound only: no picture, its length from ffprobe.
             format if format.is_audio() => {
                 let info = crate::media::video::audio::inspect_audio(self, file).await?;

@@ -14,7 +14,7 @@ on_both_backends!(
     a_dry_run_naming_one_upload_in_ten_assets_probes_it_without_a_copy_per_asset,
 );
 
-async fn dry_run(app: &TestApp, query: &str, body: &Value) -> (u16, Value) {
+pub async fn dry_run(app: &TestApp, query: &str, body: &Value) -> (u16, Value) {
     let response = app
         .client
         .post(format!("{}/v1/edits?{query}", app.base))

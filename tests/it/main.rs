@@ -52,6 +52,7 @@ mod connections;
 mod containers;
 mod corpus;
 mod crash;
+mod dash;
 mod delta_e;
 mod downloads;
 mod dry_run;

@@ -1,9 +1,11 @@
 """What a person does in the playground beyond one pipeline, in a real headless
 Chromium by Playwright: a watermark from a long URL and from an upload, presets, an
-output's placeholders, a dry run's predicted failure, and the /docs page.
+output's placeholders, a dry run's predicted failure, a scenes edit's chapters, and the
+/docs page.
 
 Usage: playground_tasks.py SCENARIO BASE_URL TOKEN [ARG...]
-  overlay PHOTO LOGO LONG_URL MISSING_URL   placeholders PHOTO   failure CLIP   presets   docs
+  overlay PHOTO LOGO LONG_URL MISSING_URL   placeholders PHOTO   failure CLIP   chapters CLIP
+  presets   docs
 Prints one JSON line of what it saw; any failed expectation raises.
 """
 
@@ -146,6 +148,25 @@ def failure(page):
     seen["storyboard_plan"] = page.locator("#plan li").inner_text()
 
 
+def chapters(page):
+    upload_source(page, args[0])
+    add_command(page, "video-scenes")
+    run_to_done(page)
+    items = page.locator("#outputs .chapters .chapter")
+    expect(items.first).to_be_visible()
+    seen["chapters"] = items.all_inner_texts()
+    seen["tracks"] = page.locator("#outputs video track[kind='chapters']").count()
+    # The track's cues are the chapters, once the video has loaded it.
+    page.wait_for_function("() => { const v = document.querySelector('#outputs .chapters-preview video');"
+                           " return v && v.textTracks.length && v.textTracks[0].cues && v.textTracks[0].cues.length; }")
+    seen["track_cues"] = page.evaluate("document.querySelector('#outputs .chapters-preview video').textTracks[0].cues.length")
+    # A chapter pressed seeks the video to its start.
+    items.nth(2).click()
+    seen["seeked_to"] = page.evaluate("document.querySelector('#outputs .chapters-preview video').currentTime")
+    seen["third_start"] = float(items.nth(2).get_attribute("data-start"))
+    shot(page, "playground-chapters.png")
+
+
 def presets(page):
     add_command(page, "resize-image")
     page.fill("#option-scale", "0.5")
@@ -185,7 +206,7 @@ def docs(page):
 with sync_playwright() as p:
     browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
     page, script_errors = open_page(browser)
-    {"overlay": overlay, "placeholders": placeholders, "failure": failure, "presets": presets, "docs": docs}[scenario](page)
+    {"overlay": overlay, "placeholders": placeholders, "failure": failure, "chapters": chapters, "presets": presets, "docs": docs}[scenario](page)
     seen["script_errors"] = script_errors
     browser.close()
 

@@ -2,7 +2,8 @@
 //! playground"), each driven in Debian's headless Chromium by Playwright
 //! (`playground_tasks.py`, one scenario a test) and checked against what the API
 //! itself says: a watermark from a URL of any length and from an upload, presets, an
-//! image output's placeholders, a predicted failure holding Run back, and `/docs`.
+//! image output's placeholders, a predicted failure holding Run back, a scenes edit's
+//! chapters on the video, and `/docs`.
 //! With `MEDIAEDIT_SCREENSHOTS=DIR` the script leaves screenshots of them in DIR.
 
 use serde_json::{json, Value};
@@ -188,4 +189,25 @@ async fn the_docs_page_shows_the_api_as_formatted_text() {
         json!(["Authorization: Bearer <token>"])
     );
     assert_eq!(seen["commands_enum"], true);
+}
+
+/// A `video-scenes` edit's chapters shown on the video it ran on: a chapters track, and
+/// a list whose entries seek the video.
+#[tokio::test]
+async fn a_scenes_edit_shows_its_chapters_on_the_video_and_a_chapter_seeks_it() {
+    let app = spawn_app().await;
+    let clip = file(&app, "shots.mp4", crate::scenes::four_shots());
+    let seen = drive(&app, "chapters", &[clip]).await;
+    // Four shots: cuts at 1.6 s, 3 s and 4.6 s.
+    let chapters = seen["chapters"].as_array().unwrap();
+    assert_eq!(chapters.len(), 4, "{seen}");
+    assert_eq!(chapters[0], "0:00 Scene 1", "{seen}");
+    assert_eq!(seen["tracks"], 1, "{seen}");
+    assert_eq!(seen["track_cues"], 4, "{seen}");
+    let start = seen["third_start"].as_f64().unwrap();
+    assert!((start - 3.0).abs() < 0.1, "{seen}");
+    assert!(
+        (seen["seeked_to"].as_f64().unwrap() - start).abs() < 0.01,
+        "{seen}"
+    );
 }

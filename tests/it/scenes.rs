@@ -15,7 +15,7 @@ const RATE: f64 = 25.0;
 
 /// 160×120 at 25 fps, H.264: testsrc2 (moving) for 40 frames, SMPTE bars for 35, flat
 /// blue for 40, testsrc for 30: cuts at frames 40, 75 and 115.
-fn four_shots() -> Vec<u8> {
+pub fn four_shots() -> Vec<u8> {
     let shots = [
         "testsrc2=s=160x120:r=25:d=1.6",
         "smptebars=s=160x120:r=25:d=1.4",

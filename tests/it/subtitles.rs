@@ -1,13 +1,14 @@
 //! Subtitles (docs/API.md, "Subtitles"): an SRT or WebVTT asset beside a video, read
 //! when the edit is created (a malformed file refused by its line), drawn into the
-//! frames with `burnSubtitles` (chunked encodes too) and retimed by `trim-video`.
+//! frames with `burnSubtitles` (chunked encodes too) and retimed by `trim-video`, also
+//! by a `trim-video` or `modify-video-speed` that ends the pipeline.
 //! Burned frames are compared with the same edit's frames without the cues.
 
 use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::clips::ffmpeg;
+use crate::clips::{ffmpeg, video_packets};
 use crate::helpers::*;
 
 /// 320×240 at 25 fps of one flat colour, `secs` long, H.264: any change a cue makes
@@ -202,4 +203,106 @@ async fn a_trim_before_the_encode_moves_the_burned_cues_with_the_picture() {
     for k in [14, 19, 23] {
         assert_cue(&burned, &plain, k, true);
     }
+}
+
+/// Whether `chunked` has a keyframe where `whole` has none: a chunk started there.
+fn split(chunked: &[bool], whole: &[bool]) -> bool {
+    chunked.iter().zip(whole).any(|(c, w)| *c && !*w)
+}
+
+/// An app that cuts x264 encodes in chunks (a chunk a core, no least work), and one
+/// that never does.
+async fn chunked_and_whole_apps() -> [TestApp; 2] {
+    let chunked = spawn_app_with(|c| {
+        c.chunking.min_chunk_work = 1;
+        c.chunking.x264_cores_per_chunk = 1;
+    });
+    let whole = spawn_app_with(|c| c.chunking.min_chunk_work = 0);
+    [chunked.await, whole.await]
+}
+
+/// The grey frames of `commands` on the flat clip of `secs` with `vtt` beside it, with
+/// the cues burned and without (`options` besides), and which of the burned one's
+/// frames are keyframes.
+async fn burned_and_plain(
+    app: &TestApp,
+    (secs, vtt): (f64, &str),
+    commands: &[&str],
+    options: &Value,
+) -> (Vec<Vec<u8>>, Vec<Vec<u8>>, Vec<bool>) {
+    let video = app.fixtures.add("flat.mp4", flat_clip(secs));
+    let vtt = app.fixtures.add("cues.vtt", vtt.as_bytes().to_vec());
+    let mut frames = Vec::new();
+    let mut keyframes = Vec::new();
+    for burn in [true, false] {
+        let mut options = options.clone();
+        options["burnSubtitles"] = json!(burn);
+        let done = app
+            .run_done(subtitled(&video, &vtt, commands, options))
+            .await;
+        let file = app.download_all(&done).await.remove(0);
+        if burn {
+            keyframes = video_packets(&file).iter().map(|p| p.1).collect();
+        }
+        frames.push(grey_frames(&file));
+    }
+    let plain = frames.pop().unwrap();
+    (frames.pop().unwrap(), plain, keyframes)
+}
+
+/// `trim-video` as the pipeline's last step burns the cues of its part at the part's
+/// times, also where it would otherwise copy (a part from the first keyframe), in
+/// chunks or in one process.
+#[tokio::test]
+async fn a_trim_that_ends_the_pipeline_burns_the_cues_of_its_part_copy_or_not() {
+    let vtt = "WEBVTT\n\n00:00:01.000 --> 00:00:01.500\nBefore\n\n\
+               00:00:02.500 --> 00:00:03.000\nAfter the cut\n";
+    let mut keyframes = Vec::new();
+    for app in chunked_and_whole_apps().await {
+        for (span, on, off) in [
+            // From 2 s: the second cue at 0.5–1 s of the part (frames 13–24).
+            (json!({"start": 2, "end": 4}), [14, 19, 23], [0, 8, 30, 45]),
+            // The first 2 s, from the keyframe (a copy without the cues): the first cue.
+            (json!({"start": 0, "end": 2}), [26, 31, 36], [0, 20, 40, 49]),
+        ] {
+            let (burned, plain, keys) =
+                burned_and_plain(&app, (4.0, vtt), &["trim-video"], &span).await;
+            keyframes.push(keys);
+            // (A copy may keep a few frames more at its end, past the ones compared.)
+            assert_eq!(burned.len(), 50, "{span}");
+            assert!(plain.len() >= 50, "{span}");
+            for k in off {
+                assert_cue(&burned, &plain, k, false);
+            }
+            for k in on {
+                assert_cue(&burned, &plain, k, true);
+            }
+        }
+    }
+    // The first app's parts were encoded in chunks, the second's in one process.
+    assert!(split(&keyframes[0], &keyframes[2]) && split(&keyframes[1], &keyframes[3]));
+}
+
+/// `modify-video-speed` as the pipeline's last step burns the cues at their new
+/// times, re-encoding a stream it would otherwise copy, in chunks or in one process.
+#[tokio::test]
+async fn a_speed_change_that_ends_the_pipeline_burns_the_cues_at_their_new_times() {
+    let vtt = "WEBVTT\n\n00:00:02.500 --> 00:00:03.000\nTwice as soon\n";
+    let mut keyframes = Vec::new();
+    for app in chunked_and_whole_apps().await {
+        let options = json!({"speed": 2});
+        let commands = ["modify-video-speed"];
+        let (burned, plain, keys) = burned_and_plain(&app, (4.0, vtt), &commands, &options).await;
+        keyframes.push(keys);
+        // 100 frames at 50 fps: the cue at 1.25–1.5 s (frames 63–74).
+        assert_eq!(burned.len(), 100);
+        assert!(plain.len() >= 100, "the copy: {}", plain.len());
+        for k in [0, 40, 60, 78, 99] {
+            assert_cue(&burned, &plain, k, false);
+        }
+        for k in [64, 69, 73] {
+            assert_cue(&burned, &plain, k, true);
+        }
+    }
+    assert!(split(&keyframes[0], &keyframes[1]), "encoded in chunks");
 }

@@ -1,6 +1,8 @@
 //! Playlists and storyboard cues made whole at download time (docs/API.md, "HLS and
 //! storyboards"). A stored HLS playlist names its media playlists, init sections and
-//! segments by relative names; a stored storyboard VTT names its sheet `sheet.<ext>`.
+//! segments by relative names; a stored DASH manifest names the same init sections and
+//! segments, relative to the folder of the HLS output stored just before it; a stored
+//! storyboard VTT names its sheet `sheet.<ext>`.
 //! Served as they are, those names could not work: a relative name resolved next to
 //! a signed URL carries no signature. So each is replaced, as the file is served, by
 //! the absolute signed download URL of the object it names, expiring with the URL
@@ -20,7 +22,10 @@ use crate::storage::{companions_of, Storage};
 
 /// Whether a stored file of this format is rewritten when served.
 pub fn rewritten(format: Option<MediaFormat>) -> bool {
-    matches!(format, Some(MediaFormat::Hls | MediaFormat::Vtt))
+    matches!(
+        format,
+        Some(MediaFormat::Hls | MediaFormat::Mpd | MediaFormat::Vtt)
+    )
 }
 
 /// `text`, stored under `key` and fetched with a link expiring at `expires` (unix
@@ -45,6 +50,7 @@ pub fn rename(key: &str, format: MediaFormat, text: &str, name: &dyn Fn(&str) ->
     for line in text.lines() {
         let rewritten = match format {
             MediaFormat::Vtt => cue_line(key, line, name),
+            MediaFormat::Mpd => manifest_line(key, line, name),
             _ => playlist_line(key, line, name),
         };
         out.push_str(rewritten.as_deref().unwrap_or(line));
@@ -71,6 +77,34 @@ fn playlist_line(key: &str, line: &str, sign: &dyn Fn(&str) -> String) -> Option
         sign(&target),
         &line[start + len..]
     ))
+}
+
+/// A DASH manifest line with its segment's or init section's name signed (XML-escaped):
+/// `SegmentURL@media` or `Initialization@sourceURL`, one a line as `media::video::dash`
+/// writes them, resolved against the folder of the HLS output stored just before the
+/// manifest (`…/0-0.m3u8` for `…/0-1.mpd`), whose segments it names.
+fn manifest_line(key: &str, line: &str, sign: &dyn Fn(&str) -> String) -> Option<String> {
+    let attribute = [" media=\"", " sourceURL=\""]
+        .into_iter()
+        .find(|a| line.contains(a))?;
+    let start = line.find(attribute)? + attribute.len();
+    let len = line[start..].find('"')?;
+    let target = resolve(&ladder_of(key)?, &line[start..start + len])?;
+    let signed = sign(&target).replace('&', "&amp;").replace('"', "&quot;");
+    Some(format!(
+        "{}{signed}{}",
+        &line[..start],
+        &line[start + len..]
+    ))
+}
+
+/// The key of the HLS master whose segments the DASH manifest under `key` names: the
+/// output stored just before it (`…/0-1.mpd` → `…/0-0.m3u8`).
+pub fn ladder_of(key: &str) -> Option<String> {
+    let (folder, file) = key.rsplit_once('/')?;
+    let (asset, index) = file.strip_suffix(".mpd")?.split_once('-')?;
+    let index = index.parse::<usize>().ok()?.checked_sub(1)?;
+    Some(format!("{folder}/{asset}-{index}.m3u8"))
 }
 
 /// A storyboard cue's payload `sheet.<ext>#xywh=…` with the sheet's signed URL: the
@@ -157,6 +191,31 @@ mod tests {
         );
         assert_eq!(line("#EXTINF:6.000000,"), None);
         assert_eq!(line(""), None);
+    }
+
+    #[test]
+    fn a_manifest_names_the_segments_of_the_ladder_stored_just_before_it() {
+        let sign = |target: &str| format!("https://h/{target}?e=1&s=2");
+        let line = |l: &str| manifest_line("edits/e/1/0-1.mpd", l, &sign);
+        assert_eq!(
+            line("<SegmentURL media=\"v0/seg0.mp4\"/>").as_deref(),
+            Some("<SegmentURL media=\"https://h/edits/e/1/0-0/v0/seg0.mp4?e=1&amp;s=2\"/>")
+        );
+        assert_eq!(
+            line("<Initialization sourceURL=\"v1/init_1.mp4\"/>").as_deref(),
+            Some(
+                "<Initialization sourceURL=\"https://h/edits/e/1/0-0/v1/init_1.mp4?e=1&amp;s=2\"/>"
+            )
+        );
+        assert_eq!(
+            line("<AdaptationSet id=\"0\" mimeType=\"video/mp4\">"),
+            None
+        );
+        assert_eq!(line("<SegmentURL media=\"../../x.mp4\"/>"), None);
+        assert_eq!(
+            manifest_line("edits/e/1/0-0.mpd", "<SegmentURL media=\"a\"/>", &sign),
+            None
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 // Composing an edit: sources (uploaded files or URLs) and the pipeline (only commands
 // that take what the step before makes are offered, from GET /v1/commands). The page's
-// other parts are in their own files: options.js, request.js, presets.js, result.js.
+// other parts are in their own files: options.js, request.js, presets.js, result.js,
+// chapters.js.
 
 const $ = (id) => document.getElementById(id);
 
@@ -137,6 +138,7 @@ function removeSource(key) {
   const source = state.sources.find((s) => s.key === key);
   if (source && source.upload && source.status === "uploading") source.upload.abort();
   if (source && source.thumb) URL.revokeObjectURL(source.thumb);
+  if (source && source.playable) URL.revokeObjectURL(source.playable);
   state.sources = state.sources.filter((s) => s.key !== key);
   changed();
 }

@@ -27,7 +27,8 @@ const SCRIPT: &str = concat!(
     include_str!("request.js"),
     include_str!("presets.js"),
     include_str!("placeholders.js"),
-    include_str!("result.js")
+    include_str!("result.js"),
+    include_str!("chapters.js")
 );
 
 /// The page as served, and the policy that goes with it.

@@ -117,7 +117,8 @@ function outputFigure(o, index) {
   const preview = IMAGE_FORMATS.has(o.format)
     ? imagePreview(o, inline.href, label)
     : o.format === "m3u8" ? hlsPlayer(o.url, label)
-    : o.format === "vtt" ? storyboardStrip(o.url, label)
+    : o.format === "mpd" ? el("p", { class: "muted", text: "A DASH manifest over the HLS stream's segments, for DASH players (dash.js, Shaka, ExoPlayer)." })
+    : o.format === "vtt" ? (editWritesChapters() ? chaptersPreview(o, label) : storyboardStrip(o.url, label))
     : AUDIO_FORMATS.has(o.format) ? el("audio", { attrs: { src: inline.href, controls: true, preload: "metadata", "aria-label": label } })
     : el("video", { attrs: { src: inline.href, controls: true, muted: true, loop: true, playsinline: true, preload: "metadata", "aria-label": label } });
   const facts = [o.format.toUpperCase(), size, humanBytes(o.bytes), o.duration ? `${o.duration} s` : "", o.frames > 1 ? `${o.frames} frames` : ""];

@@ -30,7 +30,7 @@ pub(crate) fn demuxer(format: MediaFormat) -> &'static str {
         MediaFormat::Wav => "wav",
         // Our own text outputs, never sniffed from a source nor given to ffmpeg: the
         // raw `data` demuxer, which opens nothing else, should one ever be.
-        MediaFormat::Hls | MediaFormat::Vtt => "data",
+        MediaFormat::Hls | MediaFormat::Mpd | MediaFormat::Vtt => "data",
         // Drawn by resvg or poppler only: ffmpeg's SVG decoder (librsvg) would follow links.
         MediaFormat::Svg | MediaFormat::Pdf => "data",
     }

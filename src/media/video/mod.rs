@@ -8,7 +8,9 @@
 //! - `convert`: the shape of most video commands (inspect, then one ffmpeg run).
 //! - `hls`: the HLS playlists of `video-to-hls` (variants, segments, measured rates);
 //!   `hls_codecs`: the `CODECS` of its AV1 variants, which ffmpeg leaves out;
-//!   `ladder_fit`: the rungs of `ladder: auto`, measured on samples of the video.
+//!   `hls_variants`: the variants ffmpeg leaves out of the master (a silent AV1 rung);
+//!   `ladder_fit`: the rungs of `ladder: auto`, measured on samples of the video;
+//!   `dash`: the DASH manifest over the same segments (`dash: true`).
 //! - `chunked`: long Theora and VP9 encodes and HLS ladders split at keyframes,
 //!   encoded in parallel, joined without re-encoding.
 //! - `hdr`: HLG and PQ sources, and the tone mapping of their 8-bit outputs.
@@ -23,6 +25,7 @@
 pub(crate) mod audio;
 pub(crate) mod chunked;
 pub(crate) mod convert;
+pub(crate) mod dash;
 pub(crate) mod faces;
 pub(crate) mod ffprobe;
 pub(crate) mod frame_score;
@@ -32,6 +35,7 @@ pub(crate) mod hdr;
 pub(crate) mod hdr_source;
 pub(crate) mod hls;
 pub(crate) mod hls_codecs;
+pub(crate) mod hls_variants;
 pub(crate) mod info;
 pub(crate) mod inspect;
 pub(crate) mod inspect_cache;
