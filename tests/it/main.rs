@@ -72,6 +72,7 @@ mod idempotency;
 mod image_commands;
 mod images;
 mod json_logs;
+mod jxl;
 mod ladder_auto;
 mod libraries;
 mod lifecycle;

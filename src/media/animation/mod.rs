@@ -49,6 +49,7 @@ pub(crate) fn is_animated(bytes: &[u8], format: MediaFormat) -> bool {
         }
         MediaFormat::Webp => WebPDecoder::new(Cursor::new(bytes)).is_ok_and(|d| d.has_animation()),
         MediaFormat::Png => crate::media::image::codec::apng::is_animated(bytes),
+        MediaFormat::Jxl => crate::media::image::codec::jxl::is_animated(bytes, u64::MAX),
         _ => false,
     }
 }
@@ -135,6 +136,7 @@ enum Encoder {
     Webp(AnimatedWebp),
     Apng(ApngWriter<Sink>, Sink),
     Avif(AnimatedAvif),
+    Jxl(JxlWriter),
 }
 
 impl Encoder {
@@ -174,6 +176,10 @@ impl Encoder {
                 Encoder::Apng(apng, sink)
             }
             ImageFormat::Avif => Encoder::Avif(AnimatedAvif::new(w, h, loops)?),
+            ImageFormat::Jxl => {
+                let boxes = Boxes::default();
+                Encoder::Jxl(JxlWriter::new((w, h), true, Some(loops), None, &boxes)?)
+            }
             _ => Encoder::Webp(AnimatedWebp::new(w, h, loops)?),
         })
     }
@@ -191,6 +197,7 @@ impl Encoder {
             }
             Encoder::Webp(webp) => webp.add(&frame, delay_ms),
             Encoder::Avif(avif) => avif.add(frame, delay_ms),
+            Encoder::Jxl(jxl) => jxl.add(frame.as_raw(), delay_ms),
             Encoder::Apng(apng, _) => apng.add(frame.as_raw(), delay_ms).map_err(|e| failed(&e)),
         }
     }
@@ -203,6 +210,7 @@ impl Encoder {
             }
             Encoder::Webp(webp) => webp.finish(),
             Encoder::Avif(avif) => avif.finish(),
+            Encoder::Jxl(jxl) => jxl.finish(),
             Encoder::Apng(apng, sink) => {
                 apng.finish().map_err(|e| {
                     MediaError::InvalidMedia(format!("the APNG could not be finished ({e})"))
@@ -217,5 +225,6 @@ mod avif;
 mod avif_loop;
 pub(crate) mod pixels;
 mod webp;
+use crate::media::image::codec::jxl_encode::{Boxes, JxlWriter};
 use avif::AnimatedAvif;
 use webp::AnimatedWebp;

@@ -73,6 +73,21 @@ pub(crate) fn open<'a>(
                 default_image,
             )
         }
+        MediaFormat::Jxl => {
+            let too_large = |width, height| MediaError::VideoTooLarge {
+                width: u32::try_from(width).unwrap_or(u32::MAX),
+                height: u32::try_from(height).unwrap_or(u32::MAX),
+                limit: limits.max_pixels,
+            };
+            let file = crate::media::image::codec::jxl::open(bytes, limits.max_pixels, too_large)?;
+            let size = (file.width, file.height);
+            let plays = match std::num::NonZeroU32::new(file.loops) {
+                Some(n) => LoopCount::Finite(n),
+                None => LoopCount::Infinite,
+            };
+            let declared = Some(file.frames as u64);
+            (file.into_frames(), size, plays, declared, None)
+        }
         _ => {
             let mut decoder = WebPDecoder::new(Cursor::new(bytes)).map_err(bad)?;
             let (size, plays) = (decoder.dimensions(), decoder.loop_count());
