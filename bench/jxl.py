@@ -104,7 +104,8 @@ def main():
                 ours(file, options)  # warm-up
                 mine = statistics.median(ours(file, options)[0] for _ in range(args.runs))
                 theirs = statistics.median(timed(reference) for _ in range(args.runs))
-                print(f"{name}: ours {mine:.2f} s, {reference[0]} {theirs:.2f} s, ratio {mine / theirs:.2f}")
+                print(f"{name}: ours {mine:.2f} s, {reference[0]} {theirs:.2f} s, ratio {mine / theirs:.2f}; "
+                      f"server peak RSS so far {service.peak_rss_mib():.0f} MiB")
             points = {"webp": [], "jxl": []}
             for fmt, qualities in (("webp", WEBP_QUALITIES), ("jxl", JXL_QUALITIES)):
                 for q in qualities:

@@ -74,6 +74,8 @@ if $with_test_tools; then
   command -v heif-enc >/dev/null 2>&1 || missing+=(libheif-examples)
   # cjxl makes the JPEG XL test files, djxl (the reference decoder) reads our outputs.
   command -v djxl >/dev/null 2>&1 || missing+=(libjxl-tools)
+  # exiftool reads the outputs' EXIF and XMP under each metadata policy.
+  command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
 fi
 
 if $with_bench_tools; then

@@ -109,6 +109,7 @@ impl CommandDef for ResizeImage {
             &TARGET_SCORE,
             &crate::commands::options::FACES,
             &super::pdf_page::PAGE,
+            &super::metadata::METADATA,
         ],
         output: None,
         in_process: true,

@@ -81,6 +81,7 @@ mod long_poll;
 mod loudness;
 mod memory_bound;
 mod metadata;
+mod metadata_policy;
 mod metrics;
 mod non_dumpable;
 mod open_routes;
