@@ -33,7 +33,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perf import Service, release_binary, serve_directory  # noqa: E402
 
-WEBP_QUALITIES = [50, 65, 75, 85, 92]
+WEBP_QUALITIES = [50, 65, 75, 85, 92, 97]
 JXL_QUALITIES = [40, 55, 70, 80, 90]
 
 

@@ -69,7 +69,8 @@ pub(crate) fn transform_animation(
     let mut animation = open(bytes, format, limits)?;
     let size = output_size(ops, animation.size, max_pixels)?;
     check_format_size(size, output)?;
-    let peak = peak::animation(bytes.len() as u64, animation.size, animation.declared, ops);
+    let peak = peak::animation(bytes.len() as u64, animation.size, animation.declared, ops)
+        + animation.decoder_bytes;
     let (w, h) = animation.size;
     let what = format!("Transforming a {w}x{h} animation");
     let _lease = memory.reserve(peak, &what)?;

@@ -24,6 +24,11 @@ use crate::media::error::MediaError;
 /// the 8-bit RGBA copied out (4). Measured on 12 MP photos at about 26.
 pub(crate) const BYTES_PER_PIXEL: u64 = 36;
 
+/// What jxl-oxide keeps of each frame of an animation once it is rendered, in bytes a
+/// pixel (f32 RGBA): it holds every rendered frame until the file is closed (a later
+/// frame may blend onto any of them), so an animation's decoder grows with its frames.
+pub(crate) const KEPT_FRAME_BYTES_PER_PIXEL: u64 = 16;
+
 /// What the decoder may allocate besides the pixels: ICC profiles, the entropy
 /// coders' tables, the group tables of a small picture.
 const FIXED_BYTES: usize = 32 << 20;
@@ -41,6 +46,8 @@ pub(crate) struct JxlFile {
     pub loops: u32,
     /// Milliseconds a tick of the animation's frame durations lasts.
     tick_ms: f64,
+    /// What the decoder may take at most (its allocation meter's limit).
+    pub decoder_bytes: u64,
 }
 
 /// `InvalidMedia` naming JPEG XL for a decoder error.
@@ -116,6 +123,15 @@ pub(crate) fn open(
     if frames == 0 {
         return Err(MediaError::InvalidMedia("the JPEG XL has no frame".into()));
     }
+    let mut decoder_bytes = allowed + FIXED_BYTES as u64;
+    if frames > 1 {
+        let kept = (frames as u64)
+            .saturating_mul(pixels)
+            .saturating_mul(KEPT_FRAME_BYTES_PER_PIXEL)
+            .min(1 << 48);
+        tracker.expand_limit(kept as usize);
+        decoder_bytes += kept;
+    }
     Ok(JxlFile {
         image,
         width,
@@ -123,6 +139,7 @@ pub(crate) fn open(
         frames,
         loops,
         tick_ms,
+        decoder_bytes,
     })
 }
 
