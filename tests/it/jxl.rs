@@ -201,3 +201,30 @@ async fn a_truncated_jpeg_xl_fails_the_edit_with_invalid_media() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn a_display_p3_jpeg_xl_comes_out_in_srgb() {
+    use crate::colour::{display_p3, lab_of_srgb, reference, tagged};
+    use lcms2::CIELabExt;
+    let app = spawn_app().await;
+    let patch = [200, 120, 80];
+    let expected = reference(&display_p3(), patch);
+    let png = tagged(ImageFormat::Png, patch, display_p3().icc().unwrap());
+    // Lossless keeps the profile and the P3 pixels; lossy (XYB) keeps the profile as
+    // the colour the pixels mean.
+    for distance in ["0", "1"] {
+        let jxl = cjxl(png.clone(), "png", &["-d", distance]);
+        let src = app.fixtures.add(&format!("p3-{distance}.jxl"), jxl);
+        let options = json!({"scale": 0.5, "format": "png"});
+        let doc = app
+            .run_done(edit(&src, &["resize-image"], Some(options)))
+            .await;
+        let out = fixtures::decode(&app.download_all(&doc).await[0]).to_rgb8();
+        let got = out.get_pixel(16, 16).0;
+        let delta = lab_of_srgb(got).delta_e(&lab_of_srgb(expected));
+        assert!(
+            delta < 2.0,
+            "distance {distance}: {got:?} is ΔE {delta:.2} from {expected:?}"
+        );
+    }
+}
