@@ -108,7 +108,7 @@ struct Library {
     at_least: &'static str,
     /// What to ask for in a Debian/Ubuntu system when it is missing.
     debian: &'static str,
-    /// The header, as `#include`d.
+    /// The headers, as `#include`d (several apart by spaces).
     header: &'static str,
     /// The names kept: functions, types and constants (regular expressions).
     functions: &'static str,
@@ -156,10 +156,10 @@ const LIBRARIES: &[Library] = &[
         // The encoder API as Debian bookworm has it (frame settings, boxes).
         at_least: "0.7",
         debian: "libjxl-dev",
-        header: "jxl/encode.h",
+        header: "jxl/encode.h jxl/version.h",
         functions: "JxlEncoder.*|JxlColorEncodingSetToSRGB",
         types: "JxlEncoder.*|JxlBasicInfo|JxlPixelFormat|JxlFrameHeader|JxlColorEncoding",
-        constants: "JXL_.*",
+        constants: "JXL_.*|JPEGXL_(MAJOR|MINOR|PATCH)_VERSION",
         out: "jxl.rs",
     },
     Library {
@@ -175,6 +175,14 @@ const LIBRARIES: &[Library] = &[
 ];
 
 impl Library {
+    /// The `#include` lines of [`Library::header`].
+    fn includes(&self) -> String {
+        self.header
+            .split(' ')
+            .map(|header| format!("#include <{header}>\n"))
+            .collect()
+    }
+
     fn generate(&self, out_dir: &Path) {
         let found = pkg_config::Config::new()
             .atleast_version(self.at_least)
@@ -187,7 +195,7 @@ impl Library {
                 )
             });
         let mut builder = bindgen::Builder::default()
-            .header_contents("wrapper.h", &format!("#include <{}>\n", self.header))
+            .header_contents("wrapper.h", &self.includes())
             .allowlist_function(self.functions)
             .allowlist_type(self.types)
             .allowlist_var(self.constants)
