@@ -7,7 +7,7 @@
 set -euo pipefail
 dir="${1:?usage: fuzz-seeds.sh DIR}"
 for target in request_parse content_detection mp4 matroska gif apng bmp heif_boxes exif \
-  render_transform ffprobe_output hls tus_metadata; do
+  render_transform ffprobe_output hls tus_metadata jxl; do
   mkdir -p "$dir/$target"
 done
 
@@ -50,6 +50,15 @@ if command -v ffmpeg >/dev/null; then
     heif-enc -q 50 "$dir/heif_boxes/source.png" -o "$dir/heif_boxes/seed.heic" >/dev/null 2>&1 || true
     heif-enc -A -q 50 "$dir/heif_boxes/source.png" -o "$dir/heif_boxes/seed.avif" >/dev/null 2>&1 || true
     rm -f "$dir/heif_boxes/source.png"
+  fi
+  if command -v cjxl >/dev/null; then
+    # A lossy still, a lossless one, and a 3-frame animation (Debian libjxl-tools).
+    ff "${src[@]}" -frames:v 1 "$dir/jxl/source.png"
+    ff "${src[@]}" -frames:v 3 "$dir/jxl/source.gif"
+    cjxl "$dir/jxl/source.png" "$dir/jxl/lossy.jxl" -d 2 >/dev/null 2>&1 || true
+    cjxl "$dir/jxl/source.png" "$dir/jxl/lossless.jxl" -d 0 >/dev/null 2>&1 || true
+    cjxl "$dir/jxl/source.gif" "$dir/jxl/animated.jxl" >/dev/null 2>&1 || true
+    rm -f "$dir/jxl/source.png" "$dir/jxl/source.gif"
   fi
 fi
 

@@ -51,6 +51,8 @@ pkg-config --exists libtiff-4 2>/dev/null || missing+=(libtiff-dev)
 pkg-config --exists libheif 2>/dev/null || missing+=(libheif-dev)
 # libavif (libaom behind it) writes AVIF outputs, as avifenc does.
 pkg-config --exists libavif 2>/dev/null || missing+=(libavif-dev)
+# libjxl (and its thread pool) writes JPEG XL outputs, as cjxl does; jxl-oxide reads them.
+pkg-config --exists libjxl libjxl_threads 2>/dev/null || missing+=(libjxl-dev)
 # libclang and clang's own headers, which bindgen (build.rs) parses the C headers with.
 ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
 # poppler's pdfinfo and pdftocairo draw the pages of PDF sources (child processes).
@@ -72,6 +74,10 @@ if $with_test_tools; then
   command -v heif-enc >/dev/null 2>&1 || missing+=(libheif-examples)
   # curl fetches dash.js from the npm registry (scripts/dashjs.sh).
   command -v curl >/dev/null 2>&1 || missing+=(curl)
+  # cjxl makes the JPEG XL test files, djxl (the reference decoder) reads our outputs.
+  command -v djxl >/dev/null 2>&1 || missing+=(libjxl-tools)
+  # exiftool reads the outputs' EXIF and XMP under each metadata policy.
+  command -v exiftool >/dev/null 2>&1 || missing+=(libimage-exiftool-perl)
 fi
 
 if $with_bench_tools; then

@@ -29,6 +29,8 @@ pub enum MediaFormat {
     Heif,
     /// Read, and written by `resize-image` (`format: "avif"`).
     Avif,
+    /// JPEG XL: read (by jxl-oxide, animations included) and written (`format: "jxl"`).
+    Jxl,
     /// Read (first page), never written.
     Tiff,
     /// Read, never written.
@@ -64,6 +66,7 @@ pub const STILL_IMAGES: &[MediaFormat] = &[
     MediaFormat::Bmp,
     MediaFormat::Heif,
     MediaFormat::Avif,
+    MediaFormat::Jxl,
     MediaFormat::Svg,
 ];
 
@@ -79,6 +82,7 @@ pub const IMAGE_INPUTS: &[MediaFormat] = &[
     MediaFormat::Bmp,
     MediaFormat::Heif,
     MediaFormat::Avif,
+    MediaFormat::Jxl,
     MediaFormat::Svg,
     MediaFormat::Pdf,
 ];
@@ -142,6 +146,7 @@ impl MediaFormat {
             MediaFormat::ThreeGp => "3gp",
             MediaFormat::Heif => "heic",
             MediaFormat::Avif => "avif",
+            MediaFormat::Jxl => "jxl",
             MediaFormat::Tiff => "tiff",
             MediaFormat::Bmp => "bmp",
             MediaFormat::Svg => "svg",
@@ -173,6 +178,7 @@ impl MediaFormat {
             MediaFormat::ThreeGp => "video/3gpp",
             MediaFormat::Heif => "image/heic",
             MediaFormat::Avif => "image/avif",
+            MediaFormat::Jxl => "image/jxl",
             MediaFormat::Tiff => "image/tiff",
             MediaFormat::Bmp => "image/bmp",
             MediaFormat::Svg => "image/svg+xml",
@@ -199,6 +205,7 @@ impl MediaFormat {
             "ogv" => MediaFormat::Ogv,
             "webm" => MediaFormat::Webm,
             "avif" => MediaFormat::Avif,
+            "jxl" => MediaFormat::Jxl,
             "m3u8" => MediaFormat::Hls,
             "mpd" => MediaFormat::Mpd,
             "vtt" => MediaFormat::Vtt,
@@ -258,6 +265,7 @@ impl MediaFormat {
             MediaFormat::ThreeGp => "3GP",
             MediaFormat::Heif => "HEIC/HEIF",
             MediaFormat::Avif => "AVIF",
+            MediaFormat::Jxl => "JPEG XL",
             MediaFormat::Tiff => "TIFF",
             MediaFormat::Bmp => "BMP",
             MediaFormat::Svg => "SVG",
@@ -280,6 +288,8 @@ pub enum ImageFormat {
     Png,
     Webp,
     Avif,
+    /// JPEG XL (libjxl), animations included.
+    Jxl,
     /// Only for a GIF source (no `format` names it): animated GIFs stay GIFs.
     Gif,
 }
@@ -287,7 +297,7 @@ pub enum ImageFormat {
 impl ImageFormat {
     /// The names the `format` option takes (`jpg` is `jpeg`), in the order errors and
     /// the command catalog list them.
-    pub const OPTION_NAMES: [&'static str; 5] = ["jpeg", "jpg", "png", "webp", "avif"];
+    pub const OPTION_NAMES: [&'static str; 6] = ["jpeg", "jpg", "png", "webp", "avif", "jxl"];
 
     /// The format a `format` option names, if it names one.
     pub fn from_option_name(name: &str) -> Option<ImageFormat> {
@@ -296,6 +306,7 @@ impl ImageFormat {
             "png" => ImageFormat::Png,
             "webp" => ImageFormat::Webp,
             "avif" => ImageFormat::Avif,
+            "jxl" => ImageFormat::Jxl,
             _ => return None,
         })
     }
@@ -307,6 +318,7 @@ impl ImageFormat {
             ImageFormat::Png => MediaFormat::Png,
             ImageFormat::Webp => MediaFormat::Webp,
             ImageFormat::Avif => MediaFormat::Avif,
+            ImageFormat::Jxl => MediaFormat::Jxl,
             ImageFormat::Gif => MediaFormat::Gif,
         }
     }
@@ -318,6 +330,7 @@ impl ImageFormat {
             MediaFormat::Png => Some(ImageFormat::Png),
             MediaFormat::Webp => Some(ImageFormat::Webp),
             MediaFormat::Avif => Some(ImageFormat::Avif),
+            MediaFormat::Jxl => Some(ImageFormat::Jxl),
             MediaFormat::Gif => Some(ImageFormat::Gif),
             _ => None,
         }

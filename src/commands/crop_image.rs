@@ -39,7 +39,7 @@ impl CommandDef for CropImage {
         name: "crop-image",
         summary: "The `width` × `height` box at (`x`, `y`) of an image, or placed by `gravity` (`face`: around the faces); animations frame by frame, in the input's format.",
         inputs: IMAGES,
-        options: &[&X, &Y, &WIDTH, &HEIGHT, &GRAVITY, &FOCUS_X, &FOCUS_Y, &FACES, &super::pdf_page::PAGE],
+        options: &[&X, &Y, &WIDTH, &HEIGHT, &GRAVITY, &FOCUS_X, &FOCUS_Y, &FACES, &super::pdf_page::PAGE, &super::metadata::METADATA],
         output: None,
         in_process: true,
     };

@@ -18,7 +18,11 @@ impl CommandDef for ImageToWebp {
         name: "image-to-webp",
         summary: "An image as a lossy WebP (quality 80), transparency and animation kept.",
         inputs: INPUTS,
-        options: &[&crate::commands::options::FACES, &super::pdf_page::PAGE],
+        options: &[
+            &crate::commands::options::FACES,
+            &super::pdf_page::PAGE,
+            &super::metadata::METADATA,
+        ],
         output: Some(OUTPUT),
         in_process: true,
     };

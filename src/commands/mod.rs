@@ -12,6 +12,7 @@
 //! build.
 
 mod formats;
+mod metadata;
 mod options;
 mod pdf_page;
 mod registry;

@@ -127,7 +127,7 @@ impl OptionSpec {
 /// The output image format, read by every command that writes an image.
 pub const FORMAT: OptionSpec = OptionSpec {
     name: "format",
-    doc: "The output format: jpeg (or jpg), png, webp or avif; the input's by default.",
+    doc: "The output format: jpeg (or jpg), png, webp, avif or jxl; the input's by default.",
     kind: OptionKind::ImageFormat,
 };
 

@@ -166,8 +166,14 @@ impl Command {
         }
         // An animation bomb is refused from its headers, before any command decodes it.
         media.check_animation(input).await?;
-        self.run_unchecked(media, input, options, out_dir, progress)
-            .await
+        let outputs = self
+            .run_unchecked(media, input, options, out_dir, progress)
+            .await?;
+        let declared = self
+            .options()
+            .iter()
+            .any(|spec| spec.name == super::metadata::METADATA.name);
+        super::metadata::carry(declared, input, options, outputs).await
     }
 }
 

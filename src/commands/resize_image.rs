@@ -54,7 +54,7 @@ pub const WITHOUT_ENLARGEMENT: OptionSpec = OptionSpec {
 
 pub const QUALITY: OptionSpec = OptionSpec {
     name: "quality",
-    doc: "The lossy encoder's quality, 1–100, for a still written as JPEG (default 85), WebP (80) or AVIF; or auto: the lowest whose output scores at least targetScore (SSIMULACRA2) against the picture at quality 100. PNG and GIF are lossless and animations keep their defaults.",
+    doc: "The lossy encoder's quality, 1–100, for a still written as JPEG (default 85), WebP (80) AVIF or JPEG XL (90: distance 1); or auto: the lowest whose output scores at least targetScore (SSIMULACRA2) against the picture at quality 100. PNG and GIF are lossless and animations keep their defaults.",
     kind: OptionKind::NumberOr {
         min: 1.0,
         max: 100.0,
@@ -77,9 +77,9 @@ pub const TARGET_SCORE: OptionSpec = OptionSpec {
 /// `resize-image`'s `format`: an image format, or `best`.
 pub const FORMAT_OR_BEST: OptionSpec = OptionSpec {
     name: "format",
-    doc: "The output format: jpeg (or jpg), png, webp or avif; best: the smallest of JPEG (for a picture without transparency), WebP and AVIF, each at quality auto unless quality is a number; the input's by default.",
+    doc: "The output format: jpeg (or jpg), png, webp, avif or jxl; best: the smallest of JPEG (for a picture without transparency), WebP and AVIF, each at quality auto unless quality is a number; the input's by default.",
     kind: OptionKind::Choice {
-        values: &["jpeg", "jpg", "png", "webp", "avif", "best"],
+        values: &["jpeg", "jpg", "png", "webp", "avif", "jxl", "best"],
         default: None,
     },
 };
@@ -92,7 +92,7 @@ pub struct ResizeImage;
 impl CommandDef for ResizeImage {
     const SPEC: CommandSpec = CommandSpec {
         name: "resize-image",
-        summary: "An image scaled by `scale` or fitted to a `width` × `height` box (`fit`, `gravity`), as JPEG, PNG, WebP or AVIF (`format`; the input's by default); animations stay animated.",
+        summary: "An image scaled by `scale` or fitted to a `width` × `height` box (`fit`, `gravity`), as JPEG, PNG, WebP, AVIF or JPEG XL (`format`; the input's by default); animations stay animated.",
         inputs: IMAGES,
         options: &[
             &SCALE,
@@ -109,6 +109,7 @@ impl CommandDef for ResizeImage {
             &TARGET_SCORE,
             &crate::commands::options::FACES,
             &super::pdf_page::PAGE,
+            &super::metadata::METADATA,
         ],
         output: None,
         in_process: true,

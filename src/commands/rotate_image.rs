@@ -35,7 +35,7 @@ impl CommandDef for RotateImage {
         name: "rotate-image",
         summary: "An image turned clockwise by `angle` (90, 180, 270) and/or mirrored (`flip`), in the input's format; animations frame by frame.",
         inputs: IMAGES,
-        options: &[&ANGLE, &FLIP, &crate::commands::options::FACES, &super::pdf_page::PAGE],
+        options: &[&ANGLE, &FLIP, &crate::commands::options::FACES, &super::pdf_page::PAGE, &super::metadata::METADATA],
         output: None,
         in_process: true,
     };

@@ -37,7 +37,7 @@ pub const TIME: OptionSpec = OptionSpec {
 /// The poster's format: an image format name, WebP when not given.
 pub const FORMAT: OptionSpec = OptionSpec {
     name: "format",
-    doc: "The output format: jpeg (or jpg), png, webp or avif; the input's by default (video-poster, video-scenes: webp).",
+    doc: "The output format: jpeg (or jpg), png, webp, avif or jxl; the input's by default (video-poster, video-scenes: webp).",
     kind: OptionKind::ImageFormat,
 };
 

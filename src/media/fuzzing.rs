@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::format::MediaFormat;
-use crate::media::image::codec::{apng, bmp, gif, heif_boxes, svg};
+use crate::media::image::codec::{apng, bmp, gif, heif_boxes, jxl, svg};
 use crate::media::image::exif;
 use crate::media::limits::VideoLimits;
 use crate::media::video::hls::{self, MediaPlaylist, Rates};
@@ -101,6 +101,26 @@ pub fn svg(bytes: &[u8]) {
     let size = file.drawn_size((64, 64), MAX_PIXELS);
     if let Ok(image) = file.draw((64, 64), MAX_PIXELS) {
         assert_eq!((image.width(), image.height()), size);
+    }
+}
+
+/// The JPEG XL reader (jxl-oxide: container, header, ICC, frames, and each displayed
+/// frame rendered in sRGB) under the pixel limit and its allocation meter: pictures
+/// of the size the header promised, or an error.
+pub fn jxl(bytes: &[u8]) {
+    let head = &bytes[..bytes.len().min(crate::media::sniff::HEAD_LEN)];
+    let _ = crate::media::sniff::sniff(head);
+    let too_large = |_, _| crate::media::error::MediaError::InvalidMedia(String::new());
+    let Ok(file) = jxl::open(bytes, MAX_PIXELS, too_large) else {
+        return;
+    };
+    for index in 0..file.frames.min(MAX_FRAMES) {
+        match file.frame(index) {
+            Ok((image, _)) => {
+                assert_eq!((image.width(), image.height()), (file.width, file.height))
+            }
+            Err(_) => return,
+        }
     }
 }
 

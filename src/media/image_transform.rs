@@ -177,7 +177,7 @@ fn transform_image(
 /// The format an animated `input` is written in, keeping its animation, or `None` for a
 /// still picture or an output that cannot animate it (JPEG, PNG for a GIF or WebP:
 /// the first frame): GIF for a GIF and APNG for an APNG without `format`, animated
-/// WebP, and an AVIF image sequence.
+/// WebP, an AVIF image sequence and an animated JPEG XL.
 fn animated_output(
     bytes: &[u8],
     input: MediaFormat,
@@ -185,7 +185,7 @@ fn animated_output(
 ) -> Option<ImageFormat> {
     let output = output.or_else(|| ImageFormat::from_media_format(input))?;
     let animates = match output {
-        ImageFormat::Webp | ImageFormat::Avif => true,
+        ImageFormat::Webp | ImageFormat::Avif | ImageFormat::Jxl => true,
         ImageFormat::Gif => input == MediaFormat::Gif,
         ImageFormat::Png => input == MediaFormat::Png,
         ImageFormat::Jpeg => false,

@@ -94,14 +94,17 @@ impl Library {
 pub fn libraries() -> Vec<Library> {
     // SAFETY: each of these returns a static string or a number and has no
     // precondition.
-    let (avif, tiff, heif, webp) = unsafe {
+    let (avif, tiff, heif, webp, jxl) = unsafe {
         (
             CStr::from_ptr(sys::avif::avifVersion()).to_string_lossy(),
             CStr::from_ptr(sys::tiff::TIFFGetVersion()).to_string_lossy(),
             sys::heif::heif_get_version_number(),
             libwebp_sys::WebPGetEncoderVersion(),
+            sys::jxl::JxlEncoderVersion(),
         )
     };
+    // major × 1 000 000 + minor × 1000 + patch.
+    let jxl = Version(jxl / 1_000_000, jxl / 1000 % 1000, jxl % 1000);
     // "LIBTIFF, Version 4.5.0\nCopyright ..."
     let tiff = tiff
         .split_once("Version ")
@@ -142,6 +145,15 @@ pub fn libraries() -> Vec<Library> {
                 (header_heif >> 8) & 0xff,
             ),
             loaded: Some(heif),
+        },
+        Library {
+            name: "libjxl",
+            built: Version(
+                sys::jxl::JPEGXL_MAJOR_VERSION,
+                sys::jxl::JPEGXL_MINOR_VERSION,
+                sys::jxl::JPEGXL_PATCH_VERSION,
+            ),
+            loaded: Some(jxl),
         },
         Library {
             name: "libwebp",
@@ -217,7 +229,14 @@ mod tests {
         let names: Vec<_> = found.iter().map(|l| l.name).collect();
         assert_eq!(
             names,
-            ["libavif", "libtiff", "libheif", "libwebp", "Little CMS"]
+            [
+                "libavif",
+                "libtiff",
+                "libheif",
+                "libjxl",
+                "libwebp",
+                "Little CMS"
+            ]
         );
         for library in &found {
             let loaded = library.loaded.expect("every library tells its version");

@@ -82,6 +82,10 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
     if is_mp3(head) {
         return Some(MediaFormat::Mp3);
     }
+    // A bare JPEG XL codestream, or the ISO-BMFF container's signature box.
+    if head.starts_with(&[0xFF, 0x0A]) || head.starts_with(JXL_CONTAINER) {
+        return Some(MediaFormat::Jxl);
+    }
     if head.starts_with(b"%PDF-") {
         return Some(MediaFormat::Pdf);
     }
@@ -90,6 +94,9 @@ pub fn sniff(head: &[u8]) -> Option<MediaFormat> {
     }
     None
 }
+
+/// The JPEG XL container's first box: `JXL ` of 12 bytes, `0D 0A 87 0A`.
+const JXL_CONTAINER: &[u8] = b"\0\0\0\x0CJXL \r\n\x87\n";
 
 /// An ID3v2 tag, or an MPEG audio Layer III frame header: the sync bits, layer III,
 /// a bitrate that is neither free nor bad, a sample rate that is not reserved.
@@ -224,6 +231,11 @@ mod tests {
         assert_eq!(sniff(b"GIF87a\x01\0\x01\0"), Some(MediaFormat::Gif));
         assert_eq!(sniff(b"GIF89a\x01\0\x01\0"), Some(MediaFormat::Gif));
         assert_eq!(sniff(b"RIFF\x24\0\0\0WEBPVP8 "), Some(MediaFormat::Webp));
+        assert_eq!(sniff(&[0xFF, 0x0A, 0xFA, 0x7F]), Some(MediaFormat::Jxl));
+        assert_eq!(
+            sniff(b"\0\0\0\x0CJXL \r\n\x87\n\0\0\0\x14ftypjxl "),
+            Some(MediaFormat::Jxl)
+        );
     }
 
     #[test]

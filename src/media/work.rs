@@ -83,7 +83,11 @@ pub(super) async fn read_image_head(file: &MediaFile, max: u64) -> Option<Vec<u8
 pub(super) async fn read_image_head_and_len(file: &MediaFile, max: u64) -> Option<(Vec<u8>, u64)> {
     let whole = matches!(
         file.format,
-        MediaFormat::Tiff | MediaFormat::Heif | MediaFormat::Avif | MediaFormat::Svg
+        MediaFormat::Tiff
+            | MediaFormat::Heif
+            | MediaFormat::Avif
+            | MediaFormat::Jxl
+            | MediaFormat::Svg
     );
     let path = file.path.clone();
     let read = tokio::task::spawn_blocking(move || {

@@ -1,12 +1,13 @@
-//! `f:auto`: the best format the client says it reads, from its `Accept` header: AVIF,
-//! else WebP, else JPEG (PNG when the picture has transparency). `f:best`: the
-//! smallest of those it reads. Browsers name the
+//! `f:auto`: the best format the client says it reads, from its `Accept` header: JPEG
+//! XL (only when `image/jxl` is named: Safari), else AVIF, else WebP, else JPEG (PNG when
+//! the picture has transparency). `f:best`: the smallest of those it reads. Browsers name the
 //! modern formats explicitly (`image/avif,image/webp,*/*`), so wildcards count for the
 //! legacy formats only.
 
 /// The format class a request gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wanted {
+    Jxl,
     Avif,
     Webp,
     /// JPEG, or PNG for a picture with transparency.
@@ -18,6 +19,7 @@ impl Wanted {
     /// into JPEG when it has no transparency).
     pub fn format_option(self) -> &'static str {
         match self {
+            Wanted::Jxl => "jxl",
             Wanted::Avif => "avif",
             Wanted::Webp => "webp",
             Wanted::Legacy => "png",
@@ -25,10 +27,13 @@ impl Wanted {
     }
 }
 
-/// `f:best`'s `format` option: the smallest of AVIF and WebP where `accept` names
-/// them, and JPEG (PNG for a picture with transparency), which every client reads.
+/// `f:best`'s `format` option: the smallest of JPEG XL, AVIF and WebP where `accept`
+/// names them, and JPEG (PNG for a picture with transparency), which every client reads.
 pub fn best_of(accept: Option<&str>) -> String {
     let mut formats = Vec::new();
+    if accepts(accept, "image/jxl") {
+        formats.push("jxl");
+    }
     if accepts(accept, "image/avif") {
         formats.push("avif");
     }
@@ -41,7 +46,9 @@ pub fn best_of(accept: Option<&str>) -> String {
 
 /// The class `accept` (an `Accept` header's value) asks for.
 pub fn wanted(accept: Option<&str>) -> Wanted {
-    if accepts(accept, "image/avif") {
+    if accepts(accept, "image/jxl") {
+        Wanted::Jxl
+    } else if accepts(accept, "image/avif") {
         Wanted::Avif
     } else if accepts(accept, "image/webp") {
         Wanted::Webp
@@ -83,6 +90,14 @@ mod tests {
         assert_eq!(wanted(Some("image/*,*/*")), Wanted::Legacy);
         assert_eq!(wanted(Some("image/jpeg")), Wanted::Legacy);
         assert_eq!(wanted(None), Wanted::Legacy);
+    }
+
+    #[test]
+    fn jpeg_xl_only_when_the_client_names_it() {
+        let safari = "image/webp,image/avif,image/jxl,image/heic,image/*;q=0.8,*/*;q=0.5";
+        assert_eq!(wanted(Some(safari)), Wanted::Jxl);
+        assert_eq!(wanted(Some("image/jxl;q=0,image/avif")), Wanted::Avif);
+        assert_eq!(best_of(Some(safari)), "best:jxl,avif,webp,jpeg");
     }
 
     #[test]

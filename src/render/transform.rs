@@ -27,6 +27,7 @@ const SHORT: &[(&str, &str)] = &[
     ("fx", "focusX"),
     ("fy", "focusY"),
     ("we", "withoutEnlargement"),
+    ("md", "metadata"),
 ];
 
 /// The most characters a transform may have.

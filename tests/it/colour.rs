@@ -28,7 +28,7 @@ fn rgb_profile(primaries: [(f64, f64); 3], curve: &ToneCurve) -> Profile {
 }
 
 /// Display P3: the P3 primaries, D65 and sRGB's transfer curve.
-fn display_p3() -> Profile {
+pub(crate) fn display_p3() -> Profile {
     let srgb_curve = [2.4, 1.0 / 1.055, 0.055 / 1.055, 1.0 / 12.92, 0.04045];
     let curve = ToneCurve::new_parametric(4, &srgb_curve).unwrap();
     rgb_profile([(0.680, 0.320), (0.265, 0.690), (0.150, 0.060)], &curve)
@@ -40,7 +40,7 @@ fn adobe_rgb() -> Profile {
     rgb_profile([(0.64, 0.33), (0.21, 0.71), (0.15, 0.06)], &curve)
 }
 
-fn lab_of_srgb(pixel: [u8; 3]) -> CIELab {
+pub(crate) fn lab_of_srgb(pixel: [u8; 3]) -> CIELab {
     let lab = Profile::new_lab4_context(GlobalContext::new(), &D65).unwrap();
     let to_lab: Transform<[u8; 3], [f64; 3]> = Transform::new(
         &Profile::new_srgb(),
@@ -57,7 +57,7 @@ fn lab_of_srgb(pixel: [u8; 3]) -> CIELab {
 }
 
 /// What lcms2 makes of `pixel` in `profile`, in sRGB.
-fn reference(profile: &Profile, pixel: [u8; 3]) -> [u8; 3] {
+pub(crate) fn reference(profile: &Profile, pixel: [u8; 3]) -> [u8; 3] {
     let to_srgb: Transform<[u8; 3], [u8; 3]> = Transform::new(
         profile,
         PixelFormat::RGB_8,
@@ -71,7 +71,7 @@ fn reference(profile: &Profile, pixel: [u8; 3]) -> [u8; 3] {
     out[0]
 }
 
-fn tagged(format: image::ImageFormat, patch: [u8; 3], icc: Vec<u8>) -> Vec<u8> {
+pub(crate) fn tagged(format: image::ImageFormat, patch: [u8; 3], icc: Vec<u8>) -> Vec<u8> {
     let image = RgbImage::from_pixel(64, 64, Rgb(patch));
     let mut bytes = Vec::new();
     match format {

@@ -22,7 +22,7 @@ const PRIVATE: [&[u8]; 8] = [
 
 /// An 80×40 JPEG shown as 40×80 (Orientation 6), with EXIF Artist, Copyright and a GPS
 /// latitude, an XMP packet and a comment.
-fn tagged_jpeg() -> Vec<u8> {
+pub(crate) fn tagged_jpeg() -> Vec<u8> {
     let mut tiff = b"MM\0\x2a\0\0\0\x08".to_vec();
     // IFD0 at 8: 4 entries, ending at 62; its data from 62; the GPS IFD at 90.
     let entry = |tag: u16, kind: u16, count: u32, value: [u8; 4]| {

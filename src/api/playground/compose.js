@@ -38,7 +38,7 @@ const VIDEO_FORMATS = new Set(["mp4", "mov", "webm", "mkv", "avi", "ts", "3gp", 
 /// A source of these goes with the videos as the edit's subtitles asset, through no command.
 const SUBTITLE_FORMATS = new Set(["srt", "vtt"]);
 const EXTENSIONS = { jpg: "jpeg", jpeg: "jpeg", png: "png", webp: "webp", gif: "gif", mp4: "mp4", m4v: "mp4", mov: "mov",
-  tif: "tiff", tiff: "tiff", bmp: "bmp", heic: "heic", heif: "heic", avif: "avif", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv", svg: "svg", pdf: "pdf", srt: "srt", vtt: "vtt" };
+  tif: "tiff", tiff: "tiff", bmp: "bmp", heic: "heic", heif: "heic", avif: "avif", jxl: "jxl", webm: "webm", mkv: "mkv", avi: "avi", ts: "ts", mts: "ts", "3gp": "3gp", "3g2": "3gp", ogv: "ogv", ogg: "ogv", svg: "svg", pdf: "pdf", srt: "srt", vtt: "vtt" };
 
 /// The format of a file from its first bytes, as the service detects it (never the name).
 function formatFromBytes(b) {
@@ -62,6 +62,9 @@ function formatFromBytes(b) {
   if (ascii(0, 4) === "II*\0" || ascii(0, 4) === "MM\0*") return "tiff";
   if (ascii(0, 2) === "BM") return "bmp";
   if (["moov", "mdat", "wide", "free"].includes(ascii(4, 8))) return "mov";
+  // JPEG XL: a bare codestream, or the container's signature box.
+  if (b[0] === 0xff && b[1] === 0x0a) return "jxl";
+  if (ascii(0, 12) === "\0\0\0\x0cJXL \r\n\x87\n") return "jxl";
   if (ascii(0, 5) === "%PDF-") return "pdf";
   // SVG: markup whose first element is <svg> (after a declaration, comments, a DOCTYPE).
   const text = new TextDecoder().decode(b.slice(0, 512)).replace(/^\uFEFF/, "");

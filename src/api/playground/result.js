@@ -3,7 +3,7 @@
 // inline and downloadable, and the organization's recent edits.
 
 const TERMINAL = new Set(["done", "failed", "canceled"]);
-const IMAGE_FORMATS = new Set(["jpeg", "png", "webp", "gif", "avif"]);
+const IMAGE_FORMATS = new Set(["jpeg", "png", "webp", "gif", "avif", "jxl"]);
 const AUDIO_FORMATS = new Set(["m4a", "mp3", "opus", "oga", "aac", "flac", "wav"]);
 
 async function run() {

@@ -49,6 +49,7 @@ pub(crate) fn is_animated(bytes: &[u8], format: MediaFormat) -> bool {
         }
         MediaFormat::Webp => WebPDecoder::new(Cursor::new(bytes)).is_ok_and(|d| d.has_animation()),
         MediaFormat::Png => crate::media::image::codec::apng::is_animated(bytes),
+        MediaFormat::Jxl => crate::media::image::codec::jxl::is_animated(bytes, u64::MAX),
         _ => false,
     }
 }
@@ -68,7 +69,8 @@ pub(crate) fn transform_animation(
     let mut animation = open(bytes, format, limits)?;
     let size = output_size(ops, animation.size, max_pixels)?;
     check_format_size(size, output)?;
-    let peak = peak::animation(bytes.len() as u64, animation.size, animation.declared, ops);
+    let peak = peak::animation(bytes.len() as u64, animation.size, animation.declared, ops)
+        + animation.decoder_bytes;
     let (w, h) = animation.size;
     let what = format!("Transforming a {w}x{h} animation");
     let _lease = memory.reserve(peak, &what)?;
@@ -135,6 +137,7 @@ enum Encoder {
     Webp(AnimatedWebp),
     Apng(ApngWriter<Sink>, Sink),
     Avif(AnimatedAvif),
+    Jxl(JxlWriter),
 }
 
 impl Encoder {
@@ -174,6 +177,10 @@ impl Encoder {
                 Encoder::Apng(apng, sink)
             }
             ImageFormat::Avif => Encoder::Avif(AnimatedAvif::new(w, h, loops)?),
+            ImageFormat::Jxl => {
+                let boxes = Boxes::default();
+                Encoder::Jxl(JxlWriter::new((w, h), true, Some(loops), None, &boxes)?)
+            }
             _ => Encoder::Webp(AnimatedWebp::new(w, h, loops)?),
         })
     }
@@ -191,6 +198,7 @@ impl Encoder {
             }
             Encoder::Webp(webp) => webp.add(&frame, delay_ms),
             Encoder::Avif(avif) => avif.add(frame, delay_ms),
+            Encoder::Jxl(jxl) => jxl.add(frame.as_raw(), delay_ms),
             Encoder::Apng(apng, _) => apng.add(frame.as_raw(), delay_ms).map_err(|e| failed(&e)),
         }
     }
@@ -203,6 +211,7 @@ impl Encoder {
             }
             Encoder::Webp(webp) => webp.finish(),
             Encoder::Avif(avif) => avif.finish(),
+            Encoder::Jxl(jxl) => jxl.finish(),
             Encoder::Apng(apng, sink) => {
                 apng.finish().map_err(|e| {
                     MediaError::InvalidMedia(format!("the APNG could not be finished ({e})"))
@@ -217,5 +226,6 @@ mod avif;
 mod avif_loop;
 pub(crate) mod pixels;
 mod webp;
+use crate::media::image::codec::jxl_encode::{Boxes, JxlWriter};
 use avif::AnimatedAvif;
 use webp::AnimatedWebp;

@@ -28,6 +28,9 @@ pub(crate) struct Animation<'a> {
     /// The frame count the file states before its frames (APNG's `acTL`, WebP's
     /// `ANMF` chunks, a GIF's image descriptors).
     pub declared: Option<u64>,
+    /// What the decoder keeps besides the frame it hands out (a JPEG XL's: every
+    /// frame it rendered); 0 for the formats decoded a frame at a time.
+    pub decoder_bytes: u64,
     /// An APNG's default image when it is not a frame of the animation.
     pub default_image: Option<RgbaImage>,
     /// The embedded ICC profile's conversion to sRGB, applied to every frame as to a
@@ -46,6 +49,7 @@ pub(crate) fn open<'a>(
         MediaError::InvalidMedia(format!("the animated {} is damaged ({e})", format.name()))
     };
     let mut icc = None;
+    let mut decoder_bytes = 0;
     let (frames, size, plays, declared, mut default_image) = match format {
         MediaFormat::Gif => {
             let too_large = |width, height| MediaError::VideoTooLarge {
@@ -72,6 +76,22 @@ pub(crate) fn open<'a>(
                 declared,
                 default_image,
             )
+        }
+        MediaFormat::Jxl => {
+            let too_large = |width, height| MediaError::VideoTooLarge {
+                width: u32::try_from(width).unwrap_or(u32::MAX),
+                height: u32::try_from(height).unwrap_or(u32::MAX),
+                limit: limits.max_pixels,
+            };
+            let file = crate::media::image::codec::jxl::open(bytes, limits.max_pixels, too_large)?;
+            let size = (file.width, file.height);
+            let plays = match std::num::NonZeroU32::new(file.loops) {
+                Some(n) => LoopCount::Finite(n),
+                None => LoopCount::Infinite,
+            };
+            let declared = Some(file.frames as u64);
+            decoder_bytes = file.decoder_bytes;
+            (file.into_frames(), size, plays, declared, None)
         }
         _ => {
             let mut decoder = WebPDecoder::new(Cursor::new(bytes)).map_err(bad)?;
@@ -107,6 +127,7 @@ pub(crate) fn open<'a>(
         size,
         plays,
         declared,
+        decoder_bytes,
         default_image,
         to_srgb,
     })

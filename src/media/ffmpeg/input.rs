@@ -33,6 +33,8 @@ pub(crate) fn demuxer(format: MediaFormat) -> &'static str {
         MediaFormat::Hls | MediaFormat::Mpd | MediaFormat::Vtt => "data",
         // Drawn by resvg or poppler only: ffmpeg's SVG decoder (librsvg) would follow links.
         MediaFormat::Svg | MediaFormat::Pdf => "data",
+        // Decoded in-process by jxl-oxide only (`image::codec::jxl`).
+        MediaFormat::Jxl => "data",
     }
 }
 

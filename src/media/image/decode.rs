@@ -76,6 +76,8 @@ enum Source<'a> {
     Bmp(crate::media::image::codec::bmp::BmpFile<'a>),
     /// The GIF decoder every command uses (`gif::frames`): its first frame.
     Gif(crate::media::image::codec::gif::frames::GifFrames<'a>),
+    /// jxl-oxide: JPEG XL, its first frame, already upright.
+    Jxl(crate::media::image::codec::jxl::JxlFile),
     /// resvg: drawn at the size asked for, not decoded at one of its own.
     Svg(crate::media::image::codec::svg::SvgFile),
 }
@@ -112,6 +114,16 @@ pub(crate) fn open(
             Source::Heif(file),
             max_pixels,
         );
+    }
+    if format == MediaFormat::Jxl {
+        let too_large = |width, height| MediaError::ImageTooLarge {
+            width,
+            height,
+            limit: max_pixels,
+        };
+        let file = crate::media::image::codec::jxl::open(bytes, max_pixels, too_large)?;
+        let size = (file.width, file.height, Orientation::NoTransforms);
+        return Opened::checked(format, size, Source::Jxl(file), max_pixels);
     }
     if format == MediaFormat::Svg {
         let file = crate::media::image::codec::svg::open(bytes, max_pixels)?;
@@ -243,6 +255,7 @@ impl<'a> Opened<'a> {
                 large => large + 4,
             },
             Source::Tiff(_) | Source::Heif(_) => 8,
+            Source::Jxl(_) => crate::media::image::codec::jxl::BYTES_PER_PIXEL,
         }
     }
 
@@ -286,6 +299,7 @@ impl<'a> Opened<'a> {
                 (file.decode()?, icc)
             }
             Source::Bmp(file) => (file.decode()?, None),
+            Source::Jxl(file) => (decode_guarded(self.format, || file.decode())??, None),
             Source::Svg(file) => (file.draw((min_width, min_height), self.max_pixels)?, None),
             Source::Gif(mut frames) => {
                 let first = frames

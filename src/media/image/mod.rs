@@ -31,6 +31,7 @@ pub(crate) mod exif;
 pub mod faces;
 mod frame_op;
 mod geometry;
+pub mod metadata;
 pub(crate) mod ops;
 pub mod overlay;
 pub(crate) mod peak;

@@ -130,7 +130,7 @@ pub(crate) fn encode(image: DynamicImage, format: ImageFormat) -> Result<Vec<u8>
     encode_at(image, format, None)
 }
 
-/// [`encode`] at `quality` (1–100) for the lossy formats (JPEG, WebP, AVIF), or at
+/// [`encode`] at `quality` (1–100) for the lossy formats (JPEG, WebP, AVIF, JPEG XL), or at
 /// each format's default without one; PNG and GIF have none.
 pub(crate) fn encode_at(
     image: DynamicImage,
@@ -145,6 +145,10 @@ pub(crate) fn encode_at(
         ImageFormat::Png => encode_png(&image),
         ImageFormat::Webp => encode_webp(&image, quality.map_or(WEBP_QUALITY, f32::from)),
         ImageFormat::Avif => crate::media::image::codec::avif::encode_at(&image, quality),
+        ImageFormat::Jxl => {
+            let boxes = crate::media::image::codec::jxl_encode::Boxes::default();
+            crate::media::image::codec::jxl_encode::encode_at(&image, quality, &boxes)
+        }
         ImageFormat::Gif => encode_gif(image),
     }
 }

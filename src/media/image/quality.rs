@@ -75,7 +75,7 @@ pub struct Chosen {
 pub fn is_lossy(format: ImageFormat) -> bool {
     matches!(
         format,
-        ImageFormat::Jpeg | ImageFormat::Webp | ImageFormat::Avif
+        ImageFormat::Jpeg | ImageFormat::Webp | ImageFormat::Avif | ImageFormat::Jxl
     )
 }
 

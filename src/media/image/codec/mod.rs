@@ -12,6 +12,8 @@ pub(crate) mod gif;
 pub(crate) mod heif;
 pub(crate) mod heif_boxes;
 pub(crate) mod jpeg;
+pub(crate) mod jxl;
+pub(crate) mod jxl_encode;
 pub(crate) mod svg;
 pub(crate) mod sys;
 pub(crate) mod tiff;

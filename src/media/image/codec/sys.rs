@@ -1,4 +1,4 @@
-//! The declarations of the C libraries linked in — libavif, libtiff, libheif — as
+//! The declarations of the C libraries linked in — libavif, libtiff, libheif, libjxl — as
 //! bindgen generated them at build time from the headers installed here (`build.rs`),
 //! so that no struct layout or signature is written by hand: a library version that
 //! changes one changes the declarations with it, or fails the build. bindgen's layout
@@ -28,4 +28,12 @@ pub(crate) mod tiff {
 
 pub(crate) mod heif {
     include!(concat!(env!("OUT_DIR"), "/heif.rs"));
+}
+
+pub(crate) mod jxl {
+    include!(concat!(env!("OUT_DIR"), "/jxl.rs"));
+}
+
+pub(crate) mod jxl_threads {
+    include!(concat!(env!("OUT_DIR"), "/jxl_threads.rs"));
 }

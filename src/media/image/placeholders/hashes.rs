@@ -32,6 +32,7 @@ pub fn has_placeholders(format: MediaFormat) -> bool {
             | MediaFormat::Png
             | MediaFormat::Webp
             | MediaFormat::Avif
+            | MediaFormat::Jxl
             | MediaFormat::Gif
     )
 }
