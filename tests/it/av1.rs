@@ -1,6 +1,6 @@
 //! `codec: av1` on `video-to-webm` (docs/API.md, "Video commands"): AV1 + Opus in
 //! WebM, every frame there, the picture kept (SSIM against the source), an HDR source
-//! tone-mapped and tagged BT.709 as with VP9.
+//! tone-mapped and tagged BT.709 as with VP9; Chromium plays it.
 
 use serde_json::json;
 
@@ -54,6 +54,18 @@ async fn av1_webm_keeps_every_frame_and_the_picture_with_opus_audio() {
     assert_eq!(clips::audio_codec(&probe).as_deref(), Some("opus"));
     let similarity = ssim(&source, out);
     assert!(similarity > 0.9, "SSIM {similarity}");
+
+    // Chromium plays it from its download URL, on a page of another origin.
+    let url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
+    let seen = run_script("video_player.py", &[url]).await;
+    assert!(seen["current_time"].as_f64().unwrap() > 1.2, "{seen}");
+    assert_eq!(
+        (seen["width"].as_u64(), seen["height"].as_u64()),
+        (Some(160), Some(96)),
+        "{seen}"
+    );
+    assert!(seen["decoded_frames"].as_u64().unwrap() >= 12, "{seen}");
+    assert_eq!(seen["media_error"], serde_json::Value::Null, "{seen}");
 
     // An unknown codec is refused at creation, at the option.
     let response = app
