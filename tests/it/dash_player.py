@@ -10,17 +10,15 @@ until it is past SECONDS (default 1). Prints one JSON line of what it saw; a fai
 expectation raises.
 """
 
-import http.server
 import json
-import os
 import sys
-import threading
 
 from playwright.sync_api import sync_playwright
 
+from browser_page import STATE, html, launch, serve
+
 dash_js, manifest = sys.argv[1:3]
 past = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
-chromium = os.environ.get("MEDIAEDIT_TEST_CHROMIUM", "/usr/bin/chromium")
 with open(dash_js, "rb") as f:
     DASH_JS = f.read()
 PAGE = f"""<!doctype html><html><body>
@@ -41,37 +39,11 @@ PAGE = f"""<!doctype html><html><body>
 </script></body></html>"""
 
 
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        if self.path == "/dash.js":
-            body, kind = DASH_JS, "text/javascript"
-        else:
-            body, kind = PAGE.encode(), "text/html; charset=utf-8"
-        self.send_response(200)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-page_url = f"http://127.0.0.1:{server.server_address[1]}/"
-
-STATE = """(() => { const v = document.getElementById('v');
-  return { time: v.currentTime, ready: v.readyState, paused: v.paused,
-           buffered: Array.from({length: v.buffered.length}, (_, i) => [v.buffered.start(i), v.buffered.end(i)]),
-           errors: window.errors, levels: window.levels, mediaError: v.error && v.error.message }; })()"""
+page_url = serve({"/": html(PAGE), "/dash.js": (DASH_JS, "text/javascript")})
 
 seen = {}
 with sync_playwright() as p:
-    browser = p.chromium.launch(
-        executable_path=chromium,
-        args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"],
-    )
+    browser = launch(p)
     page = browser.new_page()
     requests = []
     page.on("request", lambda r: requests.append(r.url))

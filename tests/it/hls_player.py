@@ -8,16 +8,14 @@ play: only CORS), loads hls.js from the service, and plays muted. Prints one JSO
 of what it saw; a failed expectation raises.
 """
 
-import http.server
 import json
-import os
 import sys
-import threading
 
 from playwright.sync_api import sync_playwright
 
+from browser_page import STATE, html, launch, serve
+
 hls_js, master = sys.argv[1:3]
-chromium = os.environ.get("MEDIAEDIT_TEST_CHROMIUM", "/usr/bin/chromium")
 PAGE = f"""<!doctype html><html><body>
 <video id="v" muted playsinline autoplay></video>
 <script src="{hls_js}"></script>
@@ -36,34 +34,11 @@ PAGE = f"""<!doctype html><html><body>
 
 
 
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = PAGE.encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-page_url = f"http://127.0.0.1:{server.server_address[1]}/"
-
-STATE = """(() => { const v = document.getElementById('v');
-  return { time: v.currentTime, ready: v.readyState, paused: v.paused,
-           buffered: Array.from({length: v.buffered.length}, (_, i) => [v.buffered.start(i), v.buffered.end(i)]),
-           errors: window.errors, levels: window.levels, mediaError: v.error && v.error.message }; })()"""
+page_url = serve({"/": html(PAGE)})
 
 seen = {}
 with sync_playwright() as p:
-    browser = p.chromium.launch(
-        executable_path=chromium,
-        args=["--no-sandbox", "--autoplay-policy=no-user-gesture-required"],
-    )
+    browser = launch(p)
     page = browser.new_page()
     requests = []
     page.on("request", lambda r: requests.append(r.url))
