@@ -70,6 +70,17 @@ pub(crate) fn reference(profile: &Profile, pixel: [u8; 3]) -> [u8; 3] {
     to_srgb.transform_pixels(&[pixel], &mut out);
     out[0]
 }
+/// The pixel at (16, 16) of `src` halved to PNG by `resize-image`, and its ΔE2000 from
+/// `expected`.
+pub(crate) async fn halved_patch(app: &TestApp, src: &str, expected: [u8; 3]) -> ([u8; 3], f64) {
+    let options = json!({"scale": 0.5, "format": "png"});
+    let doc = app
+        .run_done(edit(src, &["resize-image"], Some(options)))
+        .await;
+    let out = fixtures::decode(&app.download_all(&doc).await[0]).to_rgb8();
+    let got = out.get_pixel(16, 16).0;
+    (got, lab_of_srgb(got).delta_e(&lab_of_srgb(expected)))
+}
 
 pub(crate) fn tagged(format: image::ImageFormat, patch: [u8; 3], icc: Vec<u8>) -> Vec<u8> {
     let image = RgbImage::from_pixel(64, 64, Rgb(patch));
@@ -110,13 +121,7 @@ async fn display_p3_and_adobe_rgb_sources_come_out_in_srgb_within_delta_e_2() {
             let src = app
                 .fixtures
                 .add(&format!("{name}.{}", format.extensions_str()[0]), bytes);
-            let options = json!({"scale": 0.5, "format": "png"});
-            let doc = app
-                .run_done(edit(&src, &["resize-image"], Some(options)))
-                .await;
-            let out = fixtures::decode(&app.download_all(&doc).await[0]).to_rgb8();
-            let got = out.get_pixel(16, 16).0;
-            let delta = lab_of_srgb(got).delta_e(&lab_of_srgb(expected));
+            let (got, delta) = halved_patch(&app, &src, expected).await;
             assert!(
                 delta < 2.0,
                 "{name} {format:?}: {got:?} is ΔE {delta:.2} from lcms2's {expected:?}"

@@ -204,7 +204,7 @@ async fn a_truncated_jpeg_xl_fails_the_edit_with_invalid_media() {
 
 #[tokio::test]
 async fn a_display_p3_jpeg_xl_comes_out_in_srgb() {
-    use crate::colour::{display_p3, lab_of_srgb, reference, tagged};
+    use crate::colour::{display_p3, halved_patch, reference, tagged};
     use lcms2::CIELabExt;
     let app = spawn_app().await;
     let patch = [200, 120, 80];
@@ -215,13 +215,7 @@ async fn a_display_p3_jpeg_xl_comes_out_in_srgb() {
     for distance in ["0", "1"] {
         let jxl = cjxl(png.clone(), "png", &["-d", distance]);
         let src = app.fixtures.add(&format!("p3-{distance}.jxl"), jxl);
-        let options = json!({"scale": 0.5, "format": "png"});
-        let doc = app
-            .run_done(edit(&src, &["resize-image"], Some(options)))
-            .await;
-        let out = fixtures::decode(&app.download_all(&doc).await[0]).to_rgb8();
-        let got = out.get_pixel(16, 16).0;
-        let delta = lab_of_srgb(got).delta_e(&lab_of_srgb(expected));
+        let (got, delta) = halved_patch(&app, &src, expected).await;
         assert!(
             delta < 2.0,
             "distance {distance}: {got:?} is ΔE {delta:.2} from {expected:?}"
