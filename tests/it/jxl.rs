@@ -205,7 +205,6 @@ async fn a_truncated_jpeg_xl_fails_the_edit_with_invalid_media() {
 #[tokio::test]
 async fn a_display_p3_jpeg_xl_comes_out_in_srgb() {
     use crate::colour::{display_p3, halved_patch, reference, tagged};
-    use lcms2::CIELabExt;
     let app = spawn_app().await;
     let patch = [200, 120, 80];
     let expected = reference(&display_p3(), patch);
