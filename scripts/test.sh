@@ -19,6 +19,8 @@ export MEDIAEDIT_CORPUS_DIR="${MEDIAEDIT_CORPUS_DIR:-$PWD/target/corpus}"
 step ./scripts/corpus.sh >/dev/null
 # dash.js, which the DASH test plays with (npm, cached under target/dashjs).
 ./scripts/dashjs.sh >/dev/null
+# hls.js's full build, which plays the WebVTT rendition (npm, cached under target/hlsjs).
+./scripts/hlsjs.sh >/dev/null
 # The tests look for s3s-fs here; a missing one fails them, never skips them.
 export MEDIAEDIT_TEST_S3S_FS="${MEDIAEDIT_TEST_S3S_FS:-${CARGO_HOME:-$HOME/.cargo}/bin/s3s-fs}"
 if rustup component list --installed 2>/dev/null | grep -q rustfmt; then

@@ -176,7 +176,7 @@ async fn dash_js_on_another_origin_plays_a_manifest_over_the_hls_segments(
     assert_eq!(probed_copy["streams"], probed["streams"]);
 
     // dash.js on a page of another origin, given the manifest URL alone.
-    let dash_js = dash_js().await;
+    let dash_js = npm_player("dashjs.sh").await;
     let seen = run_script("dash_player.py", &[dash_js.as_str(), mpd_url]).await;
     assert_ne!(seen["origin"].as_str().unwrap(), app.base, "{seen}");
     assert!(seen["current_time"].as_f64().unwrap() > 1.0, "{seen}");
@@ -221,18 +221,6 @@ async fn probe_streams(url: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// The path of dash.js, fetched once from npm (`scripts/dashjs.sh`).
-async fn dash_js() -> String {
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/dashjs.sh");
-    let out = tokio::process::Command::new(script).output().await.unwrap();
-    assert!(
-        out.status.success(),
-        "scripts/dashjs.sh: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 /// H.264 and AV1 ladders side by side: one video set per codec, AV1's `codecs` the ones
 /// the master states, and dash.js plays the manifest.
 #[tokio::test]
@@ -260,7 +248,11 @@ async fn an_h264_and_an_av1_ladder_are_two_sets_of_one_manifest_that_dash_js_pla
         master.contains(&format!("CODECS=\"{}\"", codecs[1])),
         "{master}"
     );
-    let seen = run_script("dash_player.py", &[dash_js().await.as_str(), mpd_url]).await;
+    let seen = run_script(
+        "dash_player.py",
+        &[npm_player("dashjs.sh").await.as_str(), mpd_url],
+    )
+    .await;
     assert!(seen["current_time"].as_f64().unwrap() > 1.0, "{seen}");
     assert_eq!(seen["errors"], json!([]), "{seen}");
 }

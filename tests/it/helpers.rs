@@ -372,6 +372,21 @@ pub async fn run_script<S: AsRef<std::ffi::OsStr>>(name: &str, args: &[S]) -> se
     serde_json::from_str(stdout.lines().last().unwrap()).unwrap()
 }
 
+/// The path of a browser player fetched once from npm by `scripts/<script>` (dash.js,
+/// hls.js's full build), which prints it.
+pub async fn npm_player(script: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts")
+        .join(script);
+    let out = tokio::process::Command::new(path).output().await.unwrap();
+    assert!(
+        out.status.success(),
+        "scripts/{script}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 pub fn test_python() -> std::path::PathBuf {
     match std::env::var_os("MEDIAEDIT_TEST_VENV") {
         Some(dir) => std::path::PathBuf::from(dir).join("bin/python"),

@@ -1,7 +1,7 @@
 //! `video-to-hls` with a subtitles asset (docs/API.md, "Subtitles"): a segmented
 //! WebVTT rendition beside the ladder, named in the master, reached through the
-//! signed URLs on both backends. (Not played in hls.js here: the playground's copy is
-//! hls.js's light build, which has no subtitle support.)
+//! signed URLs on both backends, and shown by hls.js (its full build, fetched from npm by
+//! `scripts/hlsjs.sh`: the playground's copy is the light build, without subtitles).
 
 use serde_json::{json, Value};
 
@@ -96,7 +96,8 @@ async fn the_master_names_a_segmented_webvtt_rendition_whose_cues_download(
     assert_eq!(doc["errors"][0]["code"], "invalid_option_value", "{doc}");
 }
 
-/// A trim before the ladder moves the rendition's cues with the picture.
+/// A trim before the ladder moves the rendition's cues with the picture, and hls.js in
+/// Chromium shows them at their new times.
 #[tokio::test]
 async fn a_trimmed_ladder_s_rendition_holds_the_cues_of_the_part_moved_to_its_start() {
     let app = spawn_app().await;
@@ -123,4 +124,23 @@ async fn a_trimmed_ladder_s_rendition_holds_the_cues_of_the_part_moved_to_its_st
         master.contains("LANGUAGE=\"und\""),
         "the default language: {master}"
     );
+
+    let hls_js = npm_player("hlsjs.sh").await;
+    let master_url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
+    let seen = run_script("hls_player.py", &[hls_js.as_str(), master_url]).await;
+    assert_eq!(seen["subtitle_tracks"], 1, "{seen}");
+    let tracks = seen["cues"].as_array().unwrap();
+    let cues: Vec<&Value> = tracks
+        .iter()
+        .filter(|t| t[0] == "subtitles" && t[1] == "und")
+        .flat_map(|t| t[3].as_array().into_iter().flatten())
+        .collect();
+    let shown = cues.iter().find(|c| c[2] == "Across the cut");
+    let shown = shown.unwrap_or_else(|| panic!("no cue shown: {seen}"));
+    let (start, end) = (shown[0].as_f64().unwrap(), shown[1].as_f64().unwrap());
+    assert!(
+        (start - 0.5).abs() < 0.1 && (end - 1.5).abs() < 0.1,
+        "{seen}"
+    );
+    assert!(!cues.iter().any(|c| c[2] == "First"), "{seen}");
 }
