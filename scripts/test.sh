@@ -17,9 +17,9 @@ step ./scripts/install-deps.sh --test
 # cached, never committed.
 export MEDIAEDIT_CORPUS_DIR="${MEDIAEDIT_CORPUS_DIR:-$PWD/target/corpus}"
 step ./scripts/corpus.sh >/dev/null
-# dash.js, which the DASH test plays with (npm, cached under target/dashjs).
+# dash.js, which the DASH test plays with (npm, cached under target/npm).
 ./scripts/dashjs.sh >/dev/null
-# hls.js's full build, which plays the WebVTT rendition (npm, cached under target/hlsjs).
+# hls.js's full build, which plays the WebVTT rendition (npm, cached under target/npm).
 ./scripts/hlsjs.sh >/dev/null
 # The tests look for s3s-fs here; a missing one fails them, never skips them.
 export MEDIAEDIT_TEST_S3S_FS="${MEDIAEDIT_TEST_S3S_FS:-${CARGO_HOME:-$HOME/.cargo}/bin/s3s-fs}"
