@@ -132,20 +132,7 @@ pub async fn measure(
     let windows = windows(duration);
     let mut args = sample_inputs(input, &windows);
     let n = windows.len();
-    let joined: String = (0..n).map(|i| format!("[{i}:v:0]")).collect();
-    let mut graph = format!(
-        "{joined}concat=n={n}:v=1:a=0,{chain},format=yuv420p,split={}",
-        rungs.len()
-    );
-    graph.extend((0..rungs.len()).map(|r| format!("[r{r}]")));
-    for (r, rung) in rungs.iter().enumerate() {
-        let (w, h) = rung.size;
-        let outs: String = TRIALS.iter().map(|c| format!("[t{r}c{c}]")).collect();
-        graph.push_str(&format!(
-            ";[r{r}]scale={w}:{h}:flags=bicubic,setsar=1,split={}{outs}",
-            TRIALS.len()
-        ));
-    }
+    let graph = samples_at_rungs(n, chain, rungs, "t");
     args.extend(["-filter_complex".into(), graph.into()]);
     for (r, rung) in rungs.iter().enumerate() {
         for crf in TRIALS {
@@ -178,6 +165,28 @@ pub async fn measure(
         measured.push(trials);
     }
     Ok(measured)
+}
+
+/// The filter graph that joins the `windows` sample inputs, puts them through `chain`
+/// and scales them to each rung, one copy per trial: outputs `[{label}{r}c{crf}]`. The
+/// trials' encode and their SSIM reference are both made by it, so they see the same
+/// pictures.
+fn samples_at_rungs(windows: usize, chain: &str, rungs: &[RungToFit], label: &str) -> String {
+    let joined: String = (0..windows).map(|i| format!("[{i}:v:0]")).collect();
+    let mut graph = format!(
+        "{joined}concat=n={windows}:v=1:a=0,{chain},format=yuv420p,split={}",
+        rungs.len()
+    );
+    graph.extend((0..rungs.len()).map(|r| format!("[{label}{r}]")));
+    for (r, rung) in rungs.iter().enumerate() {
+        let (w, h) = rung.size;
+        let outs: String = TRIALS.iter().map(|c| format!("[{label}{r}c{c}]")).collect();
+        graph.push_str(&format!(
+            ";[{label}{r}]scale={w}:{h}:flags=bicubic,setsar=1,split={}{outs}",
+            TRIALS.len()
+        ));
+    }
+    graph
 }
 
 fn trial_path(dir: &Path, rung: usize, crf: u8) -> std::path::PathBuf {
@@ -258,20 +267,7 @@ async fn ssims_of(
     for &(r, crf) in &trials {
         args.extend(["-i".into(), file_url(&trial_path(dir, r, crf))]);
     }
-    let joined: String = (0..n).map(|i| format!("[{i}:v:0]")).collect();
-    let mut graph = format!(
-        "{joined}concat=n={n}:v=1:a=0,{chain},format=yuv420p,split={}",
-        rungs.len()
-    );
-    graph.extend((0..rungs.len()).map(|r| format!("[s{r}]")));
-    for (r, rung) in rungs.iter().enumerate() {
-        let (w, h) = rung.size;
-        let refs: String = TRIALS.iter().map(|c| format!("[ref{r}c{c}]")).collect();
-        graph.push_str(&format!(
-            ";[s{r}]scale={w}:{h}:flags=bicubic,setsar=1,split={}{refs}",
-            TRIALS.len()
-        ));
-    }
+    let mut graph = samples_at_rungs(n, chain, rungs, "ref");
     for (k, &(r, crf)) in trials.iter().enumerate() {
         let stats = graph_path(&stats_path(dir, r, crf));
         let encoded = n + k;
