@@ -1,5 +1,7 @@
 //! Entry points into the resampler and the `image` crate's decoders for the picture
-//! types mediaedit works with, each a plain function, never inlined.
+//! types mediaedit works with, each a plain function, never inlined; and the few
+//! pixel loops of mediaedit's own that make hundreds of passes over a picture (the
+//! text outline's dilation).
 //!
 //! `fast_image_resize`'s `Resizer::resize` is generic over the picture types and the
 //! `image` crate's decoders over their reader, so their inner loops are instantiated —
@@ -8,7 +10,8 @@
 //! too (SIMD intrinsics as function calls): several times slower, a quarter of the
 //! real-file test's time. Instantiated here, in a crate the root manifest builds at
 //! `opt-level = 2` in every profile, they run as fast in a test build as in a release
-//! one, and mediaedit's own build stays quick.
+//! one, and mediaedit's own build stays quick. The same holds for a loop of our own
+//! that is hot enough to dominate a test (a 2048 px outline: 85 s unoptimised).
 
 use std::io::Cursor;
 
@@ -47,3 +50,6 @@ pub fn image_decoder(
     reader.limits(limits);
     Ok(Box::new(reader.into_decoder()?))
 }
+
+mod outline;
+pub use outline::dilate_disc;
