@@ -19,6 +19,7 @@ use std::path::Path;
 
 use futures::StreamExt;
 
+use crate::format::MediaFormat;
 use crate::media::engine::Media;
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::input::{demuxer, file_url};
@@ -27,7 +28,6 @@ use crate::media::file::{output_path, MediaFile};
 use crate::media::video::hdr::shown_pictures;
 use crate::media::video::info::VideoInfo;
 use crate::media::video::shown_frame::frames_shown_at;
-use crate::format::MediaFormat;
 
 /// Seconds before the frame's start that the seek aims at (see `trim-video`).
 const SEEK_MARGIN: f64 = 0.0005;
