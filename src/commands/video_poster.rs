@@ -3,21 +3,23 @@
 //! dark, not flat, not in a fade, the sharpest: `media::frame_score`). Upright, square
 //! pixels, at the video's displayed size, as WebP (default), JPEG, PNG or AVIF.
 //!
-//! ffmpeg writes the frame as a lossless PNG; the image encoders of `resize-image`
-//! make the output of it, so a poster is encoded as every image output is (and gets
+//! ffmpeg writes the frame losslessly (`media::video::stills`: the PNG asked for, or a
+//! BMP on the way to another format); the image encoders of `resize-image` make the
+//! output of it, so a poster is encoded as every image output is (and gets
 //! the placeholders of one).
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use futures::StreamExt;
 
 use super::options::{OptionKind, OptionSpec, Options};
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
-use crate::media::ffmpeg::transcode::{self, Recipe};
 use crate::media::image::{FrameOp, Scale};
 use crate::media::video::frame_score::best_time;
-use crate::media::video::hdr::shown_pictures;
 use crate::media::video::info::VideoInfo;
-use crate::media::video::shown_frame::frame_shown_at;
+use crate::media::video::stills;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -40,9 +42,6 @@ pub const FORMAT: OptionSpec = OptionSpec {
     doc: "The output format: jpeg (or jpg), png, webp, avif or jxl; the input's by default (video-poster, video-scenes: webp).",
     kind: OptionKind::ImageFormat,
 };
-
-/// Seconds before the frame's start that the seek aims at (see `trim-video`).
-const SEEK_MARGIN: f64 = 0.0005;
 
 pub struct VideoPoster;
 
@@ -97,7 +96,7 @@ impl CommandDef for VideoPoster {
 }
 
 /// The frame of `input` shown at `time`, upright with square pixels at the video's
-/// displayed size, as a still in `wanted` (`video-scenes` makes its posters so too).
+/// displayed size, as a still in `wanted`.
 pub(crate) async fn still_at(
     media: &Media,
     input: &MediaFile,
@@ -107,54 +106,58 @@ pub(crate) async fn still_at(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
-    let shown = frame_shown_at(media, input, time).await?;
-    let seek = (shown.start - SEEK_MARGIN).max(0.0);
-    let recipe = Recipe {
-        input_options: vec!["-ss".into(), format!("{seek:.6}")],
-        output_options: frame_args(info),
-    };
-    let png = transcode::run_to_file(
-        media,
-        input,
-        recipe,
-        MediaFormat::Png,
-        None,
-        out_dir,
-        progress,
-    )
-    .await?;
+    let mut made = stills_at(media, input, info, &[time], wanted, out_dir, progress).await?;
+    Ok(made.remove(0))
+}
+
+/// [`still_at`] for each of `times`, in their order (`video-scenes`' posters): the
+/// frames decoded by as few ffmpeg runs as `media::video::stills` can (a PNG is the
+/// output itself; for another format, a BMP on the way), then encoded here a few at
+/// once; none left behind on failure. `progress` counts the stills encoded.
+pub(crate) async fn stills_at(
+    media: &Media,
+    input: &MediaFile,
+    info: &VideoInfo,
+    times: &[f64],
+    wanted: ImageFormat,
+    out_dir: &Path,
+    progress: ProgressFn<'_>,
+) -> Result<Vec<MediaFile>, MediaError> {
+    let as_is = wanted.media_format();
+    let frames = stills::stills_at(media, input, info, times, (as_is, out_dir)).await?;
     if wanted == ImageFormat::Png {
-        return Ok(png);
+        progress(1.0);
+        return Ok(frames);
     }
-    let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(Scale(1.0))];
-    let made = media
-        .transform_image(&png, ops, Some(wanted), out_dir)
+    let done = AtomicUsize::new(0);
+    let count = frames.len() as f64;
+    let made: Vec<Result<MediaFile, MediaError>> = futures::stream::iter(frames)
+        .map(|frame| {
+            let done = &done;
+            async move {
+                let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(Scale(1.0))];
+                let made = media
+                    .transform_image(&frame, ops, Some(wanted), out_dir)
+                    .await;
+                let _ = tokio::fs::remove_file(&frame.path).await;
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                progress(n as f64 / count);
+                made
+            }
+        })
+        .buffered(crate::media::cores().clamp(1, 4))
+        .collect()
         .await;
-    let _ = tokio::fs::remove_file(&png.path).await;
-    made
+    if made.iter().any(Result::is_err) {
+        for file in made.iter().flatten() {
+            let _ = tokio::fs::remove_file(&file.path).await;
+        }
+    }
+    made.into_iter().collect()
 }
 
 fn format(options: &Options) -> ImageFormat {
     options.image_format(&FORMAT).unwrap_or(ImageFormat::Webp)
-}
-
-/// One frame, upright with square pixels, as a lossless PNG.
-fn frame_args(info: &VideoInfo) -> Vec<String> {
-    let video = format!("{},format=rgb24", shown_pictures(info));
-    [
-        "-map",
-        "0:v:0",
-        "-vf",
-        &video,
-        "-frames:v",
-        "1",
-        "-c:v",
-        "png",
-        "-f",
-        "image2",
-    ]
-    .map(String::from)
-    .to_vec()
 }
 
 #[cfg(test)]
@@ -178,8 +181,5 @@ mod tests {
             VideoPoster::output(MediaFormat::Mp4, &jpeg),
             MediaFormat::Jpeg
         );
-        assert!(frame_args(&VideoInfo::default())
-            .join(" ")
-            .contains("-frames:v 1 -c:v png"));
     }
 }

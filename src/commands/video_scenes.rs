@@ -11,10 +11,8 @@
 
 use std::path::Path;
 
-use futures::{StreamExt, TryStreamExt};
-
 use super::options::{OptionKind, OptionSpec, Options};
-use super::video_poster::{still_at, FORMAT};
+use super::video_poster::{stills_at, FORMAT};
 use super::vtt::timestamp;
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{Beside, CommandDef, CommandSpec, Prediction, Shape};
@@ -129,7 +127,8 @@ pub(crate) fn frame_time(found: &Scenes, frame: u64) -> f64 {
     found.seconds(frame) + found.seconds(1) / 4.0
 }
 
-/// One poster per scene, in order, a few made at once; none left behind on failure.
+/// One poster per scene, in order: the frames decoded by a seek each, a batch of them
+/// an ffmpeg run (`video_poster::stills_at`); none left behind on failure.
 async fn posters(
     media: &Media,
     input: &MediaFile,
@@ -139,34 +138,14 @@ async fn posters(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<Vec<MediaFile>, MediaError> {
-    let format = poster_format(options);
-    let count = found.scenes.len() as f64;
-    let done = std::sync::atomic::AtomicUsize::new(0);
     let times: Vec<f64> = found
         .scenes
         .iter()
         .map(|s| frame_time(found, s.best))
         .collect();
-    let made: Vec<Result<MediaFile, MediaError>> = futures::stream::iter(times)
-        .map(|time| {
-            let done = &done;
-            async move {
-                let still = still_at(media, input, info, time, format, out_dir, &|_| {}).await;
-                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                progress(ANALYSIS_SHARE + (1.0 - ANALYSIS_SHARE) * n as f64 / count);
-                still
-            }
-        })
-        .buffered(crate::media::cores().clamp(1, 4))
-        .collect()
-        .await;
-    let failed = made.iter().any(Result::is_err);
-    if failed {
-        for file in made.iter().flatten() {
-            let _ = tokio::fs::remove_file(&file.path).await;
-        }
-    }
-    futures::stream::iter(made).try_collect().await
+    let encoding = |f: f64| progress(ANALYSIS_SHARE + (1.0 - ANALYSIS_SHARE) * f);
+    let format = poster_format(options);
+    stills_at(media, input, info, &times, format, out_dir, &encoding).await
 }
 
 /// The WebVTT chapters: one cue per scene, `Scene N`, end to end; the last ends with

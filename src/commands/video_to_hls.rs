@@ -13,9 +13,10 @@
 //!
 //! `codecs` chooses the renditions' video: H.264 (the default), AV1 (SVT-AV1 at the
 //! preset and CRF of `video-to-webm`'s, a keyframe every 2 s by GOP length), or both,
-//! one ladder each, H.264's first, all from the same decode. An AV1 ladder is encoded
-//! in one process (its chunk joins are not measured), and its variants' `CODECS`,
-//! which ffmpeg leaves out, are read from their init sections (`hls_codecs`).
+//! one ladder each, H.264's first, all from the same decode, in chunks alike (SVT-AV1's
+//! GOP length puts a key frame, closed GOP, at every segment a chunk starts on), and
+//! its variants' `CODECS`, which ffmpeg leaves out, are read from their init sections
+//! (`hls_codecs`).
 //!
 //! `ladder: auto` fits the H.264 ladder to the video (`video::ladder_fit`): each
 //! rung's CRF from trial encodes of samples of it, a rung that would repeat the one
@@ -283,9 +284,10 @@ fn recipe(
         video,
         audio,
         muxer: muxer(n, info.has_audio, dir),
-        // HEVC and AV1 are encoded whole: the chunk joins are measured on x264's ends.
+        // HEVC (`keepHdr`) is encoded whole: its chunk joins are not measured. AV1 is
+        // chunked as H.264 is: its key frames every `gop` frames fall on every segment.
         segment_frames: segment_frames(info.frame_rate, keyframe_seconds)
-            .filter(|_| kept.is_none() && rungs.iter().all(|(c, _)| *c == VideoCodec::H264)),
+            .filter(|_| kept.is_none()),
         lead_in: info.frame_rate.map_or(0, |rate| {
             (rate * f64::from(keyframe_seconds)).round() as u64
         }),

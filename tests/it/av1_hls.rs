@@ -130,3 +130,57 @@ async fn codecs_out_of_the_list_and_vp9_on_hls_are_refused_at_the_option() {
         assert_eq!(body["errors"][0]["code"], code, "{options}: {body}");
     }
 }
+
+/// An AV1 ladder encoded in chunks (`--min-chunk-work 1`: the 7 s clip cut between its
+/// two segments), through the whole service: the segments cut at 6 s as one process
+/// cuts them, every frame of the 7 s once in AV1, and hls.js in Chromium plays it.
+#[tokio::test]
+async fn an_av1_ladder_in_chunks_keeps_every_frame_and_its_segments_and_plays() {
+    let app = spawn_app_with(|c| {
+        c.chunking.min_chunk_work = 1;
+        c.chunking.ladder_cores_per_chunk = 1;
+    })
+    .await;
+    let src = app
+        .fixtures
+        .add("a.mp4", clips::clip("320x180", 25, 7.0, true, "mp4"));
+    let options = json!({"codecs": ["av1"]});
+    let doc = app
+        .run_done(edit(&src, &["video-to-hls"], Some(options)))
+        .await;
+    let master = doc["attributes"]["downloadUrls"][0].as_str().unwrap();
+    let text = reqwest::get(master).await.unwrap().text().await.unwrap();
+    let found = variants(master).await;
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(codecs_of(&found[0]).starts_with("av01.0."), "{found:?}");
+    let playlist_url = text.lines().find(|l| l.starts_with("http")).unwrap();
+    let playlist = reqwest::get(playlist_url)
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let lengths: Vec<&str> = playlist
+        .lines()
+        .filter(|l| l.starts_with("#EXTINF:"))
+        .collect();
+    assert_eq!(
+        lengths,
+        ["#EXTINF:6.000000,", "#EXTINF:1.000000,"],
+        "{playlist}"
+    );
+    let probe = crate::hls::probe_url(master).await;
+    let video = probe["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["codec_type"] == "video")
+        .unwrap();
+    assert_eq!(video["codec_name"], "av1", "{video}");
+    assert_eq!(clips::frames(video), 175, "{video}");
+    let hls_js = format!("{}/playground/hls.light.min.js", app.base);
+    let seen = run_script("hls_player.py", &[hls_js.as_str(), master]).await;
+    assert!(seen["current_time"].as_f64().unwrap() > 1.0, "{seen}");
+    assert_eq!(seen["errors"], json!([]), "{seen}");
+    assert!(seen["segments_fetched"].as_u64().unwrap() >= 2, "{seen}");
+}

@@ -16,7 +16,8 @@
 //! - `hdr`: HLG and PQ sources, and the tone mapping of their 8-bit outputs.
 //! - `h264`: what the H.264 outputs share (colour tags, exact frame rates, the 4K box).
 //! - `frames`: every frame of a video decoded once by ffmpeg, encoded here.
-//! - `shown_frame`: the frame shown at a time; `frame_score`: a poster candidate's
+//! - `shown_frame`: the frame shown at a time; `stills`: the frames shown at some
+//!   times, as PNGs, a batch of them an ffmpeg run; `frame_score`: a poster candidate's
 //!   worth; `audio`: an audio track and its loudness; `loudness`: the `loudness`
 //!   option's measuring pass and normalising filter.
 //! - `overlay`: `watermark` and `text` on a video, one ffmpeg run.
@@ -47,3 +48,4 @@ pub(crate) mod overlay;
 pub(crate) mod probe;
 pub(crate) mod scenes;
 pub(crate) mod shown_frame;
+pub(crate) mod stills;

@@ -64,35 +64,66 @@ pub(crate) async fn frame_shown_at(
     input: &MediaFile,
     at: f64,
 ) -> Result<ShownFrame, MediaError> {
+    let mut shown = frames_shown_at(media, input, &[at]).await?;
+    Ok(shown.remove(0))
+}
+
+/// [`frame_shown_at`] for each of `times`, in their order, from one ffprobe run that
+/// reads the packets around every one of them (`video-scenes`' posters: one run for
+/// all, not one each). `InvalidMedia` when no video packet can be read.
+pub(crate) async fn frames_shown_at(
+    media: &Media,
+    input: &MediaFile,
+    times: &[f64],
+) -> Result<Vec<ShownFrame>, MediaError> {
     let head = probe_head(media, input).await?;
     let origin = head.format.and_then(|f| f.start_time?.parse::<f64>().ok());
     let origin = origin.filter(|o| o.is_finite()).unwrap_or(0.0);
-    let from = origin + at.max(0.0);
-    // An absolute end: an offset (`%+1`) counts from the first packet read, which is
-    // the keyframe the seek lands on, possibly long before `from`.
-    let interval = format!("{from:.6}%{:.6}", from + READ_PAST);
+    let froms: Vec<f64> = times.iter().map(|at| origin + at.max(0.0)).collect();
     let mut args: Vec<OsString> = ["-v", "error", "-select_streams", "v:0"]
         .map(OsString::from)
         .to_vec();
-    args.extend(["-read_intervals".into(), interval.into()]);
+    args.extend(["-read_intervals".into(), intervals(&froms).into()]);
     args.extend(["-show_entries", "packet=pts,flags", "-of", "json"].map(OsString::from));
     args.extend(["-protocol_whitelist", "file", "-f", demuxer(input.format)].map(OsString::from));
     args.push(file_url(&input.path));
     let output = media.runner().run(&media.config().ffprobe, args).await?;
     let listing: Listing = serde_json::from_slice(&output.stdout)
         .map_err(|_| MediaError::InvalidMedia("ffprobe's packet list was not JSON".into()))?;
+    // Every packet of every interval: a packet of another interval is a real frame
+    // too, and each interval holds every frame from its keyframe to past its time.
     let packets: Vec<(f64, bool)> = listing
         .packets
         .iter()
         .filter_map(|p| Some((p.pts? as f64 * head.time_base, p.flags.contains('K'))))
         .collect();
-    let (start, key) = pick(&packets, from).ok_or_else(|| {
-        MediaError::InvalidMedia("no video frame could be read at that time".into())
-    })?;
-    Ok(ShownFrame {
-        start: (start - origin).max(0.0),
-        key,
-    })
+    froms
+        .iter()
+        .map(|&from| {
+            let (start, key) = pick(&packets, from).ok_or_else(|| {
+                MediaError::InvalidMedia("no video frame could be read at that time".into())
+            })?;
+            Ok(ShownFrame {
+                start: (start - origin).max(0.0),
+                key,
+            })
+        })
+        .collect()
+}
+
+/// ffprobe's `-read_intervals` for the frames shown at `froms` (absolute seconds), in
+/// order of time: each from its time to [`READ_PAST`] after it. An absolute end: an
+/// offset (`%+1`) counts from the first packet read, which is the keyframe the seek
+/// lands on, possibly long before the time.
+fn intervals(froms: &[f64]) -> String {
+    let mut sorted = froms.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    sorted.dedup();
+    let each: Vec<String> = sorted
+        .iter()
+        .map(|from| format!("{from:.6}%{:.6}", from + READ_PAST))
+        .collect();
+    each.join(",")
 }
 
 /// The frame shown at `at` among `packets` (start, keyframe): the last starting at or
@@ -170,5 +201,13 @@ mod tests {
             "before the first: the first"
         );
         assert_eq!(pick(&[], 1.0), None);
+    }
+
+    #[test]
+    fn the_intervals_read_are_in_order_of_time_each_past_its_time() {
+        assert_eq!(
+            intervals(&[20.5, 2.0, 20.5]),
+            "2.000000%3.000000,20.500000%21.500000"
+        );
     }
 }

@@ -347,3 +347,5 @@ fn piece_path(dir: &Path, piece: Piece) -> std::path::PathBuf {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_av1;

@@ -82,7 +82,7 @@ fn out(root: &Path, name: &str) -> PathBuf {
 }
 
 /// One rendition's packets, segment by segment: (stream index, pts) in file order.
-fn segments(rung: &Path) -> Vec<Vec<(u32, f64)>> {
+pub(super) fn segments(rung: &Path) -> Vec<Vec<(u32, f64)>> {
     let playlist = std::fs::read_to_string(rung.join("index.m3u8")).unwrap();
     let playlist = MediaPlaylist::parse(&playlist);
     let init = std::fs::read(rung.join(playlist.map.unwrap())).unwrap();

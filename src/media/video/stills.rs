@@ -1,0 +1,208 @@
+//! The frames shown at some times of a video, each as a lossless PNG or BMP, upright
+//! with square pixels at its displayed size: `video-poster`'s one, and `video-scenes`'
+//! one a scene. BMP where the still is only a step on the way to another format: it
+//! is written and read at the speed of a copy, where a 1080p PNG costs ffmpeg ~15 ms
+//! of deflating and us as many of inflating, for the same pixels (neither carries an
+//! ICC profile from a video frame).
+//!
+//! Each frame is the one a player shows then (`shown_frame`: one ffprobe run reads
+//! the packets around every time), decoded by seeking to its start. One ffmpeg run
+//! takes a batch of them, one input each (seeking to the keyframe before its frame,
+//! decoding forward to it) and one output each: a start of Debian's ffmpeg or ffprobe
+//! costs ~0.1–0.2 s of a core (`ffmpeg::warm`), which a poster a process and two
+//! probes a poster paid six times over for six scenes — more than the seeks' decoding.
+//! A batch holds at most [`BATCH_PIXELS`] of frames, so a batch of 4K inputs keeps
+//! few decoders open at once.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use futures::StreamExt;
+
+use crate::format::MediaFormat;
+use crate::media::engine::Media;
+use crate::media::error::MediaError;
+use crate::media::ffmpeg::input::{demuxer, file_url};
+use crate::media::ffmpeg::transcode::quiet_args;
+use crate::media::file::{output_path, MediaFile};
+use crate::media::video::hdr::shown_pictures;
+use crate::media::video::info::VideoInfo;
+use crate::media::video::shown_frame::frames_shown_at;
+
+/// Seconds before the frame's start that the seek aims at (see `trim-video`).
+const SEEK_MARGIN: f64 = 0.0005;
+/// The most pixels of frames one ffmpeg run decodes at once: eight 1080p inputs.
+const BATCH_PIXELS: u64 = 8 * 1920 * 1080;
+
+/// The frames of `input` (described by `info`) shown at `times`, in their order, as
+/// files of `format` (PNG, else BMP) in `out_dir`; none left behind on failure.
+pub(crate) async fn stills_at(
+    media: &Media,
+    input: &MediaFile,
+    info: &VideoInfo,
+    times: &[f64],
+    (format, out_dir): (MediaFormat, &Path),
+) -> Result<Vec<MediaFile>, MediaError> {
+    let format = if format == MediaFormat::Png {
+        MediaFormat::Png
+    } else {
+        MediaFormat::Bmp
+    };
+    let shown = frames_shown_at(media, input, times).await?;
+    let seeks: Vec<f64> = shown
+        .iter()
+        .map(|s| (s.start - SEEK_MARGIN).max(0.0))
+        .collect();
+    // Owned batches: a stream of borrowed ones makes a future that is not `Send`.
+    let batches: Vec<Vec<f64>> = seeks.chunks(batch(info)).map(<[f64]>::to_vec).collect();
+    let runs: Vec<Result<Vec<MediaFile>, MediaError>> = futures::stream::iter(batches)
+        .map(|seeks| async move { batch_run(media, input, info, &seeks, (format, out_dir)).await })
+        .buffered(2)
+        .collect()
+        .await;
+    if runs.iter().any(Result::is_err) {
+        for file in runs.iter().flatten().flatten() {
+            let _ = tokio::fs::remove_file(&file.path).await;
+        }
+    }
+    let runs = runs.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok(runs.into_iter().flatten().collect())
+}
+
+/// How many frames of `info`'s size one run takes.
+fn batch(info: &VideoInfo) -> usize {
+    let (w, h) = info.shown;
+    let pixels = (u64::from(w) * u64::from(h)).max(1);
+    (BATCH_PIXELS / pixels).clamp(1, 8) as usize
+}
+
+/// One ffmpeg run: the frame starting just after each of `seeks`, a file of `format`
+/// each.
+async fn batch_run(
+    media: &Media,
+    input: &MediaFile,
+    info: &VideoInfo,
+    seeks: &[f64],
+    (format, out_dir): (MediaFormat, &Path),
+) -> Result<Vec<MediaFile>, MediaError> {
+    let outputs: Vec<MediaFile> = seeks
+        .iter()
+        .map(|_| MediaFile {
+            path: output_path(out_dir, format),
+            format,
+        })
+        .collect();
+    let args = batch_args(
+        input,
+        info,
+        seeks,
+        &outputs,
+        media.config().max_video_seconds,
+    );
+    let ran = media.runner().run(&media.config().ffmpeg, args).await;
+    if let Err(e) = ran {
+        for file in &outputs {
+            let _ = tokio::fs::remove_file(&file.path).await;
+        }
+        return Err(e);
+    }
+    Ok(outputs)
+}
+
+/// The command line of [`batch_run`]: an input a seek, then an output an input.
+fn batch_args(
+    input: &MediaFile,
+    info: &VideoInfo,
+    seeks: &[f64],
+    outputs: &[MediaFile],
+    max_seconds: f64,
+) -> Vec<OsString> {
+    let mut args = quiet_args();
+    for seek in seeks {
+        let seek = format!("{seek:.6}");
+        let max = max_seconds.to_string();
+        args.extend(
+            ["-ss", &seek, "-t", &max, "-f", demuxer(input.format), "-i"].map(OsString::from),
+        );
+        args.push(file_url(&input.path));
+    }
+    for (n, output) in outputs.iter().enumerate() {
+        // Each encoder's own pixel layout: no conversion added after ours.
+        let (pixels, codec) = match output.format {
+            MediaFormat::Png => ("rgb24", "png"),
+            _ => ("bgr24", "bmp"),
+        };
+        let video = format!("{},format={pixels}", shown_pictures(info));
+        let map = format!("{n}:v:0");
+        let tail = [
+            "-map",
+            &map,
+            "-map_metadata",
+            "-1",
+            "-vf",
+            &video,
+            "-frames:v",
+            "1",
+            "-c:v",
+            codec,
+            "-f",
+            "image2",
+        ];
+        args.extend(tail.map(OsString::from));
+        args.push(file_url(&output.path));
+    }
+    args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_input_seeks_and_feeds_its_own_png() {
+        let input = MediaFile {
+            path: "/in/clip.mp4".into(),
+            format: MediaFormat::Mp4,
+        };
+        let png = |name: &str| MediaFile {
+            path: format!("/out/{name}.png").into(),
+            format: MediaFormat::Png,
+        };
+        let bmp = MediaFile {
+            path: "/out/c.bmp".into(),
+            format: MediaFormat::Bmp,
+        };
+        let args = batch_args(
+            &input,
+            &VideoInfo::default(),
+            &[1.5, 20.0, 30.0],
+            &[png("a"), png("b"), bmp],
+            600.0,
+        );
+        let line: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let line = line.join(" ");
+        assert!(
+            line.contains("-ss 1.500000 -t 600 -f mov -i file:/in/clip.mp4"),
+            "{line}"
+        );
+        assert!(line.contains("-ss 20.000000 -t 600"), "{line}");
+        assert!(line.contains("-map 1:v:0 -map_metadata -1 -vf"), "{line}");
+        assert!(
+            line.contains("-frames:v 1 -c:v png -f image2 file:/out/b.png"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("bgr24 -frames:v 1 -c:v bmp -f image2 file:/out/c.bmp"),
+            "{line}"
+        );
+        let sized = |shown| VideoInfo {
+            shown,
+            ..VideoInfo::default()
+        };
+        assert_eq!(batch(&sized((3840, 2160))), 2);
+        assert_eq!(batch(&sized((640, 360))), 8);
+    }
+}
