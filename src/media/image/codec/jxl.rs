@@ -356,7 +356,7 @@ mod tests {
 
     fn noisy_jxl(width: u32, height: u32) -> Vec<u8> {
         let picture = image::RgbImage::from_fn(width, height, |x, y| {
-            image::Rgb([(x * 7 ^ y * 3) as u8, (y * 5) as u8, (x + y) as u8])
+            image::Rgb([((x * 7) ^ (y * 3)) as u8, (y * 5) as u8, (x + y) as u8])
         });
         encode_at(&picture.into(), Some(90), &Boxes::default()).unwrap()
     }

@@ -53,7 +53,7 @@ pub(super) fn copy_out(layout: &Layout, render: &Render) -> (u32, u32, u32, Vec<
 /// The still (keyframe 0) of `image`, rendered `rows` upright rows at a time: the
 /// decoder renders only the groups a strip and the filters' border around it need, so
 /// it holds a strip's planes rather than the picture's (a 24 MP photo would not fit
-/// one step's memory otherwise), for a quarter more decoding work (the groups along
+/// one step's memory otherwise), for a tenth more decoding work (the groups along
 /// each cut are decoded twice). Each strip is copied straight into its rows of the
 /// picture; `failed` turns a decoder error into ours.
 pub(super) fn in_strips(

@@ -225,7 +225,7 @@ pub(super) fn insert(encoded: &[u8], exif: Option<&[u8]>, xmp: Option<&[u8]>) ->
     }
     let new_iinf = boxed(b"iinf", Some((iinf_version, 0)), &[&new_iinf]);
     // The `cdsc` references, in the `iref` there is or a new one.
-    let iref = child(b"iref").map(|b| body(b));
+    let iref = child(b"iref").map(&body);
     let iref_version = iref.and_then(|b| b.first().copied()).unwrap_or(0);
     let ref_id = if iref_version == 0 { 2 } else { 4 };
     let mut references = iref.map_or(Vec::new(), |b| b[4..].to_vec());
