@@ -4,6 +4,11 @@ use clap::Parser;
 use mediaedit::admin;
 use mediaedit::config::{Cli, Command};
 
+/// glibc's allocator, large blocks on huge pages (`mediaedit::allocator`).
+#[global_allocator]
+static ALLOCATOR: mediaedit::allocator::LargeBlocksOnHugePages =
+    mediaedit::allocator::LargeBlocksOnHugePages;
+
 fn main() -> anyhow::Result<()> {
     mediaedit::allocator::return_large_buffers();
     let cli = parse_or_exit();

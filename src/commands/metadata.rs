@@ -10,7 +10,7 @@ use crate::media::{MediaError, MediaFile};
 /// What of the source's metadata an image output keeps (`media::image::metadata`).
 pub const METADATA: OptionSpec = OptionSpec {
     name: "metadata",
-    doc: "What of the source's metadata an image output keeps: strip (the default: no EXIF, XMP or comments; the ICC profile applied to the pixels), keep (EXIF with its Orientation set to 1, and XMP), copyright (a fresh EXIF of the source's Artist and Copyright only). Written into JPEG, PNG, WebP and JPEG XL outputs; AVIF and GIF carry none.",
+    doc: "What of the source's metadata an image output keeps: strip (the default: no EXIF, XMP or comments; the ICC profile applied to the pixels), keep (EXIF with its Orientation set to 1, and XMP), copyright (a fresh EXIF of the source's Artist and Copyright only). Written into JPEG, PNG, WebP, JPEG XL and AVIF outputs; GIF carries none.",
     kind: OptionKind::Choice {
         values: &["strip", "keep", "copyright"],
         default: Some("strip"),

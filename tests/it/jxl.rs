@@ -221,3 +221,47 @@ async fn a_display_p3_jpeg_xl_comes_out_in_srgb() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_24_mp_jpeg_xl_photo_is_decoded_within_one_steps_default_memory() {
+    // ffmpeg's test pattern at a camera's 6000x4000, by cjxl at its fastest effort.
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("24mp.png");
+    let status = Command::new("ffmpeg")
+        .args([
+            "-loglevel",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            "testsrc2=s=6000x4000",
+        ])
+        .args(["-frames:v", "1"])
+        .arg(&png)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let source = std::fs::read(&png).unwrap();
+    let app = spawn_app().await;
+    let src = app
+        .fixtures
+        .add("24mp.jxl", cjxl(source.clone(), "png", &["-e", "1"]));
+    // Past 14 MP the still is rendered in strips of rows: the whole picture comes out,
+    // in its colours.
+    let options = json!({"width": 60, "format": "png"});
+    let doc = app
+        .run_done(edit(&src, &["resize-image"], Some(options)))
+        .await;
+    let got = fixtures::decode(&app.download_all(&doc).await[0]);
+    assert_eq!(got.dimensions(), (60, 40));
+    let expected = image::load_from_memory(&source).unwrap().resize_exact(
+        60,
+        40,
+        image::imageops::FilterType::Triangle,
+    );
+    let apart = fixtures::distance(&got, &expected);
+    assert!(
+        apart < 6.0,
+        "the 24 MP JPEG XL is {apart} away from its source"
+    );
+}

@@ -255,7 +255,7 @@ impl<'a> Opened<'a> {
                 large => large + 4,
             },
             Source::Tiff(_) | Source::Heif(_) => 8,
-            Source::Jxl(_) => crate::media::image::codec::jxl::BYTES_PER_PIXEL,
+            Source::Jxl(file) => file.decoding_bytes_per_pixel(),
         }
     }
 

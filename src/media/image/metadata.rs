@@ -5,11 +5,11 @@
 //!
 //! Read from JPEG (APP1 `Exif`, APP1 XMP), PNG (`eXIf`, `iTXt` `XML:com.adobe.xmp`),
 //! WebP (`EXIF`, `XMP `) and JPEG XL (`Exif`, `xml ` boxes) sources; written into
-//! JPEG, PNG, WebP and JPEG XL outputs by `write`. GIF has no place for EXIF, and AVIF
-//! outputs carry none here (libavif's encoder is not given it).
+//! JPEG, PNG, WebP, JPEG XL and AVIF outputs by `write`. GIF has no place for EXIF.
 
 use crate::format::MediaFormat;
 
+mod avif;
 mod tiff;
 mod write;
 

@@ -19,13 +19,27 @@ use jxl_oxide::{AllocTracker, EnumColourEncoding, InitializeResult, JxlImage, Re
 
 use crate::media::error::MediaError;
 
-/// What decoding takes a pixel at most, in bytes: jxl-oxide's planes are f32 (colour
-/// and alpha, 16 bytes), plus the working copies of its filters and upsampling and
-/// the 8-bit RGBA copied out (4). The whole server peaked at 374 MiB decoding a 12 MP
-/// photo (bench/jxl.py), about 33 bytes a pixel with its own baseline; the allocation
-/// meter holds the decoder to this figure, so an estimate too low fails files, not
-/// the machine.
-pub(crate) const BYTES_PER_PIXEL: u64 = 36;
+/// What decoding a whole frame takes a pixel at most, in bytes: jxl-oxide's planes
+/// are f32, and it keeps its render of the frame while converting a copy of it to
+/// sRGB. Measured (the process's peak RSS over a decode, less its baseline, with the
+/// 8-bit copy out made after the decoder is dropped): 24.8–25.1 bytes a pixel for
+/// lossy RGB photos of 12, 24 and 48 MP, 26.0–26.3 for other efforts, distances and
+/// lossless RGBA at 4 MP, 30.0 for lossy RGBA; 32 with a margin. The allocation
+/// meter holds the decoder to it, so an estimate too low fails a file
+/// (`too_much_work`), not the machine.
+pub(crate) const BYTES_PER_PIXEL: u64 = 32;
+
+/// Stills of more pixels than this are rendered in strips of rows
+/// (`jxl_pixels::in_strips`): whole, 14 MP take up to 448 MB at [`BYTES_PER_PIXEL`].
+const WHOLE_MAX_PIXELS: u64 = 14_000_000;
+
+/// What one strip's render covers at most, in pixels, the groups on either side of
+/// it included: 384 MB of planes at [`BYTES_PER_PIXEL`].
+const STRIP_RENDER_PIXELS: u64 = 12_000_000;
+
+/// What the decoder takes a pixel of the whole picture besides a strip's render, in
+/// strips: the LF image (a 64th of the pixels, f32), frame tables.
+const STRIPS_SLACK_PER_PIXEL: u64 = 1;
 
 /// What jxl-oxide keeps of each frame of an animation once it is rendered, in bytes a
 /// pixel (f32 RGBA): it holds every rendered frame until the file is closed (a later
@@ -51,6 +65,10 @@ pub(crate) struct JxlFile {
     tick_ms: f64,
     /// What the decoder may take at most (its allocation meter's limit).
     pub decoder_bytes: u64,
+    /// Rows a strip of a large still is rendered in (`None`: the frame whole).
+    strip_rows: Option<u32>,
+    /// Channels the picture comes out with (3 or 4).
+    channels: u64,
 }
 
 /// `InvalidMedia` naming JPEG XL for a decoder error.
@@ -65,7 +83,18 @@ pub(crate) fn open(
     max_pixels: u64,
     too_large: impl Fn(u64, u64) -> MediaError,
 ) -> Result<JxlFile, MediaError> {
-    let tracker = AllocTracker::with_limit(FIXED_BYTES);
+    open_metered(bytes, max_pixels, (BYTES_PER_PIXEL, FIXED_BYTES), too_large)
+}
+
+/// [`open`] with the allocation meter holding the decoder to `per_pixel` bytes a
+/// pixel and `fixed` bytes besides.
+fn open_metered(
+    bytes: &[u8],
+    max_pixels: u64,
+    (per_pixel, fixed): (u64, usize),
+    too_large: impl Fn(u64, u64) -> MediaError,
+) -> Result<JxlFile, MediaError> {
+    let tracker = AllocTracker::with_limit(fixed);
     let mut uninit = JxlImage::builder()
         .alloc_tracker(tracker.clone())
         .build_uninit();
@@ -95,17 +124,21 @@ pub(crate) fn open(
         return Err(too_large(width.into(), height.into()));
     }
     // Capped so that adding it to the fixed part cannot wrap the tracker's counter.
-    let allowed = pixels.saturating_mul(BYTES_PER_PIXEL).min(1 << 48);
+    let allowed = pixels.saturating_mul(per_pixel).min(1 << 48);
     tracker.expand_limit(usize::try_from(allowed).unwrap_or(usize::MAX));
+    let metered = |e: Box<dyn std::error::Error + Send + Sync>| {
+        let allowed = allowed + fixed as u64;
+        past_the_meter(&*e, allowed, (width, height)).unwrap_or_else(|| damaged(e))
+    };
     let mut rest = &bytes[at..];
     while !rest.is_empty() && !image.is_loading_done() {
-        let consumed = image.feed_bytes(rest).map_err(damaged)?;
+        let consumed = image.feed_bytes(rest).map_err(metered)?;
         if consumed == 0 {
             break;
         }
         rest = &rest[consumed..];
     }
-    image.finalize().map_err(damaged)?;
+    image.finalize().map_err(metered)?;
     if !image.is_loading_done() {
         return Err(MediaError::InvalidMedia(
             "the JPEG XL is truncated: it ends inside a frame".into(),
@@ -126,7 +159,28 @@ pub(crate) fn open(
     if frames == 0 {
         return Err(MediaError::InvalidMedia("the JPEG XL has no frame".into()));
     }
-    let mut decoder_bytes = allowed + FIXED_BYTES as u64;
+    let mut decoder_bytes = allowed + fixed as u64;
+    let group = image
+        .frame_header(0)
+        .map_or(256, |header| header.group_dim());
+    // Only pictures without extra channels: jxl-oxide 0.12 panics cropping one (an
+    // alpha plane) along the picture's bottom edge.
+    let plain = image.image_header().metadata.ec_info.is_empty();
+    let strip_rows =
+        (frames == 1 && plain && pixels > WHOLE_MAX_PIXELS).then(|| strip_rows(width, group));
+    if let Some(rows) = strip_rows {
+        let strip = striped_bytes(width, height, rows, group);
+        if strip < allowed {
+            // Loading took a fraction of a byte a pixel: the strips' limit holds.
+            tracker
+                .shrink_limit((allowed - strip) as usize)
+                .map_err(|refused| {
+                    let refused: Box<dyn std::error::Error + Send + Sync> = Box::new(refused);
+                    metered(refused)
+                })?;
+            decoder_bytes = strip + fixed as u64;
+        }
+    }
     if frames > 1 {
         let kept = (frames as u64)
             .saturating_mul(pixels)
@@ -135,6 +189,11 @@ pub(crate) fn open(
         tracker.expand_limit(kept as usize);
         decoder_bytes += kept;
     }
+    let channels = if image.pixel_format().has_alpha() {
+        4
+    } else {
+        3
+    };
     Ok(JxlFile {
         image,
         width,
@@ -143,7 +202,27 @@ pub(crate) fn open(
         loops,
         tick_ms,
         decoder_bytes,
+        strip_rows,
+        channels,
     })
+}
+
+/// Upright rows a strip of a `width`-wide still holds: whole groups (`group` rows),
+/// as many as keep its render, with a group on either side, within
+/// [`STRIP_RENDER_PIXELS`]; one group at least.
+fn strip_rows(width: u32, group: u32) -> u32 {
+    let group = u64::from(group.max(1));
+    let rendered_rows = STRIP_RENDER_PIXELS / u64::from(width.max(1));
+    let rows = rendered_rows.saturating_sub(2 * group) / group * group;
+    rows.max(group).min(u64::from(u32::MAX)) as u32
+}
+
+/// What the decoder may take rendering a `width` × `height` still in strips of
+/// `rows`: a strip's render with a group of rows on either side, and the slack.
+fn striped_bytes(width: u32, height: u32, rows: u32, group: u32) -> u64 {
+    let rendered_rows = (u64::from(rows) + 2 * u64::from(group)).min(u64::from(height));
+    let pixels = u64::from(width) * u64::from(height);
+    u64::from(width) * rendered_rows * BYTES_PER_PIXEL + pixels * STRIPS_SLACK_PER_PIXEL
 }
 
 impl JxlFile {
@@ -155,39 +234,46 @@ impl JxlFile {
     /// The upright picture of displayed frame `index`, in sRGB, as `Rgb8` or `Rgba8`
     /// (grey pictures widened to RGB), and how long it shows in milliseconds.
     pub fn frame(&self, index: usize) -> Result<(DynamicImage, f64), MediaError> {
-        let render = self.image.render_frame(index).map_err(damaged)?;
+        let render = self.image.render_frame(index).map_err(|e| self.failed(e))?;
         let delay_ms = f64::from(render.duration()) * self.tick_ms;
-        let mut stream = render.stream();
-        let (width, height, channels) = (stream.width(), stream.height(), stream.channels());
-        let len = width as usize * height as usize * channels as usize;
-        let mut buf = vec![0u8; len];
-        stream.write_to_buffer(&mut buf);
-        let wrong = || damaged("a frame's pixels do not fill it");
-        let image = match channels {
-            1 => DynamicImage::ImageLuma8(
-                image::GrayImage::from_raw(width, height, buf).ok_or_else(wrong)?,
-            )
-            .into_rgb8()
-            .into(),
-            2 => DynamicImage::ImageLumaA8(
-                image::GrayAlphaImage::from_raw(width, height, buf).ok_or_else(wrong)?,
-            )
-            .into_rgba8()
-            .into(),
-            3 => RgbImage::from_raw(width, height, buf)
-                .ok_or_else(wrong)?
-                .into(),
-            4 => RgbaImage::from_raw(width, height, buf)
-                .ok_or_else(wrong)?
-                .into(),
-            n => return Err(damaged(format!("{n} channels"))),
-        };
-        Ok((image, delay_ms))
+        let layout = super::jxl_pixels::Layout::of(&self.image, index);
+        let pixels = super::jxl_pixels::copy_out(&layout, &render);
+        Ok((picture(pixels)?, delay_ms))
     }
 
-    /// The first frame: the still picture.
-    pub fn decode(&self) -> Result<DynamicImage, MediaError> {
-        Ok(self.frame(0)?.0)
+    /// The first frame: the still picture. The decoder is dropped once the frame is
+    /// rendered (it keeps its own render of the frame and the frame's data), so the
+    /// copy out into 8 bits is made beside the rendered planes alone.
+    pub fn decode(mut self) -> Result<DynamicImage, MediaError> {
+        if let Some(rows) = self.strip_rows {
+            let (allowed, size) = (self.decoder_bytes, (self.width, self.height));
+            let failed = |e: Box<dyn std::error::Error + Send + Sync>| {
+                past_the_meter(&*e, allowed, size).unwrap_or_else(|| damaged(e))
+            };
+            return picture(super::jxl_pixels::in_strips(&mut self.image, rows, failed)?);
+        }
+        let render = self.image.render_frame(0).map_err(|e| self.failed(e))?;
+        let layout = super::jxl_pixels::Layout::of(&self.image, 0);
+        drop(self.image);
+        picture(super::jxl_pixels::copy_out(&layout, &render))
+    }
+
+    /// Bytes a pixel decoding the still takes at most: [`BYTES_PER_PIXEL`] for a frame
+    /// rendered whole; in strips, a strip's render and the slack spread over the
+    /// picture, and the 8-bit picture they are copied into.
+    pub fn decoding_bytes_per_pixel(&self) -> u64 {
+        let pixels = u64::from(self.width) * u64::from(self.height);
+        match self.strip_rows {
+            None => BYTES_PER_PIXEL,
+            Some(_) => (self.decoder_bytes.div_ceil(pixels.max(1))) + self.channels,
+        }
+    }
+
+    /// `MemoryTooLarge` (`too_much_work`) when the decoder went past what its
+    /// allocation meter allowed, else `InvalidMedia` naming JPEG XL.
+    fn failed(&self, e: Box<dyn std::error::Error + Send + Sync>) -> MediaError {
+        past_the_meter(&*e, self.decoder_bytes, (self.width, self.height))
+            .unwrap_or_else(|| damaged(e))
     }
 
     /// Every displayed frame in turn, as the `image` crate's animation decoders give
@@ -207,9 +293,100 @@ impl JxlFile {
     }
 }
 
+/// An 8-bit picture of `channels` (grey, grey+alpha, RGB, RGBA) samples a pixel, as
+/// `Rgb8` or `Rgba8`.
+fn picture(
+    (width, height, channels, buf): (u32, u32, u32, Vec<u8>),
+) -> Result<DynamicImage, MediaError> {
+    let wrong = || damaged("a frame's pixels do not fill it");
+    Ok(match channels {
+        1 => DynamicImage::ImageLuma8(
+            image::GrayImage::from_raw(width, height, buf).ok_or_else(wrong)?,
+        )
+        .into_rgb8()
+        .into(),
+        2 => DynamicImage::ImageLumaA8(
+            image::GrayAlphaImage::from_raw(width, height, buf).ok_or_else(wrong)?,
+        )
+        .into_rgba8()
+        .into(),
+        3 => RgbImage::from_raw(width, height, buf)
+            .ok_or_else(wrong)?
+            .into(),
+        4 => RgbaImage::from_raw(width, height, buf)
+            .ok_or_else(wrong)?
+            .into(),
+        n => return Err(damaged(format!("{n} channels"))),
+    })
+}
+
+/// `MemoryTooLarge` when `e` is (or was caused by) the allocation meter refusing an
+/// allocation past `allowed` bytes: the picture needs more than the reservation made
+/// for it, which is too much work rather than a damaged file.
+fn past_the_meter(
+    e: &(dyn std::error::Error + 'static),
+    allowed: u64,
+    (width, height): (u32, u32),
+) -> Option<MediaError> {
+    let mut cause = Some(e);
+    while let Some(error) = cause {
+        if let Some(refused) = error.downcast_ref::<jxl_grid::OutOfMemory>() {
+            return Some(MediaError::MemoryTooLarge {
+                what: format!("Decoding a {width}x{height} JPEG XL"),
+                bytes: allowed.saturating_add(refused.bytes() as u64),
+                limit: allowed,
+            });
+        }
+        cause = error.source();
+    }
+    None
+}
+
 /// Whether `bytes` hold an animated JPEG XL (of more than one frame); false for a file
 /// that cannot be read.
 pub(crate) fn is_animated(bytes: &[u8], max_pixels: u64) -> bool {
     let too_large = |_, _| MediaError::InvalidMedia(String::new());
     open(bytes, max_pixels, too_large).is_ok_and(|file| file.is_animated())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::media::image::codec::jxl_encode::{encode_at, Boxes};
+
+    fn noisy_jxl(width: u32, height: u32) -> Vec<u8> {
+        let picture = image::RgbImage::from_fn(width, height, |x, y| {
+            image::Rgb([((x * 7) ^ (y * 3)) as u8, (y * 5) as u8, (x + y) as u8])
+        });
+        encode_at(&picture.into(), Some(90), &Boxes::default()).unwrap()
+    }
+
+    #[test]
+    fn a_decoder_past_its_allocation_meter_is_too_much_work_not_damaged_media() {
+        let bytes = noisy_jxl(256, 256);
+        let too_large = |_, _| MediaError::InvalidMedia("too large".into());
+        let held =
+            open_metered(&bytes, u64::MAX, (1, 1 << 16), too_large).and_then(JxlFile::decode);
+        let refused = held.expect_err("1 byte a pixel is not enough");
+        assert_eq!(
+            refused.code(),
+            crate::error_code::Code::TooMuchWork,
+            "{refused}"
+        );
+        assert!(open(&bytes, u64::MAX, too_large).unwrap().decode().is_ok());
+    }
+
+    #[test]
+    fn a_still_past_14_mp_is_charged_a_strips_share_and_a_smaller_one_the_whole() {
+        assert_eq!(strip_rows(6000, 256), 1280);
+        assert_eq!(strip_rows(8000, 256), 768);
+        assert_eq!(strip_rows(100_000, 256), 256);
+        // 24 MP in strips of 1280 rows: 6000 × 1792 rows × 32 + 24 MB, 368 MB.
+        assert_eq!(striped_bytes(6000, 4000, 1280, 256), 368_064_000);
+        let small = open(&noisy_jxl(64, 48), u64::MAX, |_, _| unreachable!()).unwrap();
+        assert_eq!(
+            (small.strip_rows, small.decoding_bytes_per_pixel()),
+            (None, 32)
+        );
+    }
 }

@@ -14,6 +14,7 @@ pub(crate) mod heif_boxes;
 pub(crate) mod jpeg;
 pub(crate) mod jxl;
 pub(crate) mod jxl_encode;
+mod jxl_pixels;
 pub(crate) mod svg;
 pub(crate) mod sys;
 pub(crate) mod tiff;

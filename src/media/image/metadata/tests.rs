@@ -80,3 +80,25 @@ fn metadata_written_into_each_format_is_read_back_from_it() {
         }
     }
 }
+
+#[test]
+fn an_avif_given_both_blocks_holds_them_as_items_and_still_decodes() {
+    let (exif, xmp) = (camera_exif(), b"<x:xmpmeta>kept</x:xmpmeta>".to_vec());
+    let kept = Metadata {
+        exif: Some(exif.clone()),
+        xmp: Some(xmp.clone()),
+    };
+    let picture = image::DynamicImage::ImageRgb8(image::RgbImage::new(8, 6));
+    let encoded =
+        crate::media::image::ops::encode(picture, crate::format::ImageFormat::Avif).unwrap();
+    let written = insert(encoded.clone(), MediaFormat::Avif, &kept);
+    assert!(written.len() > encoded.len() + exif.len() + xmp.len());
+    assert!(contains(&written, &exif) && contains(&written, &xmp));
+    assert!(contains(&written, b"application/rdf+xml\0") && contains(&written, b"cdsc"));
+    // libheif reads the amended file (the picture's data moved with the grown `meta`).
+    let file = crate::media::image::codec::heif::open(&written, MediaFormat::Avif).unwrap();
+    let decoded = file.decode().unwrap();
+    assert_eq!((decoded.width(), decoded.height()), (8, 6));
+    let not_avif = b"\0\0\0\x10ftypavif\0\0\0\0".to_vec();
+    assert_eq!(insert(not_avif.clone(), MediaFormat::Avif, &kept), not_avif);
+}

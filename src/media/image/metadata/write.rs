@@ -1,8 +1,8 @@
 //! Kept metadata put into an encoded output, where each format keeps it: JPEG's APP1
 //! segments after SOI, PNG's `eXIf` and `iTXt` chunks after IHDR, WebP's `EXIF` and
 //! `XMP ` chunks after the image (the file made an extended `VP8X` one), JPEG XL's
-//! `Exif` and `xml ` boxes (the bare codestream put in the container first). Other
-//! formats are returned as they are.
+//! `Exif` and `xml ` boxes (the bare codestream put in the container first), AVIF's
+//! `Exif` and `mime` items (`avif`). Other formats are returned as they are.
 
 use crate::format::MediaFormat;
 
@@ -29,6 +29,9 @@ pub(super) fn insert(encoded: Vec<u8>, format: MediaFormat, metadata: Blocks<'_>
         MediaFormat::Png => png(encoded, metadata),
         MediaFormat::Webp => webp(&encoded, metadata).unwrap_or(encoded),
         MediaFormat::Jxl => jxl(encoded, metadata),
+        MediaFormat::Avif => {
+            super::avif::insert(&encoded, metadata.exif, metadata.xmp).unwrap_or(encoded)
+        }
         _ => encoded,
     }
 }
