@@ -99,6 +99,12 @@ fn both_ladders_come_from_one_decode_each_rendition_with_its_own_encoder() {
         .into_iter()
         .flat_map(|c| ladder((1280, 720)).into_iter().map(move |r| (c, r)))
         .collect();
+    let h264_alone = recipe(
+        &h264(ladder((1280, 720))),
+        (&source(true), false),
+        2,
+        Path::new("/tmp/x"),
+    );
     let recipe = recipe(&rungs, (&source(true), false), 2, Path::new("/tmp/x"));
     let args = recipe.whole().join(" ");
     assert!(args.contains("split=6[s0][s1][s2][s3][s4][s5]"), "{args}");
@@ -113,8 +119,9 @@ fn both_ladders_come_from_one_decode_each_rendition_with_its_own_encoder() {
     );
     assert!(!args.contains("-maxrate:v:3"), "{args}");
     assert!(args.contains("v:5,a:5"), "{args}");
-    // AV1 is encoded whole.
-    assert_eq!(recipe.segment_frames, None);
+    // AV1 is cut into chunks as H.264 is: at the segments of an H.264 ladder alone.
+    assert!(recipe.segment_frames.is_some());
+    assert_eq!(recipe.segment_frames, h264_alone.segment_frames);
 }
 
 #[test]
