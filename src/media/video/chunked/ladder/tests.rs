@@ -41,9 +41,20 @@ fn recipe(dir: &Path) -> LadderRecipe {
         .map(|a| a.replace("+", " "))
         .collect();
     muxer.push(file_url(&segments).to_string_lossy().into_owned());
+    ladder_recipe(graph, 2, video, muxer)
+}
+
+/// A ladder of `renditions` made by `graph` and encoded by `video`, with AAC audio,
+/// written by `muxer`: 6 s segments at 25 fps, led in by a 2 s key-frame interval.
+pub(super) fn ladder_recipe(
+    graph: &str,
+    renditions: usize,
+    video: &str,
+    muxer: Vec<String>,
+) -> LadderRecipe {
     LadderRecipe {
         graph: graph.into(),
-        renditions: 2,
+        renditions,
         video: video.split_whitespace().map(String::from).collect(),
         audio: "-c:a aac -b:a 128k -ac 2"
             .split(' ')

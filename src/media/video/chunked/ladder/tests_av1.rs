@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::tests::segments;
+use super::tests::{ladder_recipe, segments};
 use super::*;
 use crate::format::MediaFormat;
 use crate::media::testutil::{media, tempdir};
@@ -25,19 +25,8 @@ fn recipe(dir: &Path) -> LadderRecipe {
         .map(String::from)
         .collect();
     muxer.push(file_url(&segments).to_string_lossy().into_owned());
-    LadderRecipe {
-        graph: "format=yuv420p,split=1[s0];[s0]scale=320:180,setsar=1[v0]".into(),
-        renditions: 1,
-        video: video.split_whitespace().map(String::from).collect(),
-        audio: "-c:a aac -b:a 128k -ac 2"
-            .split(' ')
-            .map(String::from)
-            .collect(),
-        muxer,
-        segment_frames: Some(150),
-        lead_in: 50,
-        burn: None,
-    }
+    let graph = "format=yuv420p,split=1[s0];[s0]scale=320:180,setsar=1[v0]";
+    ladder_recipe(graph, 1, video, muxer)
 }
 
 /// The codec of the first video stream of `file`.
