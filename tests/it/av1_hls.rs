@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use crate::clips;
 use crate::helpers::*;
+use crate::hls::app_chunking_ladders;
 
 /// The `#EXT-X-STREAM-INF` attribute lists of the master playlist at `url`.
 async fn variants(url: &str) -> Vec<String> {
@@ -136,11 +137,7 @@ async fn codecs_out_of_the_list_and_vp9_on_hls_are_refused_at_the_option() {
 /// cuts them, every frame of the 7 s once in AV1, and hls.js in Chromium plays it.
 #[tokio::test]
 async fn an_av1_ladder_in_chunks_keeps_every_frame_and_its_segments_and_plays() {
-    let app = spawn_app_with(|c| {
-        c.chunking.min_chunk_work = 1;
-        c.chunking.ladder_cores_per_chunk = 1;
-    })
-    .await;
+    let app = app_chunking_ladders(1).await;
     let src = app
         .fixtures
         .add("a.mp4", clips::clip("320x180", 25, 7.0, true, "mp4"));

@@ -228,11 +228,7 @@ async fn a_download_answers_a_cors_preflight_from_any_origin() {
 /// cut between its two segments), as a long video's is.
 #[tokio::test]
 async fn hls_js_on_another_origin_plays_the_stream_past_one_second() {
-    let app = spawn_app_with(|c| {
-        c.chunking.min_chunk_work = 1;
-        c.chunking.ladder_cores_per_chunk = 1;
-    })
-    .await;
+    let app = app_chunking_ladders(1).await;
     let src = app
         .fixtures
         .add("a.mp4", clips::clip("640x360", 25, 7.0, true, "mp4"));
@@ -274,4 +270,14 @@ async fn a_cached_stream_is_copied_whole_and_outlives_its_original() {
     let streams = probed["streams"].as_array().unwrap();
     assert_eq!(streams.len(), 2, "{probed}");
     assert_eq!(streams[0]["nb_read_frames"], "20", "{probed}");
+}
+
+/// A service that cuts every ladder of more than `min_chunk_work` pixel-frames into
+/// chunks, a core each: so a short test clip is encoded as a long video is.
+pub(crate) async fn app_chunking_ladders(min_chunk_work: u64) -> TestApp {
+    spawn_app_with(|c| {
+        c.chunking.min_chunk_work = min_chunk_work;
+        c.chunking.ladder_cores_per_chunk = 1;
+    })
+    .await
 }

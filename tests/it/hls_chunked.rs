@@ -5,6 +5,7 @@
 
 use crate::clips;
 use crate::helpers::*;
+use crate::hls::app_chunking_ladders;
 
 /// One rendition as a player fetches it: its `EXTINF` lines, and each segment's
 /// packets (stream 0 the video, 1 the audio) as (stream, pts) after its init section.
@@ -102,11 +103,7 @@ async fn a_ladder_in_chunks_plays_like_the_single_process_ladder() {
     let clip = clips::clip("854x480", 25, 7.0, true, "mp4");
     let mut streams = Vec::new();
     for min_chunk_work in [1, 0] {
-        let app = spawn_app_with(|c| {
-            c.chunking.min_chunk_work = min_chunk_work;
-            c.chunking.ladder_cores_per_chunk = 1;
-        })
-        .await;
+        let app = app_chunking_ladders(min_chunk_work).await;
         let src = app.fixtures.add("a.mp4", clip.clone());
         let doc = app.run_done(edit(&src, &["video-to-hls"], None)).await;
         let master_url = doc["attributes"]["downloadUrls"][0].as_str().unwrap();

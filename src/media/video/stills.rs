@@ -61,12 +61,17 @@ pub(crate) async fn stills_at(
         .collect()
         .await;
     if runs.iter().any(Result::is_err) {
-        for file in runs.iter().flatten().flatten() {
-            let _ = tokio::fs::remove_file(&file.path).await;
-        }
+        remove_all(runs.iter().flatten().flatten()).await;
     }
     let runs = runs.into_iter().collect::<Result<Vec<_>, _>>()?;
     Ok(runs.into_iter().flatten().collect())
+}
+
+/// Deletes `files`, best effort: the stills of a call that failed.
+async fn remove_all(files: impl IntoIterator<Item = &MediaFile>) {
+    for file in files {
+        let _ = tokio::fs::remove_file(&file.path).await;
+    }
 }
 
 /// How many frames of `info`'s size one run takes.
@@ -101,9 +106,7 @@ async fn batch_run(
     );
     let ran = media.runner().run(&media.config().ffmpeg, args).await;
     if let Err(e) = ran {
-        for file in &outputs {
-            let _ = tokio::fs::remove_file(&file.path).await;
-        }
+        remove_all(&outputs).await;
         return Err(e);
     }
     Ok(outputs)

@@ -346,6 +346,8 @@ fn piece_path(dir: &Path, piece: Piece) -> std::path::PathBuf {
 }
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tests_av1;

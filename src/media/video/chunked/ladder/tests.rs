@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
+use super::test_support::{ladder_recipe, out, segments, two_chunks};
 use super::*;
 use crate::media::testutil::{media, tempdir};
 use crate::media::video::chunked::join::audio_input_at;
@@ -42,88 +43,6 @@ fn recipe(dir: &Path) -> LadderRecipe {
         .collect();
     muxer.push(file_url(&segments).to_string_lossy().into_owned());
     ladder_recipe(graph, 2, video, muxer)
-}
-
-/// A ladder of `renditions` made by `graph` and encoded by `video`, with AAC audio,
-/// written by `muxer`: 6 s segments at 25 fps, led in by a 2 s key-frame interval.
-pub(super) fn ladder_recipe(
-    graph: &str,
-    renditions: usize,
-    video: &str,
-    muxer: Vec<String>,
-) -> LadderRecipe {
-    LadderRecipe {
-        graph: graph.into(),
-        renditions,
-        video: video.split_whitespace().map(String::from).collect(),
-        audio: "-c:a aac -b:a 128k -ac 2"
-            .split(' ')
-            .map(String::from)
-            .collect(),
-        muxer,
-        segment_frames: Some(150),
-        lead_in: 50,
-        burn: None,
-    }
-}
-
-/// The 200 frames of [`clip`] cut between its segments, at frame 150.
-fn two_chunks() -> Plan {
-    let chunk = |index, start, count| Chunk {
-        index,
-        start,
-        count,
-        last: index == 1,
-    };
-    Plan {
-        chunks: vec![chunk(0, 0, 150), chunk(1, 150, 50)],
-        rate: 25.0,
-        frames: 200,
-        time_scale: 1.0,
-    }
-}
-
-/// A directory for a ladder's output, with its rungs' folders.
-fn out(root: &Path, name: &str) -> PathBuf {
-    let dir = root.join(name);
-    for i in 0..2 {
-        std::fs::create_dir_all(dir.join(format!("v{i}"))).unwrap();
-    }
-    dir
-}
-
-/// One rendition's packets, segment by segment: (stream index, pts) in file order.
-pub(super) fn segments(rung: &Path) -> Vec<Vec<(u32, f64)>> {
-    let playlist = std::fs::read_to_string(rung.join("index.m3u8")).unwrap();
-    let playlist = MediaPlaylist::parse(&playlist);
-    let init = std::fs::read(rung.join(playlist.map.unwrap())).unwrap();
-    let mut out = Vec::new();
-    for segment in &playlist.segments {
-        let mut bytes = init.clone();
-        bytes.extend(std::fs::read(rung.join(&segment.uri)).unwrap());
-        let whole = rung.join("probe.mp4");
-        std::fs::write(&whole, bytes).unwrap();
-        let probe = Command::new("ffprobe")
-            .args([
-                "-v",
-                "error",
-                "-show_entries",
-                "packet=stream_index,pts_time",
-            ])
-            .args(["-of", "csv=p=0"])
-            .arg(&whole)
-            .output()
-            .unwrap();
-        assert!(probe.status.success());
-        let packets = String::from_utf8(probe.stdout).unwrap();
-        let packets = packets.lines().map(|l| {
-            let (stream, pts) = l.trim_end_matches(',').split_once(',').unwrap();
-            (stream.parse().unwrap(), pts.parse().unwrap())
-        });
-        out.push(packets.collect());
-        std::fs::remove_file(whole).unwrap();
-    }
-    out
 }
 
 /// Bytes of every file of a rendition but its playlist.

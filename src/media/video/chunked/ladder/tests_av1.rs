@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::tests::{ladder_recipe, segments};
+use super::test_support::{ladder_recipe, out, segments, two_chunks};
 use super::*;
 use crate::format::MediaFormat;
 use crate::media::testutil::{media, tempdir};
@@ -51,13 +51,7 @@ async fn an_av1_ladder_in_chunks_has_the_single_process_segments_and_frames() {
         .unwrap();
     assert_eq!(info.frames, Some(200));
     let output = |dir: &Path| dir.join("v%v").join("index.m3u8");
-    let out = |name: &str| {
-        let dir = root.path().join(name);
-        std::fs::create_dir_all(dir.join("v0")).unwrap();
-        dir
-    };
-
-    let whole_dir = out("whole");
+    let whole_dir = out(root.path(), "whole");
     let whole = LadderRecipe {
         segment_frames: None,
         ..recipe(&whole_dir)
@@ -75,19 +69,8 @@ async fn an_av1_ladder_in_chunks_has_the_single_process_segments_and_frames() {
 
     // Two chunks cut between the segments, at 6 s (frame 150), the second with a
     // lead-in of one GOP.
-    let chunk = |index, start, count| Chunk {
-        index,
-        start,
-        count,
-        last: index == 1,
-    };
-    let plan = Plan {
-        chunks: vec![chunk(0, 0, 150), chunk(1, 150, 50)],
-        rate: 25.0,
-        frames: 200,
-        time_scale: 1.0,
-    };
-    let chunked_dir = out("chunked");
+    let plan = two_chunks();
+    let chunked_dir = out(root.path(), "chunked");
     let recipe = recipe(&chunked_dir);
     let ladder = Ladder {
         media: &media,
