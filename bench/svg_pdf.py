@@ -13,12 +13,15 @@ tool on PATH (`cargo install resvg`; without it the row prints ours alone). With
 2. PDF: a one-page letter-size document (text, vector shapes) as a 256 px thumbnail:
    `resize-image {width: 256, format: png}` against `pdftoppm -png -singlefile
    -scale-to 256`.
+3. The same thumbnail as a web page gets it: a render URL (`w:256,f:png`) of an
+   uploaded PDF, one GET, against the same `pdftoppm` run.
 Medians of N runs (default 5), each edit of a source of its own bytes (never answered
 from the result cache); each row prints ours, theirs and the ratio. Ours is the whole
 edit (fetch, queue, child processes, draw, encode, store), theirs one process.
 """
 
 import argparse
+import http.client
 import os
 import shutil
 import statistics
@@ -29,6 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perf import Service, release_binary, serve_directory  # noqa: E402
+from render import cli, render_path, upload  # noqa: E402
 
 LOGO = """<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 240 120" width="240" height="120">
   <defs><linearGradient id="g" x1="0" x2="1"><stop offset="0" stop-color="#0a6"/><stop offset="1" stop-color="#06c"/></linearGradient></defs>
@@ -68,6 +72,31 @@ def timed(command):
     started = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return time.perf_counter() - started
+
+
+def render_seconds(service, token, sources, runs):
+    """Seconds of one GET of a render URL each: a 256 px PNG of an uploaded PDF of its
+    own bytes (nothing answered from a cache), after one to warm up."""
+    key = cli(service.binary, service.data, "render-key", "create", "--org", "bench-0")
+    with open(os.path.join(sources, "doc.pdf"), "rb") as f:
+        data = f.read()
+    seconds = []
+    for run in range(-1, runs):
+        path = os.path.join(sources, f"render-{run}.pdf")
+        with open(path, "wb") as f:
+            f.write(data + f"% render {run}\n".encode())
+        url = render_path(key, "w:256,f:png", f"upload:{upload(service.port, token, path)}")
+        conn = http.client.HTTPConnection("127.0.0.1", service.port)
+        started = time.perf_counter()
+        conn.request("GET", url)
+        answer = conn.getresponse()
+        body = answer.read()
+        took = time.perf_counter() - started
+        conn.close()
+        assert answer.status == 200 and body[:4] == b"\x89PNG", (answer.status, body[:200])
+        if run >= 0:
+            seconds.append(took)
+    return seconds
 
 
 def main():
@@ -114,6 +143,11 @@ def main():
                 theirs = statistics.median(timed(reference) for _ in range(args.runs))
                 print(f"{name}: ours {ours * 1000:.0f} ms, {reference[0]} {theirs * 1000:.0f} ms, "
                       f"ratio {ours / theirs:.2f}")
+            pdftoppm = rows[1][3]
+            theirs = statistics.median(timed(pdftoppm) for _ in range(args.runs))
+            ours = statistics.median(render_seconds(service, token, sources, args.runs))
+            print(f"PDF page to a 256 px thumbnail by render URL: ours {ours * 1000:.0f} ms, "
+                  f"pdftoppm {theirs * 1000:.0f} ms, ratio {ours / theirs:.2f}")
         finally:
             service.stop()
 

@@ -55,8 +55,8 @@ pkg-config --exists libavif 2>/dev/null || missing+=(libavif-dev)
 pkg-config --exists libjxl libjxl_threads 2>/dev/null || missing+=(libjxl-dev)
 # libclang and clang's own headers, which bindgen (build.rs) parses the C headers with.
 ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
-# poppler's pdfinfo and pdftocairo draw the pages of PDF sources (child processes).
-command -v pdftocairo >/dev/null 2>&1 || missing+=(poppler-utils)
+# poppler's pdfinfo and pdftoppm draw the pages of PDF sources (child processes).
+command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
 # Little CMS for colour profiles (without it, lcms2-sys builds its bundled copy).
 pkg-config --exists lcms2 2>/dev/null || missing+=(liblcms2-dev)
 if $with_test_tools; then

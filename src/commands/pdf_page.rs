@@ -12,7 +12,7 @@ use std::path::Path;
 
 use super::options::{OptionSpec, Options};
 use super::spec::Shape;
-use crate::media::{Media, MediaError, MediaFile};
+use crate::media::{Media, MediaError, MediaFile, PageSize};
 
 /// Which page of a PDF source the image commands read.
 pub const PAGE: OptionSpec = OptionSpec::integer(
@@ -33,22 +33,55 @@ pub(super) async fn draw(
     dir: &Path,
 ) -> Result<MediaFile, MediaError> {
     let page = options.number(&PAGE) as u32;
+    let made = |(width, height): (u32, u32)| {
+        predict(Shape {
+            size: Some((width, height)),
+            frames: Some(1),
+            seconds: None,
+        })
+    };
     let scale = |(width, height): (u32, u32)| {
-        let made = |times: u32| {
-            let size = Some((width.saturating_mul(times), height.saturating_mul(times)));
-            let input = Shape {
-                size,
-                frames: Some(1),
-                seconds: None,
-            };
-            predict(input)
-        };
-        match (made(1), made(2)) {
+        let times = |k: u32| made((width.saturating_mul(k), height.saturating_mul(k)));
+        match (times(1), times(2)) {
             (Some((w, h)), Some(same)) if (w, h) == same => {
                 (f64::from(w) / f64::from(width)).max(f64::from(h) / f64::from(height))
             }
             _ => 1.0,
         }
     };
-    media.pdf_page(input, page, scale, dir).await
+    media
+        .pdf_page(
+            input,
+            page,
+            fixed_side(made).unwrap_or(PageSize::Scaled(scale)),
+            dir,
+        )
+        .await
+}
+
+/// Pages of every shape and size a command could be given, tiny ones included (a
+/// `withoutEnlargement` resize leaves those as they are).
+const PROBES: [(u32, u32); 6] = [
+    (1, 2),
+    (2, 1),
+    (500, 1000),
+    (1000, 500),
+    (3000, 7000),
+    (7000, 3000),
+];
+
+/// The side every output has whatever page the command is given (`resize-image` to a
+/// `width` alone): then the page can be drawn at that side without its size being
+/// read first, and poppler's two runs overlap (see `media::pdf`).
+fn fixed_side<F>(made: impl Fn((u32, u32)) -> Option<(u32, u32)>) -> Option<PageSize<F>> {
+    let outputs: Option<Vec<(u32, u32)>> = PROBES.iter().map(|&shape| made(shape)).collect();
+    let outputs = outputs?;
+    let (width, height) = *outputs.first()?;
+    if width > 0 && outputs.iter().all(|&(w, _)| w == width) {
+        Some(PageSize::Width(width))
+    } else if height > 0 && outputs.iter().all(|&(_, h)| h == height) {
+        Some(PageSize::Height(height))
+    } else {
+        None
+    }
 }

@@ -76,6 +76,7 @@ pub use file::MediaFile;
 pub use image::decode::inspect_image;
 pub use image::placeholders::Placeholders;
 pub use libraries::check as check_libraries;
+pub(crate) use pdf::PageSize;
 pub use sniff::sniff;
 pub use video::probe::{CodecType, Probe, ProbeFormat, ProbeStream};
 pub use work::Work;

@@ -1,7 +1,19 @@
 //! A PDF page as a picture, drawn by poppler (Debian's `poppler-utils`: `pdfinfo`
-//! reads the page count, size and encryption, `pdftocairo` draws one page to PNG) in
-//! child processes made like ffmpeg's (`ffmpeg::process`: no shell, an empty
-//! environment plus the allow-list, the memory limit, the timeout, bounded in number).
+//! reads the page count, size and encryption, `pdftoppm` draws one page to an
+//! uncompressed TIFF) in child processes made like ffmpeg's (`ffmpeg::process`: no
+//! shell, an empty environment plus the allow-list, the memory limit, the timeout,
+//! bounded in number, started warm).
+//!
+//! Why `pdftoppm` and TIFF: on a thumbnail most of a run is poppler starting, and
+//! `pdftoppm` (Splash) starts and draws in about two thirds of `pdftocairo`'s time; a
+//! PNG's compression then cost more than the drawing (a 2048 px page: 122 ms as PNG,
+//! 52 ms as TIFF), and the page is read once, here, so it need not be small.
+//!
+//! Why two runs may overlap: when the command fixes one side of its output whatever
+//! the page ([`PageSize::Width`]: `resize-image` to a `width`), the page is drawn at
+//! that side while `pdfinfo` reads it, and `pdfinfo`'s verdict (encrypted, no such
+//! page, too many pixels) stops the drawing when it refuses; the drawing runs under
+//! the memory limit meanwhile. Otherwise the size is read first.
 //!
 //! poppler rather than PDFium: it is a Debian package (security updates with the
 //! system, no binary blob to vendor), and its command-line tools keep the parser out
@@ -90,6 +102,10 @@ fn refused(found: &'static str) -> MediaError {
     }
 }
 
+fn damaged() -> MediaError {
+    refused("a damaged PDF document")
+}
+
 fn out_of_range() -> MediaError {
     MediaError::InvalidParameter {
         name: "page",
@@ -97,35 +113,90 @@ fn out_of_range() -> MediaError {
     }
 }
 
+/// How big a page is drawn.
+pub(crate) enum PageSize<F> {
+    /// This many pixels wide, its height following the page's shape.
+    Width(u32),
+    /// This many pixels high, its width following the page's shape.
+    Height(u32),
+    /// Its 72-dpi size scaled by the factor this gives for that size.
+    Scaled(F),
+}
+
 impl Media {
-    /// Page `page` of the PDF `input` as a PNG in `out_dir`, drawn at its 72-dpi size
-    /// scaled by `scale(size)` (a command that makes a size of its own gets the page
-    /// drawn at that size: more pixels drawn, not enlarged, or fewer drawn rather than
-    /// drawn and shrunk). `ImageTooLarge` past the pixel limit, before anything is
-    /// drawn.
-    pub(crate) async fn pdf_page(
+    /// Page `page` of the PDF `input` as a TIFF in `out_dir`, drawn at `size` (a
+    /// command that makes a size of its own gets the page drawn at that size: more
+    /// pixels drawn, not enlarged, or fewer drawn rather than drawn and shrunk).
+    /// `ImageTooLarge` past the pixel limit.
+    pub(crate) async fn pdf_page<F: FnOnce((u32, u32)) -> f64>(
         &self,
         input: &MediaFile,
         page: u32,
-        scale: impl FnOnce((u32, u32)) -> f64,
+        size: PageSize<F>,
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
-        let damaged = || refused("a damaged PDF document");
+        let output = output_path(out_dir, MediaFormat::Tiff);
+        let (scale_x, scale_y, scale) = match size {
+            PageSize::Width(w) => (i64::from(w), -1, None),
+            PageSize::Height(h) => (-1, i64::from(h), None),
+            PageSize::Scaled(scale) => (0, 0, Some(scale)),
+        };
+        let Some(scale) = scale else {
+            // The drawing's result waits for `pdfinfo`'s verdict, whose refusal
+            // drops (and so kills) the drawing.
+            let drawn = async {
+                Ok::<_, MediaError>(
+                    self.draw_page(input, page, (scale_x, scale_y), &output)
+                        .await,
+                )
+            };
+            let checked = async {
+                let (width, height) = self.page_info(input, page).await?.pixels();
+                let drawn = |side: i64, at: u32, of: u32| {
+                    (side as f64 * f64::from(at) / f64::from(of)).ceil() as u32
+                };
+                let (width, height) = if scale_x > 0 {
+                    (scale_x as u32, drawn(scale_x, height, width))
+                } else {
+                    (drawn(scale_y, width, height), scale_y as u32)
+                };
+                self.check_drawn(width, height)
+            };
+            let ((), drawn) = tokio::try_join!(checked, drawn)?;
+            return drawn;
+        };
+        let info = self.page_info(input, page).await?;
+        let (width, height) = info.pixels();
+        let factor = Some(scale((width, height)))
+            .filter(|f| f.is_finite() && *f > 0.0)
+            .unwrap_or(1.0);
+        let drawn = |v: u32| {
+            (f64::from(v) * factor)
+                .round()
+                .clamp(1.0, f64::from(u32::MAX)) as u32
+        };
+        let (width, height) = (drawn(width), drawn(height));
+        self.check_drawn(width, height)?;
+        self.draw_page(input, page, (i64::from(width), i64::from(height)), &output)
+            .await
+    }
+
+    /// `ImageTooLarge` for a page drawn at more pixels than the limit.
+    fn check_drawn(&self, width: u32, height: u32) -> Result<(), MediaError> {
+        crate::media::image::decode::check_pixels(width, height, self.config().max_image_pixels)
+    }
+
+    /// What `pdfinfo` says of page `page`, or the error that names why not.
+    async fn page_info(&self, input: &MediaFile, page: u32) -> Result<PageInfo, MediaError> {
         let page_arg = page.to_string();
-        let info = self
-            .runner()
-            .run(
-                Path::new("pdfinfo"),
-                [
-                    "-f".as_ref(),
-                    page_arg.as_ref(),
-                    "-l".as_ref(),
-                    page_arg.as_ref(),
-                    input.path.as_os_str(),
-                ],
-            )
-            .await;
-        let info = match info {
+        let args = [
+            "-f".as_ref(),
+            page_arg.as_ref(),
+            "-l".as_ref(),
+            page_arg.as_ref(),
+            input.path.as_os_str(),
+        ];
+        let info = match self.runner().run(Path::new("pdfinfo"), args).await {
             Ok(output) => String::from_utf8_lossy(&output.stdout).into_owned(),
             Err(MediaError::ProcessFailed {
                 stderr_tail: stderr,
@@ -143,50 +214,49 @@ impl Media {
             }
             Err(e) => return Err(e),
         };
-        let info = parse_info(&info, page)?.ok_or_else(damaged)?;
-        let (width, height) = info.pixels();
-        let factor = Some(scale((width, height)))
-            .filter(|f| f.is_finite() && *f > 0.0)
-            .unwrap_or(1.0);
-        let drawn = |v: u32| {
-            (f64::from(v) * factor)
-                .round()
-                .clamp(1.0, f64::from(u32::MAX)) as u32
-        };
-        let (width, height) = (drawn(width), drawn(height));
-        crate::media::image::decode::check_pixels(width, height, self.config().max_image_pixels)?;
-        let output = output_path(out_dir, MediaFormat::Png);
+        parse_info(&info, page)?.ok_or_else(damaged)
+    }
+
+    /// Draws page `page` by `pdftoppm` next to `output`, as `pdftoppm` names it (its
+    /// stem with `.tif`), `scale_x` and `scale_y` its `-scale-to-x` and `-scale-to-y`
+    /// (-1: following the page's shape).
+    async fn draw_page(
+        &self,
+        input: &MediaFile,
+        page: u32,
+        (scale_x, scale_y): (i64, i64),
+        output: &Path,
+    ) -> Result<MediaFile, MediaError> {
         let stem = output.with_extension("");
-        let (w, h) = (width.to_string(), height.to_string());
+        let (page, x, y) = (page.to_string(), scale_x.to_string(), scale_y.to_string());
         let args = [
-            "-png".as_ref(),
+            "-tiff".as_ref(),
             "-singlefile".as_ref(),
             "-f".as_ref(),
-            page_arg.as_ref(),
+            page.as_ref(),
             "-l".as_ref(),
-            page_arg.as_ref(),
+            page.as_ref(),
             "-scale-to-x".as_ref(),
-            w.as_ref(),
+            x.as_ref(),
             "-scale-to-y".as_ref(),
-            h.as_ref(),
+            y.as_ref(),
             input.path.as_os_str(),
             stem.as_os_str(),
         ];
-        match self.runner().run(Path::new("pdftocairo"), args).await {
-            Ok(_) => {}
+        match self.runner().run(Path::new("pdftoppm"), args).await {
+            Ok(_) => Ok(MediaFile {
+                path: stem.with_extension("tif"),
+                format: MediaFormat::Tiff,
+            }),
             Err(MediaError::ProcessFailed {
                 stderr_tail: stderr,
                 ..
             }) => {
-                tracing::debug!(%stderr, "pdftocairo refused a PDF");
-                return Err(damaged());
+                tracing::debug!(%stderr, "pdftoppm refused a PDF");
+                Err(damaged())
             }
-            Err(e) => return Err(e),
+            Err(e) => Err(e),
         }
-        Ok(MediaFile {
-            path: output,
-            format: MediaFormat::Png,
-        })
     }
 }
 

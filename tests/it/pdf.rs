@@ -1,7 +1,8 @@
 //! PDF sources (docs/API.md, "Inputs"): a page (`page`, 1 by default; `page:N` in a
 //! render) drawn by poppler in a child process, at the size the command makes, and
 //! compared with `pdftoppm`'s drawing at that size; encrypted, truncated and
-//! page-out-of-range files fail with codes that name PDF.
+//! page-out-of-range files fail with codes that name PDF, and a page too large to
+//! draw with `image_too_large`.
 
 use image::{DynamicImage, GenericImageView};
 use serde_json::json;
@@ -161,22 +162,44 @@ async fn encrypted_truncated_and_out_of_range_pdfs_fail_with_codes_naming_pdf() 
         ),
         ("cut.pdf", bytes[..300].to_vec(), "damaged PDF"),
     ];
-    for (name, file, said) in cases {
-        let source = app.fixtures.add(name, file);
-        let error = app.run_failed(edit(&source, &["resize-image"], None)).await;
-        assert_eq!(error["code"], "unsupported_input_format", "{name}: {error}");
+    // Without a size the page's size is read first; with a `width` the page is drawn
+    // while it is read, and what `pdfinfo` refuses still decides the error.
+    for options in [None, Some(json!({"width": 300}))] {
+        for (name, file, said) in &cases {
+            let source = app.fixtures.add(name, file.clone());
+            let error = app
+                .run_failed(edit(&source, &["resize-image"], options.clone()))
+                .await;
+            assert_eq!(error["code"], "unsupported_input_format", "{name}: {error}");
+            assert!(
+                error["detail"].as_str().unwrap().contains(said),
+                "{name}: {error}"
+            );
+        }
+        let source = app.fixtures.add("doc.pdf", bytes.clone());
+        let mut page_three = options.clone().unwrap_or(json!({}));
+        page_three["page"] = json!(3);
+        let error = app
+            .run_failed(edit(&source, &["resize-image"], Some(page_three)))
+            .await;
+        assert_eq!(error["code"], "invalid_parameter", "{error}");
         assert!(
-            error["detail"].as_str().unwrap().contains(said),
-            "{name}: {error}"
+            error["detail"].as_str().unwrap().contains("page"),
+            "{error}"
         );
     }
-    let source = app.fixtures.add("doc.pdf", bytes);
+    // A sliver of a page 2 pt wide and 14400 high, asked 4000 px wide, would be
+    // 115 200 000 000 pixels: refused from its size, the drawing stopped.
+    let sliver = String::from_utf8(bytes)
+        .unwrap()
+        .replacen("[0 0 200 100]", "[0 0 2 14400]", 1);
+    let source = app.fixtures.add("sliver.pdf", sliver.into_bytes());
     let error = app
-        .run_failed(edit(&source, &["resize-image"], Some(json!({"page": 3}))))
+        .run_failed(edit(
+            &source,
+            &["resize-image"],
+            Some(json!({"width": 4000})),
+        ))
         .await;
-    assert_eq!(error["code"], "invalid_parameter", "{error}");
-    assert!(
-        error["detail"].as_str().unwrap().contains("page"),
-        "{error}"
-    );
+    assert_eq!(error["code"], "image_too_large", "{error}");
 }
