@@ -85,3 +85,36 @@ fn fixed_side<F>(made: impl Fn((u32, u32)) -> Option<(u32, u32)>) -> Option<Page
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type Size = PageSize<fn((u32, u32)) -> f64>;
+
+    fn side(made: impl Fn((u32, u32)) -> Option<(u32, u32)>) -> Option<(char, u32)> {
+        match fixed_side::<fn((u32, u32)) -> f64>(made) {
+            Some(Size::Width(w)) => Some(('w', w)),
+            Some(Size::Height(h)) => Some(('h', h)),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_side_every_output_shares_is_drawn_at_without_reading_the_page_first() {
+        let wide = |(w, h): (u32, u32)| Some((256, 256 * h / w));
+        assert_eq!(side(wide), Some(('w', 256)));
+        let high = |(w, h): (u32, u32)| Some((300 * w / h, 300));
+        assert_eq!(side(high), Some(('h', 300)));
+        // A box: the side that fills it depends on the page's shape.
+        let boxed = |(w, h): (u32, u32)| {
+            let k = (256.0 / w as f64).min(256.0 / h as f64);
+            Some(((w as f64 * k) as u32, (h as f64 * k) as u32))
+        };
+        assert_eq!(side(boxed), None);
+        // Not enlarged: a tiny page keeps its size.
+        let kept = |(w, h): (u32, u32)| Some(if w < 256 { (w, h) } else { (256, 256 * h / w) });
+        assert_eq!(side(kept), None);
+        assert_eq!(side(Some), None, "the page's own size");
+    }
+}
