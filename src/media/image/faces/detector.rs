@@ -77,16 +77,21 @@ pub fn detect(image: &DynamicImage) -> Result<Vec<Face>, MediaError> {
 
 /// `image` as RGB of `size` (alpha dropped: a face is a face under any opacity).
 fn small_rgb(image: &DynamicImage, (sw, sh): (u32, u32)) -> RgbImage {
+    // An RGB picture is read where it is (a 2 MP copy is a few ms).
+    let converted;
     let rgb = match image {
-        DynamicImage::ImageRgb8(rgb) => DynamicImage::ImageRgb8(rgb.clone()),
-        other => DynamicImage::ImageRgb8(other.to_rgb8()),
+        DynamicImage::ImageRgb8(_) => image,
+        other => {
+            converted = DynamicImage::ImageRgb8(other.to_rgb8());
+            &converted
+        }
     };
     if (sw, sh) == (image.width(), image.height()) {
-        return rgb.into_rgb8();
+        return rgb.to_rgb8();
     }
     let mut small = DynamicImage::new_rgb8(sw, sh);
     let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
-    match mediaedit_pixels::resize(&rgb, &mut small, &options) {
+    match mediaedit_pixels::resize(rgb, &mut small, &options) {
         Ok(()) => small.into_rgb8(),
         Err(_) => rgb
             .resize_exact(sw, sh, image::imageops::FilterType::Triangle)

@@ -2,7 +2,8 @@
 //! `gravity: face` keeps them in a crop (`window`), `blur-faces` hides them (`hide`),
 //! `faces: true` reports them.
 //!
-//! - `model`: the network (YuNet-n, shipped in the binary) and its runtime (tract).
+//! - `model`: the network (YuNet-n, shipped in the binary); `engine` and `kernels`
+//!   run it (tract reads the ONNX file, and runs it in the tests as the reference).
 //! - `boxes`: the network's outputs read as boxes, and non-maximum suppression.
 //! - `window`: the crop window around the faces.
 //! - `hide`: blurring or pixelating boxes of a picture.
@@ -14,12 +15,16 @@
 
 mod boxes;
 mod detector;
+mod engine;
 mod face;
 mod file;
 pub mod hide;
+mod kernels;
 mod model;
 pub mod window;
 
+#[cfg(test)]
+mod engine_tests;
 #[cfg(test)]
 mod tests;
 
