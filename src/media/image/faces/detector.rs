@@ -70,7 +70,7 @@ fn detect_at(image: &DynamicImage, side: u32) -> Result<Vec<Face>, MediaError> {
     let small = small_rgb(image, (sw, sh));
     // Planar BGR (the channel order the network was trained on), 0–255, zero padding.
     let plane = (pw * ph) as usize;
-    let mut input = vec![0f32; 3 * plane];
+    let mut input = model::zeroed(3 * plane);
     let (blue, rest) = input.split_at_mut(plane);
     let (green, red) = rest.split_at_mut(plane);
     let row_len = 3 * sw as usize;

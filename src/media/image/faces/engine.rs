@@ -12,10 +12,12 @@
 
 use std::collections::HashMap;
 
-use tract_onnx::pb::{ModelProto, NodeProto, TensorProto};
+use tract_onnx::pb::{ModelProto, TensorProto};
 use tract_onnx::prelude::Framework;
 
-use crate::media::image::faces::kernels::{self, Product, Window};
+use crate::media::image::faces::kernels::Window;
+use crate::media::image::faces::layers::{eval, Pool};
+use crate::media::image::faces::read::{conv, ints, upsample};
 
 /// A planar map: `channels` planes of `height` rows of `width`.
 pub struct Map {
@@ -25,7 +27,7 @@ pub struct Map {
     pub data: Vec<f32>,
 }
 
-enum Conv {
+pub(super) enum Conv {
     /// 1×1, stride 1.
     Pointwise,
     /// 3×3, stride 1, padding 1, one input channel per output channel.
@@ -34,7 +36,7 @@ enum Conv {
     General(Window),
 }
 
-enum Op {
+pub(super) enum Op {
     Conv {
         kind: Conv,
         weights: Vec<f32>,
@@ -202,9 +204,16 @@ impl Network {
     /// The heads' values for `input` (height and width multiples of 32), each cell by
     /// cell with its channels innermost.
     pub fn run(&self, input: Map) -> Result<Vec<Vec<f32>>, String> {
+        let mut pool = Pool::kept();
+        let heads = self.run_in(input, &mut pool);
+        pool.keep();
+        heads
+    }
+
+    /// `run` with the buffers of `pool`, every map's buffer given back to it after.
+    pub(super) fn run_in(&self, input: Map, pool: &mut Pool) -> Result<Vec<Vec<f32>>, String> {
         let mut maps: Vec<Option<Map>> = (0..self.slots).map(|_| None).collect();
         maps[0] = Some(input);
-        let mut pool = Pool::default();
         for (i, step) in self.steps.iter().enumerate() {
             let arg = |k: usize| {
                 maps[step.inputs[k]]
@@ -212,7 +221,7 @@ impl Network {
                     .ok_or("a map read after it was dropped")
             };
             let second = step.inputs.get(1).map(|_| arg(1)).transpose()?;
-            let out = eval(&step.op, arg(0)?, second, &mut pool)?;
+            let out = eval(&step.op, arg(0)?, second, pool)?;
             for &s in &step.inputs {
                 if self.last_use[s] == i {
                     if let Some(map) = maps[s].take() {
@@ -222,13 +231,24 @@ impl Network {
             }
             maps[step.output] = Some(out);
         }
-        self.heads
-            .iter()
+        let heads = (self.heads.iter())
             .map(|head| {
                 let map = maps[head.slot].as_ref().ok_or("a head not computed")?;
                 Ok(cells(map, head.sigmoid))
             })
-            .collect()
+            .collect();
+        for map in maps.into_iter().flatten() {
+            pool.give(map.data);
+        }
+        heads
+    }
+
+    /// A buffer of `len` zeros for an input, from the buffers kept between runs.
+    pub fn zeroed(len: usize) -> Vec<f32> {
+        let mut pool = Pool::kept();
+        let buffer = pool.zeroed(len);
+        pool.keep();
+        buffer
     }
 }
 
@@ -242,268 +262,4 @@ fn cells(map: &Map, sigmoid: bool) -> Vec<f32> {
         }
     }
     out
-}
-
-/// The buffers of the maps a run no longer reads, for the maps it makes next: a run
-/// touches fresh memory (page faults, zeroing) only for its first few maps.
-#[derive(Default)]
-struct Pool(Vec<Vec<f32>>);
-
-impl Pool {
-    /// A buffer of `len` values, any values: every kernel writes all of its output.
-    fn take(&mut self, len: usize) -> Vec<f32> {
-        let best = (self.0.iter().enumerate())
-            .filter(|(_, b)| b.capacity() >= len)
-            .min_by_key(|(_, b)| b.capacity())
-            .map(|(i, _)| i);
-        let mut buffer = match best {
-            Some(i) => self.0.swap_remove(i),
-            None => Vec::new(),
-        };
-        buffer.truncate(len);
-        buffer.resize(len, 0.0);
-        buffer
-    }
-
-    fn give(&mut self, buffer: Vec<f32>) {
-        self.0.push(buffer);
-    }
-}
-
-fn eval(op: &Op, x: &Map, y: Option<&Map>, pool: &mut Pool) -> Result<Map, String> {
-    let (c, h, w) = (x.channels, x.height, x.width);
-    let plane = w * h;
-    let mut like = |channels, height, width| Map {
-        channels,
-        height,
-        width,
-        data: pool.take(channels * height * width),
-    };
-    Ok(match op {
-        Op::Conv {
-            kind,
-            weights,
-            bias,
-            relu,
-        } => {
-            let relu = *relu;
-            match kind {
-                Conv::Pointwise => {
-                    let mut out = like(bias.len(), h, w);
-                    let p = Product {
-                        x: &x.data,
-                        x_stride: plane,
-                        inputs: c,
-                        n: plane,
-                        weights,
-                        bias,
-                        relu,
-                    };
-                    kernels::product(&p, &mut out.data, plane);
-                    out
-                }
-                Conv::Depthwise3 => {
-                    let mut out = like(c, h, w);
-                    for ch in 0..c {
-                        let k: &[f32; 9] = weights[9 * ch..9 * ch + 9].try_into().expect("9");
-                        let range = ch * plane..(ch + 1) * plane;
-                        let (src, dest) = (&x.data[range.clone()], &mut out.data[range]);
-                        kernels::depthwise3(src, (w, h), k, bias[ch], relu, dest);
-                    }
-                    out
-                }
-                Conv::General(window) => {
-                    let mut out = like(bias.len(), window.out(h), window.out(w));
-                    general(x, *window, weights, bias, relu, &mut out.data);
-                    out
-                }
-            }
-        }
-        Op::Relu => {
-            let mut out = like(c, h, w);
-            for (o, v) in out.data.iter_mut().zip(&x.data) {
-                *o = v.max(0.0);
-            }
-            out
-        }
-        Op::MaxPool2 => {
-            let mut out = like(c, h / 2, w / 2);
-            let (oh, ow) = (h / 2, w / 2);
-            for ch in 0..c {
-                for oy in 0..oh {
-                    let r0 = &x.data[ch * plane + 2 * oy * w..][..w];
-                    let r1 = &x.data[ch * plane + (2 * oy + 1) * w..][..w];
-                    let dest = &mut out.data[(ch * oh + oy) * ow..][..ow];
-                    for (ox, d) in dest.iter_mut().enumerate() {
-                        *d = r0[2 * ox]
-                            .max(r0[2 * ox + 1])
-                            .max(r1[2 * ox].max(r1[2 * ox + 1]));
-                    }
-                }
-            }
-            out
-        }
-        Op::Upsample(f) => {
-            let (oh, ow) = (h * f, w * f);
-            let mut out = like(c, oh, ow);
-            for ch in 0..c {
-                for oy in 0..oh {
-                    let src = &x.data[ch * plane + (oy / f) * w..][..w];
-                    let dest = &mut out.data[(ch * oh + oy) * ow..][..ow];
-                    for (ox, d) in dest.iter_mut().enumerate() {
-                        *d = src[ox / f];
-                    }
-                }
-            }
-            out
-        }
-        Op::Add => {
-            let y = y.ok_or("an addition of one map")?;
-            if (y.channels, y.height, y.width) != (c, h, w) {
-                return Err("an addition of maps of different shapes".into());
-            }
-            let mut out = like(c, h, w);
-            for (o, (a, b)) in out.data.iter_mut().zip(x.data.iter().zip(&y.data)) {
-                *o = a + b;
-            }
-            out
-        }
-    })
-}
-
-/// A convolution over all the input channels with `window`: bands of output rows
-/// unrolled into columns, then the product of the weights with them, into `out`.
-fn general(x: &Map, window: Window, weights: &[f32], bias: &[f32], relu: bool, out: &mut [f32]) {
-    let (oh, ow) = (window.out(x.height), window.out(x.width));
-    let taps = x.channels * window.size * window.size;
-    // Bands of about 64 K values of columns: they stay in the core's cache.
-    let band = (65_536 / (taps * ow).max(1)).max(1);
-    let mut cols = Vec::new();
-    let mut y = 0;
-    while y < oh {
-        let rows = y..(y + band).min(oh);
-        let n = rows.len() * ow;
-        let shape = (x.channels, x.width, x.height);
-        kernels::im2col(&x.data, shape, window, rows.clone(), &mut cols);
-        let p = Product {
-            x: &cols,
-            x_stride: n,
-            inputs: taps,
-            n,
-            weights,
-            bias,
-            relu,
-        };
-        kernels::product(&p, &mut out[y * ow..], oh * ow);
-        y = rows.end;
-    }
-}
-
-fn conv(node: &NodeProto, inits: &HashMap<&str, &TensorProto>) -> Result<Op, String> {
-    let tensor = |k: usize| -> Result<(Vec<usize>, Vec<f32>), String> {
-        let name = node.input.get(k).ok_or("a convolution without weights")?;
-        let t = inits
-            .get(name.as_str())
-            .ok_or("weights that are not constants")?;
-        Ok((t.dims.iter().map(|&d| d as usize).collect(), floats(t)?))
-    };
-    let (dims, weights) = tensor(1)?;
-    let [outputs, per_group, kh, kw] = dims[..] else {
-        return Err("a convolution that is not 2-D".into());
-    };
-    let bias = match node.input.get(2).filter(|b| !b.is_empty()) {
-        Some(_) => tensor(2)?.1,
-        None => vec![0.0; outputs],
-    };
-    let group = node
-        .get_attr_opt::<i64>("group")
-        .ok()
-        .flatten()
-        .unwrap_or(1) as usize;
-    let strides = ints(node, "strides").unwrap_or_else(|| vec![1, 1]);
-    let pads = ints(node, "pads").unwrap_or_else(|| vec![0; 4]);
-    let dilations = ints(node, "dilations").unwrap_or_else(|| vec![1, 1]);
-    let same = |v: &[i64]| v.windows(2).all(|p| p[0] == p[1]);
-    let plain = kh == kw && same(&strides) && same(&pads) && dilations.iter().all(|&d| d == 1);
-    let auto_pad = node.get_attr_opt::<&str>("auto_pad").ok().flatten();
-    if !plain || auto_pad.is_some_and(|a| a != "NOTSET") || bias.len() != outputs {
-        return Err("a convolution with uneven strides, padding or dilations".into());
-    }
-    let window = Window {
-        size: kh,
-        stride: strides.first().copied().unwrap_or(1) as usize,
-        pad: pads.first().copied().unwrap_or(0) as usize,
-    };
-    let kind = match (group, window) {
-        (
-            1,
-            Window {
-                size: 1,
-                stride: 1,
-                pad: 0,
-            },
-        ) => Conv::Pointwise,
-        (
-            g,
-            Window {
-                size: 3,
-                stride: 1,
-                pad: 1,
-            },
-        ) if g == outputs && per_group == 1 => Conv::Depthwise3,
-        (1, _) => Conv::General(window),
-        _ => return Err("a grouped convolution other than 3×3 depthwise".into()),
-    };
-    Ok(Op::Conv {
-        kind,
-        weights,
-        bias,
-        relu: false,
-    })
-}
-
-fn upsample(node: &NodeProto, inits: &HashMap<&str, &TensorProto>) -> Result<Op, String> {
-    let attr = |name: &str| node.get_attr_opt::<&str>(name).ok().flatten();
-    let nearest = attr("mode") == Some("nearest")
-        && matches!(
-            attr("coordinate_transformation_mode"),
-            None | Some("asymmetric")
-        )
-        && matches!(attr("nearest_mode"), None | Some("floor"));
-    let scales = node
-        .input
-        .iter()
-        .skip(1)
-        .filter_map(|name| inits.get(name.as_str()))
-        .map(|t| floats(t))
-        .find(|v| v.as_ref().map_or(true, |v| v.len() == 4))
-        .ok_or("an upsampling by sizes")??;
-    let factor = scales[2];
-    let whole = factor >= 1.0 && factor.fract() == 0.0;
-    if !nearest || scales[..2] != [1.0, 1.0] || scales[3] != factor || !whole {
-        return Err("an upsampling other than nearest by a whole factor".into());
-    }
-    Ok(Op::Upsample(factor as usize))
-}
-
-/// An attribute of integers; `None` when absent (or not integers).
-fn ints(node: &NodeProto, name: &str) -> Option<Vec<i64>> {
-    node.get_attr_opt_slice::<i64>(name)
-        .ok()
-        .flatten()
-        .map(<[i64]>::to_vec)
-}
-
-/// The values of a float tensor.
-fn floats(t: &TensorProto) -> Result<Vec<f32>, String> {
-    if t.data_type != 1 {
-        return Err(format!("a constant of type {}", t.data_type));
-    }
-    if t.raw_data.is_empty() {
-        return Ok(t.float_data.clone());
-    }
-    Ok(t.raw_data
-        .chunks_exact(4)
-        .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect())
 }

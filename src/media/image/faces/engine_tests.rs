@@ -5,6 +5,7 @@ use tract_onnx::prelude::*;
 
 use super::engine::{Map, Network};
 use super::kernels::PORTABLE;
+use super::layers::{Pool, KEPT_BYTES};
 use super::model::MODEL_BYTES;
 
 /// tract's parse of the model (its outputs' shapes left to follow from the input's:
@@ -144,4 +145,23 @@ fn a_graph_with_an_operation_we_do_not_run_is_refused_when_read() {
     }
     let err = Network::from_proto(&proto, 9).err().expect("refused");
     assert!(err.contains("depthwise"), "{err}");
+}
+
+#[test]
+fn the_buffers_a_run_at_the_largest_size_keeps_fit_what_is_kept_between_runs() {
+    // 960 × 540 brought to 960 × 544: the largest input of a 16:9 photo.
+    let network = Network::parse(MODEL_BYTES, 9).expect("our engine reads the model");
+    let mut pool = Pool::default();
+    let map = Map {
+        channels: 3,
+        height: 544,
+        width: 960,
+        data: vec![0.0; 3 * 544 * 960],
+    };
+    network.run_in(map, &mut pool).expect("our engine runs");
+    let bytes = pool.bytes();
+    assert!(
+        bytes > 3 * 544 * 960 * 4 && bytes <= KEPT_BYTES,
+        "{bytes} bytes"
+    );
 }

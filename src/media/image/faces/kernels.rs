@@ -7,6 +7,9 @@
 //! in the same order whatever the part of the map being computed, so a map split into
 //! bands computed on several threads is bit for bit the map computed on one.
 
+#[cfg(target_arch = "x86_64")]
+use crate::media::image::faces::simd;
+
 /// How a 1×1 convolution's operands lie in memory: input channel `c` at
 /// `x[c * x_stride..][..n]`, output channel `o` at `out[o * out_stride..][..n]`,
 /// weights `[out][in]`.
@@ -33,9 +36,9 @@ pub fn product(p: &Product, out: &mut [f32], out_stride: usize) {
         // asserts bound every index the bodies use.
         unsafe {
             if std::arch::is_x86_feature_detected!("avx512f") {
-                avx512::product(p, out, out_stride);
+                simd::avx512::product(p, out, out_stride);
             } else {
-                avx2::product(p, out, out_stride, 0);
+                simd::avx2::product(p, out, out_stride, 0);
             }
         }
         return;
@@ -46,7 +49,7 @@ pub fn product(p: &Product, out: &mut [f32], out_stride: usize) {
 /// The portable body of `product`, from pixel `from` on (inlined into the SIMD body
 /// for its tail, where `madd` is one instruction).
 #[inline(always)]
-fn product_portable(p: &Product, out: &mut [f32], out_stride: usize, from: usize) {
+pub(super) fn product_portable(p: &Product, out: &mut [f32], out_stride: usize, from: usize) {
     for (o, &bias) in p.bias.iter().enumerate() {
         let w = &p.weights[o * p.inputs..(o + 1) * p.inputs];
         let row = &mut out[o * out_stride..o * out_stride + p.n];
@@ -102,7 +105,7 @@ pub fn depthwise3(
     #[cfg(target_arch = "x86_64")]
     if simd() {
         // SAFETY: the CPU has AVX2 and FMA; the body reads and writes within the rows.
-        unsafe { avx2::depthwise3(plane, size, kernel, bias, relu, out) };
+        unsafe { simd::avx2::depthwise3(plane, size, kernel, bias, relu, out) };
         return;
     }
     depthwise3_rows(plane, size, kernel, bias, relu, out, |_, _| 1);
@@ -111,7 +114,7 @@ pub fn depthwise3(
 /// The rows of `depthwise3`: `inner` computes what it can of a row's columns 1.. (the
 /// SIMD body's lanes) and says where it stopped; the rest here, one by one.
 #[inline(always)]
-fn depthwise3_rows(
+pub(super) fn depthwise3_rows(
     plane: &[f32],
     (width, height): (usize, usize),
     kernel: &[f32; 9],
@@ -221,180 +224,5 @@ pub fn im2col(
                 }
             }
         }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use std::arch::x86_64::*;
-
-    use super::Product;
-
-    /// `super::product` on 4 outputs × 16 pixels at a time, from pixel `from` on.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn product(p: &Product, out: &mut [f32], out_stride: usize, from: usize) {
-        let outputs = p.bias.len();
-        let (x, w, ci) = (p.x.as_ptr(), p.weights.as_ptr(), p.inputs);
-        let o_ptr = out.as_mut_ptr();
-        let zero = _mm256_setzero_ps();
-        let finish = |v: __m256| if p.relu { _mm256_max_ps(v, zero) } else { v };
-        let mut i = from;
-        while i + 16 <= p.n {
-            let mut o = 0;
-            while o + 4 <= outputs {
-                let mut acc = [[zero; 2]; 4];
-                for (j, a) in acc.iter_mut().enumerate() {
-                    let b = _mm256_set1_ps(p.bias[o + j]);
-                    *a = [b, b];
-                }
-                for c in 0..ci {
-                    let xp = x.add(c * p.x_stride + i);
-                    let (x0, x1) = (_mm256_loadu_ps(xp), _mm256_loadu_ps(xp.add(8)));
-                    for (j, a) in acc.iter_mut().enumerate() {
-                        let wv = _mm256_set1_ps(*w.add((o + j) * ci + c));
-                        a[0] = _mm256_fmadd_ps(wv, x0, a[0]);
-                        a[1] = _mm256_fmadd_ps(wv, x1, a[1]);
-                    }
-                }
-                for (j, a) in acc.iter().enumerate() {
-                    let op = o_ptr.add((o + j) * out_stride + i);
-                    _mm256_storeu_ps(op, finish(a[0]));
-                    _mm256_storeu_ps(op.add(8), finish(a[1]));
-                }
-                o += 4;
-            }
-            while o < outputs {
-                let b = _mm256_set1_ps(p.bias[o]);
-                let mut a = [b, b];
-                for c in 0..ci {
-                    let xp = x.add(c * p.x_stride + i);
-                    let wv = _mm256_set1_ps(*w.add(o * ci + c));
-                    a[0] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(xp), a[0]);
-                    a[1] = _mm256_fmadd_ps(wv, _mm256_loadu_ps(xp.add(8)), a[1]);
-                }
-                let op = o_ptr.add(o * out_stride + i);
-                _mm256_storeu_ps(op, finish(a[0]));
-                _mm256_storeu_ps(op.add(8), finish(a[1]));
-                o += 1;
-            }
-            i += 16;
-        }
-        if i < p.n {
-            super::product_portable(p, out, out_stride, i);
-        }
-    }
-
-    /// `super::depthwise3`, its rows' inner columns 8 at a time.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn depthwise3(
-        plane: &[f32],
-        size: (usize, usize),
-        kernel: &[f32; 9],
-        bias: f32,
-        relu: bool,
-        out: &mut [f32],
-    ) {
-        super::depthwise3_rows(plane, size, kernel, bias, relu, out, |rows, line| {
-            // SAFETY: the rows are `line.len()` long; the body reads within them.
-            unsafe { depthwise_row(rows, kernel, bias, relu, line) }
-        });
-    }
-
-    /// Columns 1.. of one output row of `super::depthwise3`, 8 at a time while all
-    /// three taps are inside the row; the column the rest starts at.
-    #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn depthwise_row(
-        rows: &[&[f32]; 3],
-        k: &[f32; 9],
-        bias: f32,
-        relu: bool,
-        line: &mut [f32],
-    ) -> usize {
-        let width = line.len();
-        let kv: [__m256; 9] = std::array::from_fn(|t| _mm256_set1_ps(k[t]));
-        let (b, zero) = (_mm256_set1_ps(bias), _mm256_setzero_ps());
-        let mut x = 1;
-        // Four vectors at a time: four chains of nine dependent FMAs side by side (one
-        // chain alone waits on each FMA's latency).
-        while x + 33 <= width {
-            let mut acc = [b; 4];
-            for (r, row) in rows.iter().enumerate() {
-                let rp = row.as_ptr().add(x - 1);
-                for t in 0..3 {
-                    for (v, a) in acc.iter_mut().enumerate() {
-                        let value = _mm256_loadu_ps(rp.add(8 * v + t));
-                        *a = _mm256_fmadd_ps(kv[3 * r + t], value, *a);
-                    }
-                }
-            }
-            for (v, a) in acc.iter().enumerate() {
-                let a = if relu { _mm256_max_ps(*a, zero) } else { *a };
-                _mm256_storeu_ps(line.as_mut_ptr().add(x + 8 * v), a);
-            }
-            x += 32;
-        }
-        while x + 9 <= width {
-            let mut acc = b;
-            for (r, row) in rows.iter().enumerate() {
-                let rp = row.as_ptr().add(x - 1);
-                acc = _mm256_fmadd_ps(kv[3 * r], _mm256_loadu_ps(rp), acc);
-                acc = _mm256_fmadd_ps(kv[3 * r + 1], _mm256_loadu_ps(rp.add(1)), acc);
-                acc = _mm256_fmadd_ps(kv[3 * r + 2], _mm256_loadu_ps(rp.add(2)), acc);
-            }
-            if relu {
-                acc = _mm256_max_ps(acc, zero);
-            }
-            _mm256_storeu_ps(line.as_mut_ptr().add(x), acc);
-            x += 8;
-        }
-        x
-    }
-}
-
-/// Where the CPU has AVX-512 (16 lanes, 32 registers): `super::product` on 8 outputs ×
-/// 32 pixels at a time, the same sums in the same order as the other bodies.
-#[cfg(target_arch = "x86_64")]
-mod avx512 {
-    use std::arch::x86_64::*;
-
-    use super::Product;
-
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub unsafe fn product(p: &Product, out: &mut [f32], out_stride: usize) {
-        const ROWS: usize = 8;
-        let outputs = p.bias.len();
-        let (x, w, ci) = (p.x.as_ptr(), p.weights.as_ptr(), p.inputs);
-        let o_ptr = out.as_mut_ptr();
-        let zero = _mm512_setzero_ps();
-        let finish = |v: __m512| if p.relu { _mm512_max_ps(v, zero) } else { v };
-        let mut i = 0;
-        while i + 32 <= p.n {
-            let mut o = 0;
-            while o < outputs {
-                let rows = if o + ROWS <= outputs { ROWS } else { 1 };
-                let mut acc = [[zero; 2]; ROWS];
-                for (j, a) in acc.iter_mut().enumerate().take(rows) {
-                    let b = _mm512_set1_ps(p.bias[o + j]);
-                    *a = [b, b];
-                }
-                for c in 0..ci {
-                    let xp = x.add(c * p.x_stride + i);
-                    let (x0, x1) = (_mm512_loadu_ps(xp), _mm512_loadu_ps(xp.add(16)));
-                    for (j, a) in acc.iter_mut().enumerate().take(rows) {
-                        let wv = _mm512_set1_ps(*w.add((o + j) * ci + c));
-                        a[0] = _mm512_fmadd_ps(wv, x0, a[0]);
-                        a[1] = _mm512_fmadd_ps(wv, x1, a[1]);
-                    }
-                }
-                for (j, a) in acc.iter().enumerate().take(rows) {
-                    let op = o_ptr.add((o + j) * out_stride + i);
-                    _mm512_storeu_ps(op, finish(a[0]));
-                    _mm512_storeu_ps(op.add(16), finish(a[1]));
-                }
-                o += rows;
-            }
-            i += 32;
-        }
-        super::avx2::product(p, out, out_stride, i);
     }
 }

@@ -20,7 +20,11 @@ mod face;
 mod file;
 pub mod hide;
 mod kernels;
+mod layers;
 mod model;
+mod read;
+#[cfg(target_arch = "x86_64")]
+mod simd;
 pub mod window;
 
 #[cfg(test)]

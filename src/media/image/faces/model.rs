@@ -44,6 +44,11 @@ pub(super) struct RawOutputs {
     pub bbox: [Vec<f32>; 3],
 }
 
+/// A buffer of `len` zeros for an input to `run` (from the buffers runs keep).
+pub(super) fn zeroed(len: usize) -> Vec<f32> {
+    Network::zeroed(len)
+}
+
 /// Runs the model on `input`: BGR, 0–255, planar (`[3][height][width]`), `height`
 /// and `width` multiples of 32.
 pub(super) fn run(input: Vec<f32>, height: usize, width: usize) -> Result<RawOutputs, MediaError> {
