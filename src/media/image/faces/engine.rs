@@ -15,39 +15,9 @@ use std::collections::HashMap;
 use tract_onnx::pb::{ModelProto, TensorProto};
 use tract_onnx::prelude::Framework;
 
-use crate::media::image::faces::kernels::Window;
+use crate::media::image::faces::layer::{Map, Op};
 use crate::media::image::faces::layers::{eval, Pool};
 use crate::media::image::faces::read::{conv, ints, upsample};
-
-/// A planar map: `channels` planes of `height` rows of `width`.
-pub struct Map {
-    pub channels: usize,
-    pub height: usize,
-    pub width: usize,
-    pub data: Vec<f32>,
-}
-
-pub(super) enum Conv {
-    /// 1×1, stride 1.
-    Pointwise,
-    /// 3×3, stride 1, padding 1, one input channel per output channel.
-    Depthwise3,
-    /// Any square window over all the input channels.
-    General(Window),
-}
-
-pub(super) enum Op {
-    Conv {
-        kind: Conv,
-        weights: Vec<f32>,
-        bias: Vec<f32>,
-        relu: bool,
-    },
-    Relu,
-    MaxPool2,
-    Upsample(usize),
-    Add,
-}
 
 struct Step {
     op: Op,

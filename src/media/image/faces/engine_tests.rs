@@ -3,10 +3,11 @@
 
 use tract_onnx::prelude::*;
 
-use super::engine::{Map, Network};
-use super::kernels::PORTABLE;
+use super::engine::Network;
+use super::layer::Map;
 use super::layers::{Pool, KEPT_BYTES};
 use super::model::MODEL_BYTES;
+use super::portable::PORTABLE;
 
 /// tract's parse of the model (its outputs' shapes left to follow from the input's:
 /// the export names one symbol for every grid's cell count).

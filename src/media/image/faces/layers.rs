@@ -3,8 +3,9 @@
 
 use std::sync::Mutex;
 
-use crate::media::image::faces::engine::{Conv, Map, Op};
-use crate::media::image::faces::kernels::{self, Product, Window};
+use crate::media::image::faces::kernels;
+use crate::media::image::faces::layer::{Conv, Map, Op};
+use crate::media::image::faces::portable::{Product, Window};
 
 /// The buffers of the maps a run no longer reads, for the maps it makes next.
 #[derive(Default)]

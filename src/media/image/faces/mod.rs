@@ -20,11 +20,15 @@ mod face;
 mod file;
 pub mod hide;
 mod kernels;
+mod layer;
 mod layers;
 mod model;
+mod portable;
 mod read;
 #[cfg(target_arch = "x86_64")]
-mod simd;
+mod simd_avx2;
+#[cfg(target_arch = "x86_64")]
+mod simd_avx512;
 pub mod window;
 
 #[cfg(test)]

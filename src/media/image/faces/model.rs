@@ -11,7 +11,8 @@
 use std::sync::OnceLock;
 
 use crate::media::error::MediaError;
-use crate::media::image::faces::engine::{Map, Network};
+use crate::media::image::faces::engine::Network;
+use crate::media::image::faces::layer::Map;
 
 /// YuNet-n, exported with dynamic height and width.
 pub(super) static MODEL_BYTES: &[u8] = include_bytes!("../../../../models/yunet_n.onnx");

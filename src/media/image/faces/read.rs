@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use tract_onnx::pb::{NodeProto, TensorProto};
 
-use crate::media::image::faces::engine::{Conv, Op};
-use crate::media::image::faces::kernels::Window;
+use crate::media::image::faces::layer::{Conv, Op};
+use crate::media::image::faces::portable::Window;
 
 pub(super) fn conv(node: &NodeProto, inits: &HashMap<&str, &TensorProto>) -> Result<Op, String> {
     let tensor = |k: usize| -> Result<(Vec<usize>, Vec<f32>), String> {
