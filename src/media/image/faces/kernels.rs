@@ -2,9 +2,8 @@
 //! 1×1 convolutions as a small matrix product, 3×3 depthwise convolutions, and the
 //! rows of a strided convolution unrolled into columns (`im2col`) for the product.
 //!
-//! Each kernel has a portable body (`portable`) and SIMD ones for x86-64 (`simd_avx2`:
-//! AVX2 and FMA, every server CPU since 2013; `simd_avx512` for the product), chosen
-//! at run time. All give each output the same sum in the same order whatever the part
+//! Each kernel has a portable body (`portable`) and a SIMD one for x86-64 (`simd_avx2`:
+//! AVX2 and FMA, every server CPU since 2013), chosen at run time. All give each output the same sum in the same order whatever the part
 //! of the map being computed, so a map split into bands computed on several threads
 //! would be bit for bit the map computed on one.
 
@@ -13,8 +12,6 @@ use crate::media::image::faces::portable::simd;
 use crate::media::image::faces::portable::{self, Product, Window};
 #[cfg(target_arch = "x86_64")]
 use crate::media::image::faces::simd_avx2;
-#[cfg(target_arch = "x86_64")]
-use crate::media::image::faces::simd_avx512;
 
 /// `out[o][p] = bias[o] + Σ_c weights[o][c] · x[c][p]` for the `bias.len()` outputs,
 /// then `max(0, ·)` when `relu`.
@@ -25,15 +22,8 @@ pub fn product(p: &Product, out: &mut [f32], out_stride: usize) {
     assert!(outputs == 0 || out.len() >= (outputs - 1) * out_stride + p.n);
     #[cfg(target_arch = "x86_64")]
     if simd() {
-        // SAFETY: the CPU has AVX2 and FMA (and AVX-512 where that body runs); the
-        // asserts bound every index the bodies use.
-        unsafe {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                simd_avx512::product(p, out, out_stride);
-            } else {
-                simd_avx2::product(p, out, out_stride, 0);
-            }
-        }
+        // SAFETY: the CPU has AVX2 and FMA; the asserts bound every index the body uses.
+        unsafe { simd_avx2::product(p, out, out_stride, 0) };
         return;
     }
     portable::product_portable(p, out, out_stride, 0);

@@ -27,8 +27,6 @@ mod portable;
 mod read;
 #[cfg(target_arch = "x86_64")]
 mod simd_avx2;
-#[cfg(target_arch = "x86_64")]
-mod simd_avx512;
 pub mod window;
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
 //! The portable arithmetic of the face network's kernels (`kernels`), and what the
-//! SIMD bodies (`simd_avx2`, `simd_avx512`) share with it: the operands of a 1×1
+//! SIMD bodies (`simd_avx2`) share with it: the operands of a 1×1
 //! product, a convolution's window, the rows of a depthwise convolution with their
 //! borders, and one multiply-add.
 
