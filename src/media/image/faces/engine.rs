@@ -213,7 +213,8 @@ impl Network {
         heads
     }
 
-    /// A buffer of `len` zeros for an input, from the buffers kept between runs.
+    /// A buffer whose first `len` values are zeros, for an input, from the buffers
+    /// kept between runs.
     pub fn zeroed(len: usize) -> Vec<f32> {
         let mut pool = Pool::kept();
         let buffer = pool.zeroed(len);

@@ -8,6 +8,7 @@ pub struct Map {
     pub channels: usize,
     pub height: usize,
     pub width: usize,
+    /// At least `channels × height × width` values (a reused buffer may be longer).
     pub data: Vec<f32>,
 }
 

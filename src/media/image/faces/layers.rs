@@ -42,25 +42,27 @@ impl Pool {
         self.0.iter().map(|b| 4 * b.capacity()).sum()
     }
 
-    /// A buffer of `len` zeros.
+    /// A buffer whose first `len` values are zeros.
     pub(super) fn zeroed(&mut self, len: usize) -> Vec<f32> {
         let mut buffer = self.take(len);
-        buffer.fill(0.0);
+        buffer[..len].fill(0.0);
         buffer
     }
 
-    /// A buffer of `len` values, any values: every kernel writes all of its output.
+    /// A buffer of at least `len` values, any values: every kernel writes all of its
+    /// output, and a map reads only its first channels × height × width. Never
+    /// shortened, so a buffer is zeroed once when it grows, not on every reuse.
     pub(super) fn take(&mut self, len: usize) -> Vec<f32> {
-        let best = (self.0.iter().enumerate())
-            .filter(|(_, b)| b.capacity() >= len)
-            .min_by_key(|(_, b)| b.capacity())
+        let fits = (self.0.iter().enumerate())
+            .filter(|(_, b)| b.len() >= len)
+            .min_by_key(|(_, b)| b.len());
+        let best = fits
+            .or_else(|| self.0.iter().enumerate().max_by_key(|(_, b)| b.len()))
             .map(|(i, _)| i);
-        let mut buffer = match best {
-            Some(i) => self.0.swap_remove(i),
-            None => Vec::new(),
-        };
-        buffer.truncate(len);
-        buffer.resize(len, 0.0);
+        let mut buffer = best.map(|i| self.0.swap_remove(i)).unwrap_or_default();
+        if buffer.len() < len {
+            buffer.resize(len, 0.0);
+        }
         buffer
     }
 
@@ -124,7 +126,8 @@ pub(super) fn eval(op: &Op, x: &Map, y: Option<&Map>, pool: &mut Pool) -> Result
         }
         Op::Relu => {
             let mut out = like(c, h, w);
-            for (o, v) in out.data.iter_mut().zip(&x.data) {
+            let n = c * plane;
+            for (o, v) in out.data[..n].iter_mut().zip(&x.data[..n]) {
                 *o = v.max(0.0);
             }
             out
@@ -137,10 +140,9 @@ pub(super) fn eval(op: &Op, x: &Map, y: Option<&Map>, pool: &mut Pool) -> Result
                     let r0 = &x.data[ch * plane + 2 * oy * w..][..w];
                     let r1 = &x.data[ch * plane + (2 * oy + 1) * w..][..w];
                     let dest = &mut out.data[(ch * oh + oy) * ow..][..ow];
-                    for (ox, d) in dest.iter_mut().enumerate() {
-                        *d = r0[2 * ox]
-                            .max(r0[2 * ox + 1])
-                            .max(r1[2 * ox].max(r1[2 * ox + 1]));
+                    let pairs = r0.chunks_exact(2).zip(r1.chunks_exact(2));
+                    for (d, (a, b)) in dest.iter_mut().zip(pairs) {
+                        *d = a[0].max(a[1]).max(b[0].max(b[1]));
                     }
                 }
             }
@@ -153,8 +155,8 @@ pub(super) fn eval(op: &Op, x: &Map, y: Option<&Map>, pool: &mut Pool) -> Result
                 for oy in 0..oh {
                     let src = &x.data[ch * plane + (oy / f) * w..][..w];
                     let dest = &mut out.data[(ch * oh + oy) * ow..][..ow];
-                    for (ox, d) in dest.iter_mut().enumerate() {
-                        *d = src[ox / f];
+                    for (d, &v) in dest.chunks_exact_mut(*f).zip(src) {
+                        d.fill(v);
                     }
                 }
             }
@@ -166,7 +168,9 @@ pub(super) fn eval(op: &Op, x: &Map, y: Option<&Map>, pool: &mut Pool) -> Result
                 return Err("an addition of maps of different shapes".into());
             }
             let mut out = like(c, h, w);
-            for (o, (a, b)) in out.data.iter_mut().zip(x.data.iter().zip(&y.data)) {
+            let n = c * plane;
+            let pairs = x.data[..n].iter().zip(&y.data[..n]);
+            for (o, (a, b)) in out.data[..n].iter_mut().zip(pairs) {
                 *o = a + b;
             }
             out

@@ -45,7 +45,8 @@ pub(super) struct RawOutputs {
     pub bbox: [Vec<f32>; 3],
 }
 
-/// A buffer of `len` zeros for an input to `run` (from the buffers runs keep).
+/// A buffer whose first `len` values are zeros, for an input to `run` (from the
+/// buffers runs keep; it may be longer).
 pub(super) fn zeroed(len: usize) -> Vec<f32> {
     Network::zeroed(len)
 }

@@ -8,23 +8,24 @@ use std::arch::x86_64::*;
 
 use crate::media::image::faces::portable::{self, Product};
 
-/// `kernels::product` from pixel `from` on: 4 outputs × 24 pixels at a time (twelve
-/// accumulators, three loads and four broadcasts per twelve FMAs), then 8 pixels.
+/// `kernels::product` from pixel `from` on: 4 outputs × 16 pixels at a time (eight
+/// accumulators, two loads and four broadcasts per eight FMAs; twelve accumulators
+/// spill one of them to the stack, with all sixteen registers taken), then 8 pixels.
 #[target_feature(enable = "avx2,fma")]
 pub unsafe fn product(p: &Product, out: &mut [f32], out_stride: usize, from: usize) {
     let outputs = p.bias.len();
     let mut i = from;
-    while i + 24 <= p.n {
+    while i + 16 <= p.n {
         let mut o = 0;
         while o + 4 <= outputs {
-            block::<4, 3>(p, out, out_stride, i, o);
+            block::<4, 2>(p, out, out_stride, i, o);
             o += 4;
         }
         while o < outputs {
-            block::<1, 3>(p, out, out_stride, i, o);
+            block::<1, 2>(p, out, out_stride, i, o);
             o += 1;
         }
-        i += 24;
+        i += 16;
     }
     while i + 8 <= p.n {
         for o in 0..outputs {
