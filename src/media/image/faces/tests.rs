@@ -5,9 +5,9 @@
 use image::DynamicImage;
 
 use super::hide::{hide, padded, Style};
-use super::{boxes::iou, detect, model, Face};
+use super::{boxes::iou, detect, Face};
 
-fn astronaut() -> DynamicImage {
+pub(super) fn astronaut() -> DynamicImage {
     let bytes = include_bytes!("testdata/astronaut.jpg");
     image::load_from_memory(bytes).expect("the fixture decodes")
 }
@@ -20,18 +20,6 @@ const FACE: Face = Face {
     height: 68.0,
     score: 1.0,
 };
-
-#[test]
-fn the_model_gives_its_outputs_in_the_order_the_decoder_reads() {
-    let names = model::output_names();
-    assert_eq!(
-        names[..9],
-        [
-            "cls_8", "cls_16", "cls_32", "obj_8", "obj_16", "obj_32", "bbox_8", "bbox_16",
-            "bbox_32"
-        ]
-    );
-}
 
 #[test]
 fn the_face_of_a_portrait_is_found_where_it_is_and_nothing_else() {

@@ -23,7 +23,7 @@ pub fn of_image(image: &DynamicImage, size: (f64, f64)) -> Result<(f64, f64), Me
     if size.0 >= w && size.1 >= h {
         return Ok((0.0, 0.0));
     }
-    let faces = crate::media::image::faces::detector::detect(image)?;
+    let faces = crate::media::image::faces::detector::detect_for_crop(image)?;
     Ok(around(&faces, (w, h), size).unwrap_or_else(|| smart::window(image, size)))
 }
 
