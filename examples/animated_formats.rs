@@ -46,6 +46,7 @@ async fn main() {
         min_chunk_work: 100_000_000,
         ladder_cores_per_chunk: 2,
         x264_cores_per_chunk: 4,
+        vp9_cores_per_chunk: 2,
         max_step_memory_bytes: 4 << 30,
         memory_budget_bytes: 8 << 30,
     });

@@ -118,6 +118,7 @@ impl App {
             min_chunk_work: config.chunking.min_chunk_work,
             ladder_cores_per_chunk: config.chunking.ladder_cores_per_chunk as usize,
             x264_cores_per_chunk: config.chunking.x264_cores_per_chunk as usize,
+            vp9_cores_per_chunk: config.chunking.vp9_cores_per_chunk as usize,
             max_step_memory_bytes: config.memory.max_step_memory_bytes,
             memory_budget_bytes: config.memory.budget(),
         });

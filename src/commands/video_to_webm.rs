@@ -68,7 +68,8 @@ impl CommandDef for VideoToWebm {
         let info = crate::media::video::inspect::inspect(media, input, INPUTS).await?;
         let target = loudness_target(media, input, (options, info.has_audio), (None, None));
         let av1 = options.text(&CODEC).as_deref() == Some("av1");
-        let mut recipe = recipe(&info, options.flag(&KEEP_HDR), av1);
+        let vp9_cores = media.config().vp9_cores_per_chunk;
+        let mut recipe = recipe(&info, options.flag(&KEEP_HDR), av1, vp9_cores);
         recipe
             .audio
             .splice(0..0, audio_filter_args(&[], target.await?));
@@ -81,8 +82,9 @@ impl CommandDef for VideoToWebm {
 
 /// The recipe; VP9's realtime mode leaves cores idle at the edges of a frame's rows, so
 /// a long video is encoded in chunks. `keep_hdr`: an HDR source stays 10-bit HDR.
-/// `av1`: SVT-AV1 instead of VP9, keyframes at the same interval, chunked alike.
-fn recipe(info: &VideoInfo, keep_hdr: bool, av1: bool) -> SplitRecipe {
+/// `av1`: SVT-AV1 instead of VP9, keyframes at the same interval, a chunk a core.
+/// `vp9_cores`: the cores a VP9 chunk counts for (`--vp9-cores-per-chunk`).
+fn recipe(info: &VideoInfo, keep_hdr: bool, av1: bool, vp9_cores: usize) -> SplitRecipe {
     let keyframes = KEYFRAME_INTERVAL.to_string();
     let encoder: &[&str] = if av1 {
         &SVT_AV1
@@ -133,7 +135,7 @@ fn recipe(info: &VideoInfo, keep_hdr: bool, av1: bool) -> SplitRecipe {
         decode_weight: 0.3,
         muxer_options: Vec::new(),
         time_scale: 1.0,
-        cores_per_chunk: 1,
+        cores_per_chunk: if av1 { 1 } else { vp9_cores },
         local_only: false,
         part: None,
         burn: None,
@@ -143,7 +145,7 @@ fn recipe(info: &VideoInfo, keep_hdr: bool, av1: bool) -> SplitRecipe {
 /// ffmpeg arguments after the input, in one process.
 #[cfg(test)]
 fn args(info: &VideoInfo) -> Vec<String> {
-    recipe(info, false, false).whole()
+    recipe(info, false, false, 1).whole()
 }
 
 #[cfg(test)]
@@ -161,12 +163,21 @@ mod tests {
 
     #[test]
     fn av1_is_svt_av1_with_the_same_keyframes_and_hdr_kept_needs_no_vp9_profile() {
-        let av1 = recipe(&info(None, true), false, true).whole().join(" ");
+        let av1 = recipe(&info(None, true), false, true, 1).whole().join(" ");
         assert!(
             av1.contains("-c:v libsvtav1 -preset 10 -crf 35 -g 128"),
             "{av1}"
         );
         assert!(av1.contains("libopus"), "{av1}");
         assert!(!av1.contains("-profile:v"), "{av1}");
+    }
+
+    #[test]
+    fn a_vp9_chunk_counts_for_the_cores_it_is_given_and_an_av1_chunk_for_one() {
+        assert_eq!(
+            recipe(&info(None, true), false, false, 2).cores_per_chunk,
+            2
+        );
+        assert_eq!(recipe(&info(None, true), false, true, 2).cores_per_chunk, 1);
     }
 }

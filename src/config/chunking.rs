@@ -38,4 +38,12 @@ pub struct ChunkingConfig {
     /// process, and 16 cores cut four chunks. 1 cuts a chunk per core.
     #[arg(long, env = "MEDIAEDIT_X264_CORES_PER_CHUNK", default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..))]
     pub x264_cores_per_chunk: u32,
+
+    /// Cores one chunk of a chunked VP9 encode (`video-to-webm`) is counted to use:
+    /// libvpx's row threads keep about 1.7 of two cores busy, so a node of two or three
+    /// cores encodes in one process (chunks there cost 1.11× the single process's time
+    /// against 1.03×, docs/PERFORMANCE.md), and 16 cores cut eight chunks. 1 cuts a
+    /// chunk per core.
+    #[arg(long, env = "MEDIAEDIT_VP9_CORES_PER_CHUNK", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub vp9_cores_per_chunk: u32,
 }

@@ -48,6 +48,8 @@ pub struct MediaConfig {
     pub ladder_cores_per_chunk: usize,
     /// Cores one chunk of a chunked x264 encode counts for (`--x264-cores-per-chunk`).
     pub x264_cores_per_chunk: usize,
+    /// Cores one chunk of a chunked VP9 encode counts for (`--vp9-cores-per-chunk`).
+    pub vp9_cores_per_chunk: usize,
     /// The most memory one in-process step may be charged (`media::memory`).
     pub max_step_memory_bytes: u64,
     /// The memory the in-process steps running at once share.

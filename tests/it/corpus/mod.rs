@@ -104,6 +104,7 @@ pub fn media() -> Media {
         min_chunk_work: 100_000_000,
         ladder_cores_per_chunk: 2,
         x264_cores_per_chunk: 4,
+        vp9_cores_per_chunk: 2,
         max_step_memory_bytes: 512 << 20,
         memory_budget_bytes: 2 << 30,
     })
