@@ -136,34 +136,14 @@ impl Media {
         out_dir: &Path,
     ) -> Result<MediaFile, MediaError> {
         let output = output_path(out_dir, MediaFormat::Tiff);
-        let (scale_x, scale_y, scale) = match size {
-            PageSize::Width(w) => (i64::from(w), -1, None),
-            PageSize::Height(h) => (-1, i64::from(h), None),
-            PageSize::Scaled(scale) => (0, 0, Some(scale)),
-        };
-        let Some(scale) = scale else {
-            // The drawing's result waits for `pdfinfo`'s verdict, whose refusal
-            // drops (and so kills) the drawing.
-            let drawn = async {
-                Ok::<_, MediaError>(
-                    self.draw_page(input, page, (scale_x, scale_y), &output)
-                        .await,
-                )
-            };
-            let checked = async {
-                let (width, height) = self.page_info(input, page).await?.pixels();
-                let drawn = |side: i64, at: u32, of: u32| {
-                    (side as f64 * f64::from(at) / f64::from(of)).ceil() as u32
-                };
-                let (width, height) = if scale_x > 0 {
-                    (scale_x as u32, drawn(scale_x, height, width))
-                } else {
-                    (drawn(scale_y, width, height), scale_y as u32)
-                };
-                self.check_drawn(width, height)
-            };
-            let ((), drawn) = tokio::try_join!(checked, drawn)?;
-            return drawn;
+        let scale = match size {
+            PageSize::Width(w) => {
+                return self.draw_while_read(input, page, (w, true), &output).await
+            }
+            PageSize::Height(h) => {
+                return self.draw_while_read(input, page, (h, false), &output).await
+            }
+            PageSize::Scaled(scale) => scale,
         };
         let info = self.page_info(input, page).await?;
         let (width, height) = info.pixels();
@@ -179,6 +159,34 @@ impl Media {
         self.check_drawn(width, height)?;
         self.draw_page(input, page, (i64::from(width), i64::from(height)), &output)
             .await
+    }
+
+    /// Page `page` drawn `side` pixels wide (`wide`) or high, its other side following
+    /// its shape, into `output` while `pdfinfo` reads it: the drawing's result waits
+    /// for `pdfinfo`'s verdict, whose refusal drops (and so kills) the drawing.
+    async fn draw_while_read(
+        &self,
+        input: &MediaFile,
+        page: u32,
+        (side, wide): (u32, bool),
+        output: &Path,
+    ) -> Result<MediaFile, MediaError> {
+        let fixed = i64::from(side);
+        let scale_to = if wide { (fixed, -1) } else { (-1, fixed) };
+        let drawn = async { Ok(self.draw_page(input, page, scale_to, output).await) };
+        let checked = async {
+            let (width, height) = self.page_info(input, page).await?.pixels();
+            let other =
+                |at: u32, of: u32| (f64::from(side) * f64::from(at) / f64::from(of)).ceil() as u32;
+            let (width, height) = if wide {
+                (side, other(height, width))
+            } else {
+                (other(width, height), side)
+            };
+            self.check_drawn(width, height)
+        };
+        let ((), drawn) = tokio::try_join!(checked, drawn)?;
+        drawn
     }
 
     /// `ImageTooLarge` for a page drawn at more pixels than the limit.

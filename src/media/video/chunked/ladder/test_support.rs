@@ -46,6 +46,49 @@ pub(super) fn two_chunks() -> Plan {
     }
 }
 
+/// `source` (described by `info`) encoded twice under `root` by the ladder `recipe`
+/// makes for a folder: whole, in one process without a segment grid, into `whole/`,
+/// then in the chunks of [`two_chunks`] into `chunked/`, their progress told to
+/// `report`. The two folders, and whether the chunks' frames added up.
+pub(super) async fn whole_and_chunked(
+    media: &Media,
+    (source, info): (&MediaFile, &VideoInfo),
+    root: &Path,
+    recipe: impl Fn(&Path) -> LadderRecipe,
+    report: ProgressFn<'_>,
+) -> (PathBuf, PathBuf, bool) {
+    let output = |dir: &Path| dir.join("v%v").join("index.m3u8");
+    let whole_dir = out(root, "whole");
+    let whole = LadderRecipe {
+        segment_frames: None,
+        ..recipe(&whole_dir)
+    };
+    encode(
+        media,
+        (source, info),
+        &whole,
+        root,
+        &output(&whole_dir),
+        &|_| {},
+    )
+    .await
+    .unwrap();
+    let plan = two_chunks();
+    let chunked_dir = out(root, "chunked");
+    let recipe = recipe(&chunked_dir);
+    let ladder = Ladder {
+        media,
+        input: source,
+        recipe: &recipe,
+        plan: &plan,
+    };
+    let added_up = ladder
+        .run(root, &output(&chunked_dir), report)
+        .await
+        .unwrap();
+    (whole_dir, chunked_dir, added_up)
+}
+
 /// A directory for a ladder's output, with its rungs' folders.
 pub(super) fn out(root: &Path, name: &str) -> PathBuf {
     let dir = root.join(name);

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use super::test_support::{ladder_recipe, out, segments, two_chunks};
+use super::test_support::{ladder_recipe, out, segments, two_chunks, whole_and_chunked};
 use super::*;
 use crate::media::testutil::{media, tempdir};
 use crate::media::video::chunked::join::audio_input_at;
@@ -74,39 +74,12 @@ async fn a_ladder_in_chunks_matches_the_single_process_ladder() {
         .unwrap();
     assert_eq!(info.frames, Some(200));
 
-    let whole_dir = out(root.path(), "whole");
-    let whole = LadderRecipe {
-        segment_frames: None,
-        ..recipe(&whole_dir)
-    };
-    let output = |dir: &Path| dir.join("v%v").join("index.m3u8");
-    encode(
-        &media,
-        (&source, &info),
-        &whole,
-        root.path(),
-        &output(&whole_dir),
-        &|_| {},
-    )
-    .await
-    .unwrap();
-
     // Two chunks, cut between the segments (at 6 s, frame 150).
-    let plan = two_chunks();
-    let chunked_dir = out(root.path(), "chunked");
-    let recipe = recipe(&chunked_dir);
-    let ladder = Ladder {
-        media: &media,
-        input: &source,
-        recipe: &recipe,
-        plan: &plan,
-    };
     let reported = Mutex::new(Vec::new());
     let report = |f: f64| reported.lock().unwrap().push(f);
-    let ran = ladder
-        .run(root.path(), &output(&chunked_dir), &report)
-        .await;
-    assert!(ran.unwrap(), "the frames add up");
+    let (whole_dir, chunked_dir, ran) =
+        whole_and_chunked(&media, (&source, &info), root.path(), recipe, &report).await;
+    assert!(ran, "the frames add up");
 
     // The same playlists, word for word but the variants' stated rates.
     let master = |dir: &Path| std::fs::read_to_string(dir.join("master.m3u8")).unwrap();

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use super::test_support::{ladder_recipe, out, segments, two_chunks};
+use super::test_support::{ladder_recipe, segments, whole_and_chunked};
 use super::*;
 use crate::format::MediaFormat;
 use crate::media::testutil::{media, tempdir};
@@ -50,37 +50,11 @@ async fn an_av1_ladder_in_chunks_has_the_single_process_segments_and_frames() {
         .await
         .unwrap();
     assert_eq!(info.frames, Some(200));
-    let output = |dir: &Path| dir.join("v%v").join("index.m3u8");
-    let whole_dir = out(root.path(), "whole");
-    let whole = LadderRecipe {
-        segment_frames: None,
-        ..recipe(&whole_dir)
-    };
-    let whole_out = output(&whole_dir);
-    let ran = encode(
-        &media,
-        (&source, &info),
-        &whole,
-        root.path(),
-        &whole_out,
-        &|_| {},
-    );
-    ran.await.unwrap();
-
     // Two chunks cut between the segments, at 6 s (frame 150), the second with a
     // lead-in of one GOP.
-    let plan = two_chunks();
-    let chunked_dir = out(root.path(), "chunked");
-    let recipe = recipe(&chunked_dir);
-    let ladder = Ladder {
-        media: &media,
-        input: &source,
-        recipe: &recipe,
-        plan: &plan,
-    };
-    let chunked_out = output(&chunked_dir);
-    let ran = ladder.run(root.path(), &chunked_out, &|_| {});
-    assert!(ran.await.unwrap(), "the chunks' frames add up");
+    let (whole_dir, chunked_dir, ran) =
+        whole_and_chunked(&media, (&source, &info), root.path(), recipe, &|_| {}).await;
+    assert!(ran, "the chunks' frames add up");
 
     let playlist = |dir: &Path| std::fs::read_to_string(dir.join("v0/index.m3u8")).unwrap();
     assert_eq!(playlist(&chunked_dir), playlist(&whole_dir));
