@@ -26,6 +26,7 @@ use image::DynamicImage;
 use crate::format::ImageFormat;
 use crate::media::cancel;
 use crate::media::error::MediaError;
+use crate::media::image::codec::avif;
 use crate::media::image::decode;
 use crate::media::image::ops::{encode_at, resize};
 use crate::media::memory::MemoryBudget;
@@ -184,7 +185,11 @@ fn encode_auto(
     // core, where there is one, takes half the wait for two encodes off every choice.
     let (reference, first_trial) = std::thread::scope(|scope| {
         let reference = scope.spawn(|| -> Result<_, MediaError> {
-            let full = trial(100)?;
+            let full = match format {
+                // Lossless: the pixels of quality 100 at any speed (see `avif`).
+                ImageFormat::Avif => avif::encode_lossless_quickly(scored)?,
+                _ => trial(100)?,
+            };
             let reference = Reference::of(&decoded(&full)?);
             Ok((full, reference))
         });
@@ -196,8 +201,9 @@ fn encode_auto(
     });
     let (full, mut reference) = reference?;
     let mut made = Some((first, first_trial?));
-    // The passing trial's bytes, which are the output when it was scored at full size.
-    let mut kept = Some((100, full));
+    // The passing trial's bytes, which are the output when it was scored at full size
+    // (not the quick lossless AVIF: its file is larger than quality 100's).
+    let mut kept = Some((100, full)).filter(|_| format != ImageFormat::Avif);
     while let Some(quality) = search.next() {
         cancel::checkpoint()?;
         let (picture, bytes) = match made.take() {

@@ -75,22 +75,21 @@ impl Reference {
     pub fn of(image: &DynamicImage) -> Reference {
         let mut scales = Vec::new();
         for_each_scale(linear(image), |xyb| {
-            let (width, len) = (xyb.width, xyb.width * xyb.height);
-            let mut temp = vec![0f32; len];
-            let mut blurred = |plane: &[f32]| {
-                let mut out = vec![0f32; len];
-                blur(plane, width, &mut temp, &mut out);
-                out
-            };
-            let mean = std::array::from_fn(|c| blurred(&xyb.channels[c]));
-            let square_mean = std::array::from_fn(|c| {
-                let squared: Vec<f32> = xyb.channels[c].iter().map(|v| v * v).collect();
-                blurred(&squared)
+            let width = xyb.width;
+            let [(m0, s0), (m1, s1), (m2, s2)] = per_channel([(); 3], |c, ()| {
+                let plane = &xyb.channels[c];
+                let mut temp = vec![0f32; plane.len()];
+                let mut mean = vec![0f32; plane.len()];
+                blur(plane, width, &mut temp, &mut mean);
+                let squared: Vec<f32> = plane.iter().map(|v| v * v).collect();
+                let mut square_mean = vec![0f32; plane.len()];
+                blur(&squared, width, &mut temp, &mut square_mean);
+                (mean, square_mean)
             });
             scales.push(ReferenceScale {
                 xyb,
-                mean,
-                square_mean,
+                mean: [m0, m1, m2],
+                square_mean: [s0, s1, s2],
             });
         });
         Reference {
@@ -153,28 +152,38 @@ struct ScaleAverages {
     edge: [[f64; 4]; 3],
 }
 
-/// One scale of a trial against the reference's: the first channel on a thread of its
-/// own beside the other two (a second core, where there is one, takes a third off).
+/// One scale of a trial against the reference's, its three channels at once.
 fn compare(
     reference: &ReferenceScale,
     trial: &Planes,
     scratch: &mut [Scratch; 3],
 ) -> ScaleAverages {
     let len = trial.width * trial.height;
-    let [first, second, third] = scratch.each_mut().map(|s| s.sized(len));
-    let (first, rest) = std::thread::scope(|scope| {
-        let first = scope.spawn(move || compare_channel(reference, trial, 0, first));
-        let rest = [(1, second), (2, third)].map(|(c, s)| compare_channel(reference, trial, c, s));
-        let first = first
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (first, rest)
-    });
-    let [(ssim0, edge0), (ssim1, edge1), (ssim2, edge2)] = [first, rest[0], rest[1]];
+    let scratch = scratch.each_mut().map(|s| s.sized(len));
+    let [(ssim0, edge0), (ssim1, edge1), (ssim2, edge2)] =
+        per_channel(scratch, |c, s| compare_channel(reference, trial, c, s));
     ScaleAverages {
         ssim: [ssim0, ssim1, ssim2],
         edge: [edge0, edge1, edge2],
     }
+}
+
+/// `work` on each of three channels at once: two on threads of their own, the third
+/// here (on two cores, one and a half channels' time where one thread beside took two).
+fn per_channel<I: Send, T: Send>(inputs: [I; 3], work: impl Fn(usize, I) -> T + Sync) -> [T; 3] {
+    let [first, second, third] = inputs;
+    let work = &work;
+    std::thread::scope(|scope| {
+        let first = scope.spawn(move || work(0, first));
+        let second = scope.spawn(move || work(1, second));
+        let third = work(2, third);
+        let joined = |handle: std::thread::ScopedJoinHandle<'_, T>| {
+            handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        };
+        [joined(first), joined(second), third]
+    })
 }
 
 /// Channel `c` of one scale, in `scratch` (planes of the scale's size): the trial's
