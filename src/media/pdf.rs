@@ -185,7 +185,9 @@ impl Media {
             };
             self.check_drawn(width, height)
         };
-        let ((), drawn) = tokio::try_join!(checked, drawn)?;
+        // The drawing first: `try_join!` starts its futures in order, and the drawing is
+        // the longer run (each start hands a warm process its command line).
+        let (drawn, ()) = tokio::try_join!(drawn, checked)?;
         drawn
     }
 
