@@ -100,11 +100,13 @@ impl Reference {
 
     /// The score of `distorted` (decoded, the reference's size) against it.
     pub fn score(&mut self, distorted: &DynamicImage) -> Result<f64, MediaError> {
-        let first = &self.scales[0].xyb;
         let size = (distorted.width() as usize, distorted.height() as usize);
-        if size != (first.width, first.height) {
+        let reference_size = self.scales.first().map(|s| (s.xyb.width, s.xyb.height));
+        if reference_size != Some(size) {
             return Err(MediaError::InvalidMedia(
-                "a trial could not be scored: its size is not the reference's".into(),
+                "a trial could not be scored: its size is not the reference's, or the \
+                 pictures are under 8 pixels a side"
+                    .into(),
             ));
         }
         let mut averages = Vec::with_capacity(SCALES);
@@ -122,11 +124,6 @@ impl Reference {
 /// The SSIMULACRA2 score of `distorted` against `reference` (two pictures of one size,
 /// at least 8 pixels on a side).
 pub fn score(reference: &DynamicImage, distorted: &DynamicImage) -> Result<f64, MediaError> {
-    if reference.width() < 8 || reference.height() < 8 {
-        return Err(MediaError::InvalidMedia(
-            "a trial could not be scored: pictures under 8 pixels a side have no score".into(),
-        ));
-    }
     Reference::of(reference).score(distorted)
 }
 
