@@ -55,6 +55,23 @@ PHOTOS = [
 ]
 
 
+SKIMAGE_PHOTOS = ["astronaut.png", "camera.png", "chelsea.png", "coffee.png", "motorcycle_left.png",
+                  "rocket.jpg", "hubble_deep_field.jpg", "retina.jpg", "grass.png", "gravel.png", "brick.png"]
+
+
+def skimage_photos(wheel, work):
+    """The photographs of scikit-image's data folder, copied out of its wheel into `work`."""
+    import zipfile
+    out = []
+    with zipfile.ZipFile(wheel) as z:
+        for name in SKIMAGE_PHOTOS:
+            path = os.path.join(work, "skimage-" + name)
+            with open(path, "wb") as f:
+                f.write(z.read("skimage/data/" + name))
+            out.append(path)
+    return out
+
+
 def b64(data):
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
@@ -116,6 +133,10 @@ def main():
     parser.add_argument("--width", type=int, default=800)
     parser.add_argument("--formats", default="jpeg,webp,avif")
     parser.add_argument("--port", type=int, default=18091)
+    parser.add_argument("--skimage-wheel", help="also the colour and grey photographs of a scikit-image "
+                        "wheel (PyPI; skimage/data: NASA's astronaut, rocket and Hubble field, the "
+                        "cameraman, the cat, the coffee, a motorcycle, a retina, grass, gravel, brick), "
+                        "read from the wheel file itself: pip download scikit-image --no-deps")
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     corpus = os.environ.get("MEDIAEDIT_CORPUS_DIR", os.path.join(root, "target", "corpus"))
@@ -124,6 +145,8 @@ def main():
         sys.exit(f"no photographs in {corpus}: run scripts/corpus.sh")
     binary = perf.release_binary(args.bin)
     work = tempfile.mkdtemp(prefix="quality-bench-")
+    if args.skimage_wheel:
+        photos += skimage_photos(args.skimage_wheel, work)
     rows = []
     try:
         data = f"{work}/data"
@@ -170,7 +193,8 @@ def main():
               f"| {auto_bytes / fixed_bytes:.2f} | {oracle_bytes / fixed_bytes:.2f} "
               f"| {min(scores):.1f} | {sum(scores) / len(scores):.1f} "
               f"| {auto_t / fixed_t:.2f} ({auto_t * 1000 / len(photos):.0f} ms vs {fixed_t * 1000 / len(photos):.0f} ms a render) |")
-    print(json.dumps({"photos": [os.path.relpath(p, corpus) for p in photos]}))
+    print(json.dumps({"photos": [os.path.relpath(p, corpus) if p.startswith(corpus) else os.path.basename(p)
+                                 for p in photos]}))
     for fmt, _, needed, *_ in rows:
         print(json.dumps({"format": fmt, "lowest passing quality per photo": needed}))
 
