@@ -195,8 +195,9 @@ def main():
               f"| {auto_t / fixed_t:.2f} ({auto_t * 1000 / len(photos):.0f} ms vs {fixed_t * 1000 / len(photos):.0f} ms a render) |")
     print(json.dumps({"photos": [os.path.relpath(p, corpus) if p.startswith(corpus) else os.path.basename(p)
                                  for p in photos]}))
-    for fmt, _, needed, *_ in rows:
-        print(json.dumps({"format": fmt, "lowest passing quality per photo": needed}))
+    for fmt, _, needed, _, _, scores, *_ in rows:
+        print(json.dumps({"format": fmt, "lowest passing quality per photo": needed,
+                          "auto score per photo": [round(x, 1) for x in scores]}))
 
 
 if __name__ == "__main__":

@@ -67,11 +67,23 @@ fn auto_quality_picks_less_than_full_quality_and_meets_the_target() {
 }
 
 #[test]
-fn a_large_output_is_scored_on_a_smaller_copy() {
-    assert_eq!(scored_size((400, 300)), (400, 300));
-    let (w, h) = scored_size((4000, 3000));
-    assert!(u64::from(w) * u64::from(h) <= SCORED_PIXELS + 1000);
-    assert_eq!((w as f64 / h as f64 * 100.0).round(), 133.0);
+fn a_large_output_is_scored_on_tiles_cut_at_its_own_scale() {
+    use image::GenericImageView;
+    assert!(mosaic(&photo_like(400, 300)).is_none());
+    let big = photo_like(1200, 900);
+    let tiles = mosaic(&big).unwrap();
+    assert_eq!(tiles.dimensions(), (512, 512));
+    // Each tile is the picture's own pixels, unscaled, from the middle of its cell:
+    // the first cell's middle is (150, 112), the last's (1050, 787).
+    assert_eq!(tiles.get_pixel(0, 0), big.get_pixel(150 - 64, 112 - 64));
+    assert_eq!(
+        tiles.get_pixel(511, 511),
+        big.get_pixel(1050 + 63, 787 + 63)
+    );
+    // A long, low picture: tiles as high as it is.
+    let strip = mosaic(&photo_like(3000, 100)).unwrap();
+    assert_eq!(strip.dimensions(), (512, 400));
+    assert!(u64::from(strip.width()) * u64::from(strip.height()) <= SCORED_PIXELS);
 }
 
 #[test]
