@@ -17,7 +17,12 @@ pub(crate) fn band_count(rows: u32, min_rows: u32) -> usize {
 pub(crate) fn join_bands<E>(
     bands: Vec<std::thread::ScopedJoinHandle<'_, Result<(), E>>>,
 ) -> Result<(), E> {
-    bands
-        .into_iter()
-        .try_for_each(|band| band.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    bands.into_iter().try_for_each(joined)
+}
+
+/// What a scoped thread returned; its panic is re-raised here, as `blocking` does.
+pub(crate) fn joined<T>(thread: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    thread
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }

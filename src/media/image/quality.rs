@@ -24,6 +24,7 @@ use image::DynamicImage;
 
 use crate::format::ImageFormat;
 use crate::media::cancel;
+use crate::media::cores::joined;
 use crate::media::error::MediaError;
 use crate::media::image::codec::avif;
 use crate::media::image::decode;
@@ -192,26 +193,20 @@ fn encode_auto(
             Ok((full, reference))
         });
         let first_trial = trial(first).and_then(|bytes| Ok((decoded(&bytes)?, bytes)));
-        let reference = reference
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (reference, first_trial)
+        (joined(reference), first_trial)
     });
     let (full, mut reference) = reference?;
-    let mut made = Some((first, first_trial?));
     // The passing trial's bytes, which are the output when it was scored at full size
     // (not the quick lossless AVIF: its file is larger than quality 100's).
     let mut kept = Some((100, full)).filter(|_| format != ImageFormat::Avif);
+    let (picture, bytes) = first_trial?;
+    if search.record(first, reference.score(&picture)?) {
+        kept = Some((first, bytes));
+    }
     while let Some(quality) = search.next() {
         cancel::checkpoint()?;
-        let (picture, bytes) = match made.take() {
-            Some((q, made)) if q == quality => made,
-            _ => {
-                let bytes = trial(quality)?;
-                (decoded(&bytes)?, bytes)
-            }
-        };
-        let score = reference.score(&picture)?;
+        let bytes = trial(quality)?;
+        let score = reference.score(&decoded(&bytes)?)?;
         if search.record(quality, score) {
             kept = Some((quality, bytes));
         }

@@ -23,6 +23,7 @@ use image::DynamicImage;
 
 use super::blur::blur;
 use super::xyb::{halved, linear, xyb, Planes};
+use crate::media::cores::joined;
 use crate::media::error::MediaError;
 
 /// The scales: the picture, then halved five times (while at least 8 pixels a side).
@@ -174,11 +175,6 @@ fn per_channel<I: Send, T: Send>(inputs: [I; 3], work: impl Fn(usize, I) -> T + 
         let first = scope.spawn(move || work(0, first));
         let second = scope.spawn(move || work(1, second));
         let third = work(2, third);
-        let joined = |handle: std::thread::ScopedJoinHandle<'_, T>| {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        };
         [joined(first), joined(second), third]
     })
 }
