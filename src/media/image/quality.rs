@@ -9,10 +9,12 @@
 //! at most [`MAX_TRIALS`] trial encodes (the first beside the reference's, on a second
 //! thread), on a mosaic of tiles cut at the output's own scale, [`SCORED_PIXELS`] in
 //! all, when the output is larger (the metric's time grows with the pixels). The first
-//! trial is the format's usual quality for the target; each next one is interpolated
-//! between the best passing and the highest failing trial so far (the full-quality
-//! picture, score 100, passes from the start). The search stops early when a passing
-//! trial is within a point of the target or no whole quality lies between the two.
+//! trial is the format's usual quality for the target. While the target is bracketed
+//! only on one side, the next is stepped from the nearest trial along the format's
+//! typical slope of score over quality near the target; once a failing and a passing
+//! trial bracket it, interpolated between the two. The search stops early when a
+//! passing trial is within [`CLOSE_ENOUGH`] of the target or no whole quality lies
+//! between the two.
 
 mod blur;
 mod score;
@@ -48,8 +50,10 @@ const GRID: u32 = 4;
 const SCORING_BYTES_PER_PIXEL: u64 = 200;
 /// What the interpolation aims above the target, so the trial it picks tends to pass.
 const AIM_ABOVE: f64 = 0.5;
-/// A passing trial this close to the target ends the search: one lower would fail.
-const CLOSE_ENOUGH: f64 = 1.0;
+/// A passing trial this close to the target ends the search. Two points, not one:
+/// on 25 photographs (docs/PERFORMANCE.md) the last trial a closer stop adds gains
+/// about 1 % of the bytes and costs a quarter of the search's time.
+const CLOSE_ENOUGH: f64 = 2.0;
 
 /// The lossy encoder's quality an output is written at.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -262,6 +266,8 @@ struct Search {
     target: f64,
     /// The first trial.
     first: u8,
+    /// Points of score a step of quality is typically worth near the target.
+    slope: f64,
     /// The lowest passing quality so far and its score.
     pass: (u8, f64),
     /// The highest failing quality below it and its score.
@@ -271,17 +277,22 @@ struct Search {
 
 impl Search {
     fn new(format: ImageFormat, target: f64) -> Search {
-        // Where each format's outputs score about 70 on photographs (JPEG 85 scores
-        // about 86; WebP 80 and AVIF's default about 70), moved with the target.
-        let usual = match format {
-            ImageFormat::Jpeg => 65.0,
-            ImageFormat::Webp => 78.0,
-            _ => 60.0,
+        // Where each format's outputs of photographs score about 70 (JPEG 85 scores
+        // about 86; WebP 80 and AVIF's default about 70), moved with the target, and
+        // how many points a step of quality is worth there: fitted to the score curves
+        // of 25 photographs (docs/PERFORMANCE.md), which are far flatter near 70 than
+        // the line to quality 100 (WebP's rises 0.5 a step at 70, 1.4 a step on average
+        // from there to 100).
+        let (usual, slope) = match format {
+            ImageFormat::Jpeg => (62.0, 0.6),
+            ImageFormat::Webp => (73.0, 0.5),
+            _ => (57.0, 1.0),
         };
         let first = (usual + (target - DEFAULT_TARGET) * 1.5).clamp(1.0, 99.0) as u8;
         Search {
             target,
             first,
+            slope,
             pass: (100, 100.0),
             fail: None,
             trials: 0,
@@ -301,16 +312,18 @@ impl Search {
         let aim = self.target + AIM_ABOVE;
         let guess = match (self.trials, self.fail) {
             (0, _) => f64::from(self.first),
+            // Up from the failing trial at the format's slope: full quality's 100 is
+            // no guide to where the curve crosses the target.
+            (_, Some((fail_q, fail_s))) if pass_q == 100 => {
+                f64::from(fail_q) + (aim - fail_s) / self.slope
+            }
             // Along the line through the two trials that bracket the target.
             (_, Some((fail_q, fail_s))) => {
                 let slope = (pass_s - fail_s).max(0.01) / f64::from(pass_q - fail_q);
                 f64::from(fail_q) + (aim - fail_s) / slope
             }
-            // Down from the passing trial along the line from full quality to it.
-            (_, None) => {
-                let slope = ((100.0 - pass_s) / f64::from(100 - pass_q)).clamp(0.2, 5.0);
-                f64::from(pass_q) - (pass_s - aim) / slope
-            }
+            // Down from the passing trial at the format's slope.
+            (_, None) => f64::from(pass_q) - (pass_s - aim) / self.slope,
         };
         let guess = guess
             .ceil()

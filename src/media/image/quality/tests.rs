@@ -42,6 +42,25 @@ fn the_search_tries_at_most_four_qualities_and_keeps_the_lowest_passing() {
 }
 
 #[test]
+fn a_photograph_s_curve_is_settled_in_two_trials() {
+    // A WebP curve as photographs have it near the target: half a point a quality step,
+    // 70 at quality 80 (the line to quality 100 would be three times as steep).
+    let curve = |quality: u8| 70.0 + 0.5 * (f64::from(quality) - 80.0);
+    let mut search = Search::new(ImageFormat::Webp, 70.0);
+    let mut tried = Vec::new();
+    while let Some(quality) = search.next() {
+        tried.push(quality);
+        search.record(quality, curve(quality));
+    }
+    assert_eq!(tried.len(), 2, "{tried:?}");
+    assert!(
+        search.pass.1 >= 70.0 && search.pass.0 <= 82,
+        "{tried:?}: {:?}",
+        search.pass
+    );
+}
+
+#[test]
 fn auto_quality_picks_less_than_full_quality_and_meets_the_target() {
     let image = photo_like(160, 120);
     for format in [ImageFormat::Jpeg, ImageFormat::Webp, ImageFormat::Avif] {
