@@ -180,8 +180,7 @@ fn encode_auto(
     let scored = copy.as_ref().unwrap_or(&image);
     let size = (scored.width(), scored.height());
     let trial = |quality: u8| encode_at(scored.clone(), format, Some(quality));
-    let decoded =
-        |bytes: &[u8]| decode::open(bytes, format.media_format(), u64::MAX)?.decode(size.0, size.1);
+    let decoded = |bytes: &[u8]| decode_trial(bytes, format, size);
     let mut search = Search::new(format, target);
     let first = search.first;
     // The reference and the first trial at once: neither needs the other, and a second
@@ -225,6 +224,34 @@ fn encode_auto(
         _ => encode_at(image, format, Some(quality))?,
     };
     Ok((bytes, chosen))
+}
+
+/// A trial (or the reference) decoded at `size`. A WebP by libwebp, the library that
+/// wrote it and the one browsers and Pillow decode with: a third of the time of the
+/// pure-Rust decoder that reads uploads (about 1.7 ms against 5 at 512 × 512, three or
+/// four times a search).
+fn decode_trial(
+    bytes: &[u8],
+    format: ImageFormat,
+    size: (u32, u32),
+) -> Result<DynamicImage, MediaError> {
+    if format == ImageFormat::Webp {
+        let picture = webp::Decoder::new(bytes).decode();
+        let image = picture.and_then(|p| {
+            let (width, height, pixels) = (p.width(), p.height(), p.to_vec());
+            if (width, height) != size {
+                None
+            } else if p.is_alpha() {
+                image::RgbaImage::from_raw(width, height, pixels).map(DynamicImage::ImageRgba8)
+            } else {
+                image::RgbImage::from_raw(width, height, pixels).map(DynamicImage::ImageRgb8)
+            }
+        });
+        if let Some(image) = image {
+            return Ok(image);
+        }
+    }
+    decode::open(bytes, format.media_format(), u64::MAX)?.decode(size.0, size.1)
 }
 
 /// What a picture larger than [`SCORED_PIXELS`] is scored on: [`GRID`] × [`GRID`]
