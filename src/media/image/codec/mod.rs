@@ -2,7 +2,7 @@
 //! libtiff, libheif, libavif; `sys` declares the ones without a maintained binding)
 //! the BMP reader written to match Pillow, the SVG renderer (resvg), and the GIF and APNG structure readers
 //! (blocks and chunks, frames laid on the one canvas of `canvas.rs` as viewers lay
-//! them) and the APNG writer.
+//! them), the APNG writer, and libwebp's decoder for the WebPs we wrote ourselves.
 
 pub(crate) mod apng;
 pub(crate) mod avif;
@@ -18,3 +18,4 @@ mod jxl_pixels;
 pub(crate) mod svg;
 pub(crate) mod sys;
 pub(crate) mod tiff;
+pub(crate) mod webp;

@@ -118,8 +118,8 @@ pub(super) fn blur(plane: &[f32], width: usize, temp: &mut [f32], out: &mut [f32
 /// as the column pass. The values and the order of every operation are the same.
 struct Lanes {
     width: usize,
-    /// Zeroes where the recursion reaches past the row: [`Lanes::lead`] before it,
-    /// the radius after it.
+    /// Zeroes where the recursion reaches past the row: twice the radius before it
+    /// (its first step reads that far back), the radius after it.
     input: Vec<[f32; ROWS]>,
     output: Vec<[f32; ROWS]>,
 }
@@ -133,17 +133,12 @@ impl Lanes {
         }
     }
 
-    /// Where the row's first value sits: the recursion starts reading `2 × radius`
-    /// before it.
-    fn lead(k: &Kernel) -> usize {
-        2 * k.radius
-    }
-
     /// The row pass over `rows` (≤ [`ROWS`]) rows starting at the slices' start, side
     /// by side: one row's recursion waits on each step's result, [`ROWS`] of them fill
     /// the vector lanes while they wait.
     fn blur_rows(&mut self, k: &Kernel, input: &[f32], output: &mut [f32], rows: usize) {
-        let (width, lead, radius) = (self.width, Lanes::lead(k), k.radius);
+        let (width, radius) = (self.width, k.radius);
+        let lead = 2 * radius;
         for (r, row) in input.chunks(width).take(rows).enumerate() {
             let lanes = self.input[lead..lead + width].iter_mut();
             for (lane, value) in lanes.zip(row) {
@@ -160,7 +155,7 @@ impl Lanes {
         let mut prev2 = [[0f32; ROWS]; 3];
         // Step n of the recursion (from 1 − radius) reads the row at n ± radius − 1.
         for step in 0..width + radius - 1 {
-            let (before, after) = (&self.input[step], &self.input[step + 2 * radius]);
+            let (before, after) = (&self.input[step], &self.input[step + lead]);
             let mut sum = [0f32; ROWS];
             for r in 0..ROWS {
                 sum[r] = before[r] + after[r];
