@@ -70,6 +70,15 @@ pub(crate) fn quiet_input_args(input: &MediaFile, max_seconds: f64) -> Vec<OsStr
     head_args(input, max_seconds, &[])
 }
 
+/// [`quiet_input_args`] with `options` before the input (a seek, decoder threads).
+pub(crate) fn quiet_input_args_with(
+    input: &MediaFile,
+    max_seconds: f64,
+    options: &[String],
+) -> Vec<OsString> {
+    head_args(input, max_seconds, options)
+}
+
 fn head_args(input: &MediaFile, max_seconds: f64, options: &[String]) -> Vec<OsString> {
     let demuxer = demuxer(input.format);
     head_args_as(&input.path, demuxer, max_seconds, options)

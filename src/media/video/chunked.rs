@@ -31,10 +31,10 @@ mod farm;
 mod join;
 pub(crate) mod ladder;
 pub(crate) mod part;
-mod pieces;
+pub(crate) mod pieces;
 pub(crate) mod plan;
 mod remote;
-mod sizes;
+pub(crate) mod sizes;
 pub(crate) mod x264;
 
 pub use farm::encode_chunk;
@@ -155,4 +155,4 @@ pub(crate) async fn try_split(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,10 +1,11 @@
 //! Shot boundaries of a video, for `video-scenes` and `video-storyboard` `at: scenes`.
 //!
-//! ffmpeg decodes the video once (its decoder threads on every core) and hands on each
-//! frame shrunk to a [`SIDE`]² RGB picture at an even rate ([`analysis_rate`]: the
-//! video's, at most 60 fps), so frame `i` is the picture shown at `i / rate`. Nothing
-//! else of the full-size picture is needed: the shrinking is one pass of `scale`
-//! beside the decoder, and the analysis here costs microseconds a frame.
+//! ffmpeg decodes the video once and hands on each frame shrunk to a 128² RGB picture
+//! at an even rate ([`analysis_rate`]: the video's, at most 60 fps), so frame `i` is
+//! the picture shown at `i / rate`. Nothing else of the full-size picture is needed:
+//! the shrinking is one pass of `scale` beside the decoder, and the analysis here costs
+//! microseconds a frame. A long video is decoded in parts at once, a process a core
+//! (`parts`).
 //!
 //! The content measure is PySceneDetect's `ContentDetector`'s, made continuous: each
 //! picture as hue, chroma and value, and between consecutive ones the mean absolute
@@ -13,8 +14,8 @@
 //! first frame of a dissolve tinting a grey picture, jumps in them; here saturation is
 //! the chroma itself, and a change of hue (taken round its circle) counts in
 //! proportion to the lesser chroma of the two pixels. A cut is a frame whose change is at
-//! least `threshold` *and* at least [`RATIO`] times the mean change of the
-//! [`WINDOW`] frames on each side (the adaptive test of PySceneDetect's
+//! least `threshold` *and* at least 2.5 times the mean change of the
+//! two frames on each side (the adaptive test of PySceneDetect's
 //! `AdaptiveDetector`): a fade or a slow pan moves a little every frame and never
 //! passes the first; fast motion changes a lot every frame and fails the second,
 //! where a cut stands out of its neighbours. A shot shorter than `min_seconds` is
@@ -24,23 +25,17 @@
 //! (`frame_score::pick`: not dark, flat or fading, then the sharpest) among up to
 //! [`CANDIDATES`] of the scene's frames, scored on the same small picture in grey.
 
-use tokio::io::AsyncReadExt;
-
 use crate::media::engine::Media;
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::progress::ProgressFn;
-use crate::media::ffmpeg::transcode::quiet_input_args;
 use crate::media::file::MediaFile;
-use crate::media::video::frame_score::{pick, score, Score};
+use crate::media::video::frame_score::{pick, Score};
 use crate::media::video::info::VideoInfo;
 
-/// The side of the picture analysed.
-const SIDE: usize = 128;
-/// How many times the mean change of the [`WINDOW`] frames each side a cut's must be.
-const RATIO: f64 = 2.5;
-const WINDOW: usize = 2;
-/// Frames scored for the best frame a second, and the most candidates of a scene.
-const SCORED_PER_SECOND: f64 = 5.0;
+mod change;
+mod parts;
+
+/// The most candidates of a scene for its best frame.
 const CANDIDATES: usize = 20;
 /// The most scenes: the shortest are merged past it (a storyboard holds 400 tiles).
 pub(crate) const MAX_SCENES: usize = 400;
@@ -129,36 +124,13 @@ pub(crate) async fn detect(
 ) -> Result<Scenes, MediaError> {
     let rate_milli = analysis_rate(info);
     let rate = rate_milli as f64 / 1000.0;
-    let expected = info.duration.map(|d| (d * rate).max(1.0));
-    let every = (rate / SCORED_PER_SECOND).round().max(1.0) as u64;
-    let mut args = quiet_input_args(input, media.config().max_video_seconds);
-    let filter = format!("fps=fps={rate_milli}/1000,scale={SIDE}:{SIDE}:flags=area,format=rgb24");
-    let tail = ["-map", "0:v:0", "-vf", &filter, "-f", "rawvideo", "pipe:1"];
-    args.extend(tail.map(Into::into));
-    let mut read = Analysis::default();
-    let into = &mut read;
-    media
-        .runner()
-        .run_reading(&media.config().ffmpeg, args, |mut pipe| async move {
-            let mut rgb = vec![0u8; SIDE * SIDE * 3];
-            loop {
-                match pipe.read_exact(&mut rgb).await {
-                    Ok(_) => into.frame(&rgb, every),
-                    Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => return Ok(()),
-                    Err(e) => return Err(e.into()),
-                }
-                if let Some(frames) = expected {
-                    progress((into.changes.len() as f64 / frames).min(0.99));
-                }
-            }
-        })
-        .await?;
+    let read = parts::analyse(media, input, info, rate_milli, progress).await?;
     if read.changes.is_empty() {
         return Err(MediaError::InvalidMedia("no frame could be decoded".into()));
     }
     let min_frames = (settings.min_seconds * rate).round() as u64;
     let starts = merge(
-        &cuts(&read.changes, settings.threshold),
+        &change::cuts(&read.changes, settings.threshold),
         &read.changes,
         min_frames,
     );
@@ -166,100 +138,6 @@ pub(crate) async fn detect(
         rate_milli,
         scenes: scenes(&starts, read.changes.len() as u64, &read.scored),
     })
-}
-
-/// What the analysis keeps of the frames read: one change a frame (0 for the first),
-/// and the scores of every `every`-th frame.
-#[derive(Default)]
-struct Analysis {
-    previous: Vec<[u8; 3]>,
-    changes: Vec<f64>,
-    scored: Vec<(u64, Score)>,
-}
-
-impl Analysis {
-    fn frame(&mut self, rgb: &[u8], every: u64) {
-        let hsv: Vec<[u8; 3]> = rgb.chunks_exact(3).map(hsv).collect();
-        let change = if self.previous.is_empty() {
-            0.0
-        } else {
-            content_change(&self.previous, &hsv)
-        };
-        let index = self.changes.len() as u64;
-        self.changes.push(change);
-        if index % every == 0 {
-            let grey: Vec<u8> = rgb.chunks_exact(3).map(luma).collect();
-            self.scored.push((index, score(&grey, SIDE)));
-        }
-        self.previous = hsv;
-    }
-}
-
-/// BT.601 luma of one RGB pixel.
-fn luma(p: &[u8]) -> u8 {
-    let y = 0.299 * f32::from(p[0]) + 0.587 * f32::from(p[1]) + 0.114 * f32::from(p[2]);
-    y.round().clamp(0.0, 255.0) as u8
-}
-
-/// One RGB pixel as hue 0–179 (degrees halved, as OpenCV's 8-bit HSV), chroma
-/// (max − min) and value (max), 0–255.
-fn hsv(p: &[u8]) -> [u8; 3] {
-    let (r, g, b) = (f32::from(p[0]), f32::from(p[1]), f32::from(p[2]));
-    let max = r.max(g).max(b);
-    let min = r.min(g).min(b);
-    let spread = max - min;
-    let degrees = if spread == 0.0 {
-        0.0
-    } else if max == r {
-        60.0 * (g - b) / spread
-    } else if max == g {
-        120.0 + 60.0 * (b - r) / spread
-    } else {
-        240.0 + 60.0 * (r - g) / spread
-    };
-    let degrees = if degrees < 0.0 {
-        degrees + 360.0
-    } else {
-        degrees
-    };
-    [
-        ((degrees / 2.0).round() as u16 % 180) as u8,
-        spread as u8,
-        max as u8,
-    ]
-}
-
-/// The mean change of hue (round its circle, weighed by the lesser chroma), chroma and
-/// value between two pictures, averaged: 0–255 (hue's is at most 90).
-fn content_change(a: &[[u8; 3]], b: &[[u8; 3]]) -> f64 {
-    let mut sums = [0u64; 3];
-    for (p, q) in a.iter().zip(b) {
-        let hue = p[0].abs_diff(q[0]);
-        // Over 255: scaled back once, at the end.
-        sums[0] += u64::from(hue.min(180 - hue)) * u64::from(p[1].min(q[1]));
-        sums[1] += u64::from(p[1].abs_diff(q[1]));
-        sums[2] += u64::from(p[2].abs_diff(q[2]));
-    }
-    let n = a.len().max(1) as f64;
-    let hue = sums[0] as f64 / 255.0;
-    (hue + sums[1] as f64 + sums[2] as f64) / n / 3.0
-}
-
-/// The frames that start a new shot: a change past `threshold` that stands out of its
-/// neighbours' (module docs).
-fn cuts(changes: &[f64], threshold: f64) -> Vec<u64> {
-    (1..changes.len())
-        .filter(|&i| {
-            let change = changes[i];
-            let around: Vec<f64> = (i.saturating_sub(WINDOW).max(1)..=(i + WINDOW))
-                .filter(|&j| j != i && j < changes.len())
-                .map(|j| changes[j])
-                .collect();
-            let mean = around.iter().sum::<f64>() / around.len().max(1) as f64;
-            change >= threshold && change >= RATIO * mean
-        })
-        .map(|i| i as u64)
-        .collect()
 }
 
 /// The first frame of each scene: 0, then each cut at least `min_frames` after the
@@ -310,42 +188,6 @@ fn scenes(starts: &[u64], total: u64, scored: &[(u64, Score)]) -> Vec<Scene> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hsv_is_opencv_s_eight_bit_hsv() {
-        assert_eq!(hsv(&[255, 0, 0]), [0, 255, 255]);
-        assert_eq!(hsv(&[0, 255, 0]), [60, 255, 255]);
-        assert_eq!(hsv(&[0, 0, 255]), [120, 255, 255]);
-        assert_eq!(hsv(&[128, 128, 128]), [0, 0, 128]);
-        assert_eq!(hsv(&[255, 0, 1]), [0, 255, 255]);
-        // Red either side of 0°: near on the circle.
-        let (a, b) = (hsv(&[255, 0, 8]), hsv(&[255, 8, 0]));
-        assert!(content_change(&[a], &[b]) < 2.0, "{a:?} {b:?}");
-        // Grey tinted blue, or near-black: the hue swings a quarter turn, yet the
-        // pixels barely change.
-        let (grey, tinted) = (hsv(&[120, 120, 120]), hsv(&[120, 120, 124]));
-        assert!(content_change(&[grey], &[tinted]) < 3.0);
-        let (dark, darker) = (hsv(&[3, 1, 1]), hsv(&[1, 1, 2]));
-        assert!(content_change(&[dark], &[darker]) < 2.0);
-        // Red to blue: a third of the circle at full chroma.
-        let change = content_change(&[hsv(&[255, 0, 0])], &[hsv(&[0, 0, 255])]);
-        assert!((change - 20.0).abs() < 0.01, "{change}");
-    }
-
-    #[test]
-    fn a_jump_is_a_cut_and_steady_change_is_not() {
-        // A fade: 5 a frame; fast motion: 40 a frame with a cut of 60 in it; a cut of 80.
-        let mut changes = vec![0.0];
-        changes.extend([5.0; 20]);
-        changes.push(80.0);
-        changes.extend([40.0; 10]);
-        changes.push(30.0);
-        changes.extend([40.0; 10]);
-        changes.push(95.0);
-        changes.extend([2.0; 5]);
-        assert_eq!(cuts(&changes, 27.0), vec![21, 43]);
-        assert_eq!(cuts(&changes, 90.0), vec![43]);
-    }
 
     #[test]
     fn short_shots_are_merged_into_the_one_before() {

@@ -1,7 +1,8 @@
 //! How the pieces of a chunked encode (chunks of video, the audio) are worked: the
 //! first on the step's own CPU slot, each further one on a slot borrowed from the
 //! engine (see `lend`), and how their progress adds up. Shared by every chunked
-//! encode (one file, `super`; the HLS ladder, `super::ladder`).
+//! encode (one file, `super`; the HLS ladder, `super::ladder`); `video::scenes` runs
+//! the parts of its analysis with [`run_pieces`] too.
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -71,7 +72,7 @@ pub(super) async fn run_piece(
 /// Runs pieces `0..count` with `run`, in order, until all are done or one fails: the
 /// first on the step's own slot, each further one while it holds a slot borrowed from
 /// the step's `lender`, or, run without one, on one helper per further core.
-pub(super) async fn run_pieces<F, Fut>(
+pub(crate) async fn run_pieces<F, Fut>(
     lender: Option<&dyn CoreLender>,
     count: usize,
     run: F,

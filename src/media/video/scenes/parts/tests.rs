@@ -1,0 +1,105 @@
+use super::*;
+use crate::media::testutil::media;
+use crate::media::video::chunked::tests::clip_with_cuts;
+use crate::media::video::scenes::change::cuts;
+
+#[test]
+fn a_long_video_is_cut_into_a_part_a_core() {
+    let parts = plan(Some((60.0, 0.0)), 30.0, 2, 600.0);
+    let boundary = 899.75 / 30.0;
+    assert_eq!(
+        parts,
+        vec![
+            Part {
+                start: 0,
+                seek: None,
+                seconds: boundary,
+                threads: Some(1),
+            },
+            Part {
+                start: 900,
+                seek: Some(boundary),
+                seconds: 600.0 - boundary,
+                threads: Some(1),
+            },
+        ]
+    );
+    assert_eq!(parts[1].options(), ["-threads", "1", "-ss", "29.991667"]);
+    // Ten seconds a part at least; the cores left over go to each part's decoder.
+    let many = plan(Some((60.0, 0.0)), 30.0, 16, 600.0);
+    let starts: Vec<u64> = many.iter().map(|p| p.start).collect();
+    assert_eq!(starts, [0, 300, 600, 900, 1200, 1500]);
+    assert!(many.iter().all(|p| p.threads == Some(2)));
+    // A video that starts after its file (Matroska's AAC priming): seeks move with it.
+    let led = plan(Some((60.0, 0.023)), 30.0, 2, 600.0);
+    assert!((led[1].seek.unwrap() - (0.023 + boundary)).abs() < 1e-9);
+    assert!((led[0].seconds - (0.023 + boundary)).abs() < 1e-9);
+}
+
+#[test]
+fn a_short_or_unseekable_video_is_one_ffmpeg_run() {
+    let whole = vec![Part {
+        start: 0,
+        seek: None,
+        seconds: 600.0,
+        threads: None,
+    }];
+    assert_eq!(plan(Some((19.0, 0.0)), 30.0, 16, 600.0), whole);
+    assert_eq!(plan(None, 30.0, 16, 600.0), whole);
+    assert_eq!(plan(Some((60.0, 0.0)), 30.0, 1, 600.0), whole);
+    assert!(whole[0].options().is_empty());
+}
+
+#[test]
+fn joined_parts_measure_the_change_across_each_seam() {
+    let part = |start, pictures: &[u8]| {
+        let mut a = Analysis::starting_at(start);
+        for &p in pictures {
+            a.frame(&vec![p; SIDE * SIDE * 3], 1);
+        }
+        a
+    };
+    // The second part read one frame short: its last picture is held to the third's
+    // start. The third's first change is to that picture.
+    let joined = join(vec![
+        part(0, &[10, 10, 10]),
+        part(3, &[200, 200]),
+        part(6, &[0, 0]),
+    ]);
+    assert_eq!(joined.changes.len(), 8);
+    assert_eq!(&joined.changes[..3], [0.0; 3]);
+    assert!(joined.changes[3] > 60.0, "{:?}", joined.changes);
+    assert_eq!(joined.changes[5], 0.0);
+    assert!(joined.changes[6] > 60.0, "{:?}", joined.changes);
+    let scored: Vec<u64> = joined.scored.iter().map(|(i, _)| *i).collect();
+    assert_eq!(scored, [0, 1, 2, 3, 4, 6, 7]);
+    // One that read a frame too many is cut at the next part's start.
+    let overlapping = join(vec![part(0, &[10, 10, 10, 10]), part(3, &[200])]);
+    assert_eq!(overlapping.changes.len(), 4);
+    assert!(overlapping.changes[3] > 60.0);
+}
+
+#[tokio::test]
+async fn the_parts_see_the_whole_run_s_pictures_frame_for_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    // 25 fps, one keyframe at the start (x264's `-g 250`) and at each cut: the parts
+    // seek back to a keyframe and decode forward to their first frame.
+    let clip = clip_with_cuts(dir.path(), (160, 120), [2.4, 2.4, 2.4], "ultrafast");
+    let media = media();
+    let whole = plan(None, 25.0, 1, 600.0);
+    let thirds = starting_at(&[0, 37, 131], (25.0, 0.0), 1, 600.0);
+    let read = |parts: Vec<Part>| {
+        let media = &media;
+        let clip = &clip;
+        async move {
+            analyse_parts(media, clip, 25_000, &parts, &|| {})
+                .await
+                .unwrap()
+        }
+    };
+    let (one, three) = (read(whole).await, read(thirds).await);
+    assert_eq!(one.changes.len(), 180);
+    assert_eq!(three.changes, one.changes);
+    assert_eq!(three.scored, one.scored);
+    assert_eq!(cuts(&three.changes, 27.0), [60, 120]);
+}
