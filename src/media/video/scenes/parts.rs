@@ -221,6 +221,9 @@ async fn run_part(
     on_frame: &(dyn Fn() + Send + Sync),
 ) -> Result<Analysis, MediaError> {
     let mut args = quiet_input_args_with(input, part.seconds, &part.options());
+    // Bilinear samples, as PySceneDetect's own downscale (OpenCV's linear resize):
+    // an area average reads every pixel, 0.7 s of a core more over 60 s of 1080p
+    // (+50 % of a one-thread decode) against 0.17 s, for the same cuts on the bench.
     let filter =
         format!("fps=fps={rate_milli}/1000,scale={SIDE}:{SIDE}:flags=fast_bilinear,format=rgb24");
     let tail = ["-map", "0:v:0", "-vf", &filter, "-f", "rawvideo", "pipe:1"];
