@@ -11,8 +11,6 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use futures::StreamExt;
-
 use super::options::{OptionKind, OptionSpec, Options};
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
@@ -123,37 +121,28 @@ pub(crate) async fn stills_at(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<Vec<MediaFile>, MediaError> {
-    let as_is = wanted.media_format();
-    let frames = stills::stills_at(media, input, info, times, (as_is, out_dir)).await?;
-    if wanted == ImageFormat::Png {
-        progress(1.0);
-        return Ok(frames);
-    }
     let done = AtomicUsize::new(0);
-    let count = frames.len() as f64;
-    let made: Vec<Result<MediaFile, MediaError>> = futures::stream::iter(frames)
-        .map(|frame| {
-            let done = &done;
-            async move {
+    let count = times.len() as f64;
+    let encode = |still: MediaFile| {
+        let done = &done;
+        async move {
+            let made = if wanted == ImageFormat::Png {
+                Ok(still)
+            } else {
                 let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(Scale(1.0))];
                 let made = media
-                    .transform_image(&frame, ops, Some(wanted), out_dir)
+                    .transform_image(&still, ops, Some(wanted), out_dir)
                     .await;
-                let _ = tokio::fs::remove_file(&frame.path).await;
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                progress(n as f64 / count);
+                let _ = tokio::fs::remove_file(&still.path).await;
                 made
-            }
-        })
-        .buffered(crate::media::cores().clamp(1, 4))
-        .collect()
-        .await;
-    if made.iter().any(Result::is_err) {
-        for file in made.iter().flatten() {
-            let _ = tokio::fs::remove_file(&file.path).await;
+            };
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            progress(n as f64 / count);
+            made
         }
-    }
-    made.into_iter().collect()
+    };
+    let stills = (wanted.media_format(), out_dir);
+    stills::stills_then(media, input, info, times, stills, encode).await
 }
 
 fn format(options: &Options) -> ImageFormat {

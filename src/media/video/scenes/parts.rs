@@ -18,7 +18,7 @@ use std::sync::Mutex;
 
 use tokio::io::AsyncReadExt;
 
-use super::change::{content_change, hsv, luma};
+use super::change::{content_change, hsv_picture, luma};
 use crate::media::cores;
 use crate::media::engine::Media;
 use crate::media::error::MediaError;
@@ -87,7 +87,7 @@ impl Analysis {
     }
 
     fn frame(&mut self, rgb: &[u8], every: u64) {
-        let hsv: Vec<[u8; 3]> = rgb.chunks_exact(3).map(hsv).collect();
+        let hsv = hsv_picture(rgb);
         let change = if self.previous.is_empty() {
             self.first.clone_from(&hsv);
             0.0

@@ -189,3 +189,24 @@ fn no_corruption_or_truncation_of_a_bmp_makes_the_reader_panic() {
         }
     }
 }
+
+#[test]
+fn a_24_bit_bitmap_is_blue_green_red_both_ways_up() {
+    // 3x3 of distinct pixels, rows padded to 12 bytes.
+    let pixel = |x: u8, y: u8| [200 - x * y * 10, y * 80, x * 40];
+    let mut data = Vec::new();
+    for y in 0..3u8 {
+        for x in 0..3u8 {
+            let [r, g, b] = pixel(x, y);
+            data.extend_from_slice(&[b, g, r]);
+        }
+        data.extend_from_slice(&[0; 3]);
+    }
+    for height in [3, -3] {
+        let image = decoded(&bmp(3, height, 24, RAW, &[], &data));
+        for (x, y) in (0..3u8).flat_map(|x| (0..3u8).map(move |y| (x, y))) {
+            let shown_y = if height > 0 { 2 - y } else { y };
+            assert_eq!(rgb(&image, x.into(), shown_y.into()), pixel(x, y));
+        }
+    }
+}
