@@ -17,7 +17,7 @@ use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::image::{FrameOp, Scale};
 use crate::media::video::frame_score::best_time;
 use crate::media::video::info::VideoInfo;
-use crate::media::video::stills;
+use crate::media::video::stills::{self, Frames};
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -104,25 +104,26 @@ pub(crate) async fn still_at(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
-    let mut made = stills_at(media, input, info, &[time], wanted, out_dir, progress).await?;
+    let frames = Frames::ShownAt(&[time]);
+    let mut made = stills_at(media, input, info, frames, wanted, out_dir, progress).await?;
     Ok(made.remove(0))
 }
 
-/// [`still_at`] for each of `times`, in their order (`video-scenes`' posters): the
+/// [`still_at`] for each of `frames`, in their order (`video-scenes`' posters): the
 /// frames decoded by as few ffmpeg runs as `media::video::stills` can (a PNG is the
-/// output itself; for another format, a BMP on the way), then encoded here a few at
-/// once; none left behind on failure. `progress` counts the stills encoded.
+/// output itself; for another format, a BMP on the way), each encoded here as soon as
+/// its run ends; none left behind on failure. `progress` counts the stills encoded.
 pub(crate) async fn stills_at(
     media: &Media,
     input: &MediaFile,
     info: &VideoInfo,
-    times: &[f64],
+    frames: Frames<'_>,
     wanted: ImageFormat,
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<Vec<MediaFile>, MediaError> {
     let done = AtomicUsize::new(0);
-    let count = times.len() as f64;
+    let count = frames.len() as f64;
     let encode = |still: MediaFile| {
         let done = &done;
         async move {
@@ -142,7 +143,7 @@ pub(crate) async fn stills_at(
         }
     };
     let stills = (wanted.media_format(), out_dir);
-    stills::stills_then(media, input, info, times, stills, encode).await
+    stills::stills_then(media, input, info, frames, stills, encode).await
 }
 
 fn format(options: &Options) -> ImageFormat {

@@ -18,6 +18,7 @@ use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{Beside, CommandDef, CommandSpec, Prediction, Shape};
 use crate::media::video::info::VideoInfo;
 use crate::media::video::scenes::{self, Scenes, Settings};
+use crate::media::video::stills::Frames;
 use crate::media::{ImageFormat, Media, MediaError, MediaFile, MediaFormat, ProgressFn};
 
 const INPUTS: &[MediaFormat] = VIDEOS;
@@ -138,14 +139,16 @@ async fn posters(
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<Vec<MediaFile>, MediaError> {
-    let times: Vec<f64> = found
-        .scenes
-        .iter()
-        .map(|s| frame_time(found, s.best))
-        .collect();
+    let bests = found.scenes.iter().map(|s| s.best);
+    let seeks: Option<Vec<f64>> = bests.clone().map(|best| found.seek(best)).collect();
+    let times: Vec<f64> = bests.map(|best| frame_time(found, best)).collect();
+    let frames = match &seeks {
+        Some(seeks) => Frames::SeekedTo(seeks),
+        None => Frames::ShownAt(&times),
+    };
     let encoding = |f: f64| progress(ANALYSIS_SHARE + (1.0 - ANALYSIS_SHARE) * f);
     let format = poster_format(options);
-    stills_at(media, input, info, &times, format, out_dir, &encoding).await
+    stills_at(media, input, info, frames, format, out_dir, &encoding).await
 }
 
 /// The WebVTT chapters: one cue per scene, `Scene N`, end to end; the last ends with
@@ -180,6 +183,7 @@ mod tests {
         let found = Scenes {
             rate_milli: 25_000,
             scenes: vec![scene(0, 50), scene(50, 130), scene(130, 150)],
+            origin: None,
         };
         let info = VideoInfo {
             duration: Some(6.02),

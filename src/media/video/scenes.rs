@@ -29,6 +29,7 @@ use crate::media::engine::Media;
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::progress::ProgressFn;
 use crate::media::file::MediaFile;
+use crate::media::video::chunked::sizes::video_lead;
 use crate::media::video::frame_score::{pick, Score};
 use crate::media::video::info::VideoInfo;
 
@@ -64,12 +65,25 @@ pub(crate) struct Scenes {
     /// Frames a second of the analysis, as `numerator / 1000`.
     pub rate_milli: u64,
     pub scenes: Vec<Scene>,
+    /// Seconds from the start of the file to frame 0, when the analysis's frames are
+    /// the video's own (a constant rate, the analysis's): a frame is then found by
+    /// seeking to it ([`Scenes::seek`]), with no probe of the packets around it.
+    pub origin: Option<f64>,
 }
 
 impl Scenes {
     /// The second frame `frame` is shown at.
     pub fn seconds(&self, frame: u64) -> f64 {
         frame as f64 * 1000.0 / self.rate_milli as f64
+    }
+
+    /// Where an accurate seek (`-ss` before the input) starts at frame `frame` itself:
+    /// a quarter frame before it, as the analysis's parts seek; `None` without an
+    /// [`Scenes::origin`].
+    pub fn seek(&self, frame: u64) -> Option<f64> {
+        let quarter = self.seconds(1) / 4.0;
+        self.origin
+            .map(|origin| (origin + self.seconds(frame) - quarter).max(0.0))
     }
 
     /// The filter that passes on the best frame of each scene, in order: the analysis's
@@ -124,7 +138,11 @@ pub(crate) async fn detect(
 ) -> Result<Scenes, MediaError> {
     let rate_milli = analysis_rate(info);
     let rate = rate_milli as f64 / 1000.0;
-    let read = parts::analyse(media, input, info, rate_milli, progress).await?;
+    let lead = match input.format.seeks_to_keyframes() {
+        true => video_lead(media, input).await,
+        false => None,
+    };
+    let read = parts::analyse(media, input, info, (rate_milli, lead), progress).await?;
     if read.changes.is_empty() {
         return Err(MediaError::InvalidMedia("no frame could be decoded".into()));
     }
@@ -137,7 +155,15 @@ pub(crate) async fn detect(
     Ok(Scenes {
         rate_milli,
         scenes: scenes(&starts, read.changes.len() as u64, &read.scored),
+        origin: lead.filter(|_| frames_are_the_video_s(info, rate)),
     })
+}
+
+/// Whether the analysis at `rate` sees every frame of `info`'s video once, each at
+/// its own time: a constant rate (the average is the base rate) equal to `rate`.
+fn frames_are_the_video_s(info: &VideoInfo, rate: f64) -> bool {
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b;
+    matches!((info.frame_rate, info.base_rate), (Some(avg), Some(base)) if near(avg, base) && near(avg, rate))
 }
 
 /// The first frame of each scene: 0, then each cut at least `min_frames` after the
@@ -188,6 +214,28 @@ fn scenes(starts: &[u64], total: u64, scored: &[(u64, Score)]) -> Vec<Scene> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_is_sought_a_quarter_frame_before_it_only_when_it_is_the_video_s_own() {
+        let found = |origin| Scenes {
+            rate_milli: 25_000,
+            scenes: Vec::new(),
+            origin,
+        };
+        assert_eq!(found(None).seek(10), None);
+        let seek = found(Some(0.023)).seek(10).unwrap();
+        assert!((seek - (0.023 + 9.75 / 25.0)).abs() < 1e-12);
+        assert_eq!(found(Some(0.0)).seek(0), Some(0.0));
+        let rated = |avg: f64, base: f64| VideoInfo {
+            frame_rate: Some(avg),
+            base_rate: Some(base),
+            ..VideoInfo::default()
+        };
+        assert!(frames_are_the_video_s(&rated(29.97, 29.97), 29.97));
+        // Variable rate (the average is not the base), or more than the analysis's 60.
+        assert!(!frames_are_the_video_s(&rated(24.3, 30.0), 24.3));
+        assert!(!frames_are_the_video_s(&rated(120.0, 120.0), 60.0));
+    }
 
     #[test]
     fn short_shots_are_merged_into_the_one_before() {

@@ -42,7 +42,26 @@ const BATCH_PIXELS: u64 = 8 * 1920 * 1080;
 /// Stills of one run handed on at once (the runs themselves run a core each).
 const ENCODES_A_RUN: usize = 2;
 
-/// The frames of `input` (described by `info`) shown at `times`, in their order, each
+/// Which frames [`stills_then`] makes stills of.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Frames<'a> {
+    /// The frames shown at these seconds, found from the packets around them.
+    ShownAt(&'a [f64]),
+    /// The frames an accurate seek to these seconds starts at (known without a probe:
+    /// `video-scenes` on a video of a constant rate).
+    SeekedTo(&'a [f64]),
+}
+
+impl Frames<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            Frames::ShownAt(times) => times.len(),
+            Frames::SeekedTo(seeks) => seeks.len(),
+        }
+    }
+}
+
+/// The `frames` of `input` (described by `info`), in their order, each
 /// made a file by `then` from its still (a file of `format`, PNG else BMP, in
 /// `out_dir`, which `then` owns: it deletes what it does not hand back). The runs are
 /// spread over the cores, a decoder thread an input, and each run's stills go to
@@ -52,7 +71,7 @@ pub(crate) async fn stills_then<F, Fut>(
     media: &Media,
     input: &MediaFile,
     info: &VideoInfo,
-    times: &[f64],
+    frames: Frames<'_>,
     (format, out_dir): (MediaFormat, &Path),
     then: F,
 ) -> Result<Vec<MediaFile>, MediaError>
@@ -65,11 +84,14 @@ where
     } else {
         MediaFormat::Bmp
     };
-    let shown = frames_shown_at(media, input, times).await?;
-    let seeks: Vec<f64> = shown
-        .iter()
-        .map(|s| (s.start - SEEK_MARGIN).max(0.0))
-        .collect();
+    let seeks: Vec<f64> = match frames {
+        Frames::ShownAt(times) => frames_shown_at(media, input, times)
+            .await?
+            .iter()
+            .map(|s| (s.start - SEEK_MARGIN).max(0.0))
+            .collect(),
+        Frames::SeekedTo(seeks) => seeks.to_vec(),
+    };
     let runs = cores().clamp(1, 4);
     let threads = (cores() / seeks.len().max(1)).max(1);
     let per_run = seeks.len().div_ceil(runs).clamp(1, batch(info));
@@ -241,5 +263,45 @@ mod tests {
         };
         assert_eq!(batch(&sized((3840, 2160))), 2);
         assert_eq!(batch(&sized((640, 360))), 8);
+    }
+
+    #[tokio::test]
+    async fn a_seek_a_quarter_frame_before_a_frame_is_the_frame_shown_at_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let clip = crate::media::video::chunked::tests::clip_with_cuts(
+            dir.path(),
+            (160, 120),
+            [1.2, 1.2, 1.2],
+            "ultrafast",
+        );
+        let media = crate::media::testutil::media();
+        let info = crate::media::video::inspect::read_info(&media, &clip)
+            .await
+            .unwrap();
+        // Frames 0, 29, 30 (the first of the second scene) and 61 at 25 fps.
+        let frames = [0.0f64, 29.0, 30.0, 61.0];
+        let shown: Vec<f64> = frames.iter().map(|f| (f + 0.25) / 25.0).collect();
+        let seeks: Vec<f64> = frames
+            .iter()
+            .map(|f| ((f - 0.25) / 25.0).max(0.0))
+            .collect();
+        let keep = |still: MediaFile| async move { Ok(still) };
+        let out = (MediaFormat::Bmp, dir.path());
+        let by_probe = stills_then(&media, &clip, &info, Frames::ShownAt(&shown), out, keep)
+            .await
+            .unwrap();
+        let by_seek = stills_then(&media, &clip, &info, Frames::SeekedTo(&seeks), out, keep)
+            .await
+            .unwrap();
+        let read = |f: &MediaFile| std::fs::read(&f.path).unwrap();
+        for (a, b) in by_probe.iter().zip(&by_seek) {
+            assert_eq!(read(a), read(b));
+        }
+        assert_eq!(by_seek.len(), 4);
+        assert_ne!(
+            read(&by_seek[1]),
+            read(&by_seek[2]),
+            "the cut is between them"
+        );
     }
 }

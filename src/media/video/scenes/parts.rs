@@ -26,7 +26,6 @@ use crate::media::ffmpeg::progress::ProgressFn;
 use crate::media::ffmpeg::transcode::quiet_input_args_with;
 use crate::media::file::MediaFile;
 use crate::media::video::chunked::pieces::run_pieces;
-use crate::media::video::chunked::sizes::video_lead;
 use crate::media::video::frame_score::{score, Score};
 use crate::media::video::info::VideoInfo;
 
@@ -105,23 +104,19 @@ impl Analysis {
 }
 
 /// Reads every frame of `input` (described by `info`) at `rate_milli` thousandths of
-/// frames a second, in parts on every core where the file allows (module docs).
+/// frames a second, in parts on every core where the file allows (module docs): where
+/// its video's `lead` after the file's start is known (`None` for a file that cannot
+/// seek).
 pub(super) async fn analyse(
     media: &Media,
     input: &MediaFile,
     info: &VideoInfo,
-    rate_milli: u64,
+    (rate_milli, lead): (u64, Option<f64>),
     progress: ProgressFn<'_>,
 ) -> Result<Analysis, MediaError> {
     let rate = rate_milli as f64 / 1000.0;
     let max_seconds = media.config().max_video_seconds;
-    let duration = info.duration.filter(|_| input.format.seeks_to_keyframes());
-    let splits = duration.is_some_and(|d| d >= 2.0 * MIN_PART_SECONDS) && cores() > 1;
-    let lead = match splits {
-        true => video_lead(media, input).await,
-        false => None,
-    };
-    let parts = plan(duration.zip(lead), rate, cores(), max_seconds);
+    let parts = plan(info.duration.zip(lead), rate, cores(), max_seconds);
     let expected = info.duration.map(|d| (d * rate).max(1.0));
     let read = AtomicU64::new(0);
     let on_frame = || {
