@@ -27,7 +27,6 @@ use crate::media::ffmpeg::transcode::quiet_input_args_with;
 use crate::media::file::MediaFile;
 use crate::media::video::chunked::pieces::run_pieces;
 use crate::media::video::frame_score::{score, Score};
-use crate::media::video::frames::widen_pipe;
 use crate::media::video::info::VideoInfo;
 
 /// The side of the picture analysed.
@@ -230,8 +229,6 @@ async fn run_part(
     media
         .runner()
         .run_reading(&media.config().ffmpeg, args, |mut pipe| async move {
-            // Room for 20 pictures: ffmpeg goes on decoding while one is analysed.
-            widen_pipe(&pipe);
             let mut gbr = vec![0u8; SIDE * SIDE * 3];
             loop {
                 match pipe.read_exact(&mut gbr).await {
