@@ -209,6 +209,7 @@ impl BmpFile<'_> {
                 }
                 expand(&indices, palette)
             }
+            Pixels::Masked(BGR) if self.bits == 24 => self.bgr_rows()?,
             Pixels::Masked(masks) => return self.decode_masked(*masks),
         };
         let rows = self.upright(rows, w * 3);
@@ -231,9 +232,6 @@ impl BmpFile<'_> {
     }
 
     fn decode_masked(&self, masks: [u32; 4]) -> Result<DynamicImage, MediaError> {
-        if self.bits == 24 && masks == BGR {
-            return self.decode_bgr();
-        }
         let alpha = masks[3] != 0;
         let channels = if alpha { 4 } else { 3 };
         let bytes_per_pixel = usize::from(self.bits / 8);
@@ -257,11 +255,10 @@ impl BmpFile<'_> {
         })
     }
 
-    /// [`BGR`] pixels of 24 bits, the common bitmap (ffmpeg's `bmp` encoder writes the
-    /// stills of `video-poster` so): the masks' own result, a row at a time, where the
-    /// general path masks each channel of each pixel (a sixth of a 1080p poster's
-    /// time).
-    fn decode_bgr(&self) -> Result<DynamicImage, MediaError> {
+    /// The RGB rows of [`BGR`] pixels of 24 bits, the common bitmap (ffmpeg's stills),
+    /// a row at a time: what the masks give, where the general path masks each channel
+    /// of each pixel (8 % of the service's CPU over a `video-scenes` edit).
+    fn bgr_rows(&self) -> Result<Vec<u8>, MediaError> {
         let row_length = self.width as usize * 3;
         let mut out = vec![0u8; row_length * self.height as usize];
         for (row, stored) in out.chunks_exact_mut(row_length).zip(self.stored_rows()?) {
@@ -269,11 +266,7 @@ impl BmpFile<'_> {
                 to.copy_from_slice(&[from[2], from[1], from[0]]);
             }
         }
-        let out = self.upright(out, row_length);
-        let (w, h) = (self.width, self.height);
-        Ok(DynamicImage::ImageRgb8(
-            RgbImage::from_raw(w, h, out).expect("sized by the header"),
-        ))
+        Ok(out)
     }
 
     /// Rows in file order turned top-down.

@@ -1,5 +1,6 @@
 use super::*;
 use crate::media::testutil::media;
+use crate::media::video::chunked::sizes::video_lead;
 use crate::media::video::chunked::tests::clip_with_cuts;
 use crate::media::video::scenes::change::cuts;
 
@@ -102,4 +103,31 @@ async fn the_parts_see_the_whole_run_s_pictures_frame_for_frame() {
     assert_eq!(three.changes, one.changes);
     assert_eq!(three.scored, one.scored);
     assert_eq!(cuts(&three.changes, 27.0), [60, 120]);
+}
+
+#[tokio::test]
+async fn a_long_clip_is_read_in_parts_with_the_whole_run_s_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let clip = clip_with_cuts(dir.path(), (160, 120), [8.0, 8.0, 8.0], "ultrafast");
+    let media = media();
+    let info = crate::media::video::inspect::read_info(&media, &clip)
+        .await
+        .unwrap();
+    let lead = video_lead(&media, &clip).await;
+    assert_eq!(lead, Some(0.0));
+    let planned = plan(info.duration.zip(lead), 25.0, cores(), 600.0);
+    assert_eq!(planned.len(), cores().min(2), "{planned:?}");
+    let frames = AtomicU64::new(0);
+    let count = || {
+        frames.fetch_add(1, Ordering::Relaxed);
+    };
+    let one_run = plan(None, 25.0, 1, 600.0);
+    let whole = analyse_parts(&media, &clip, 25_000, &one_run, &count);
+    let whole = whole.await.unwrap();
+    let progress = |_: f64| {};
+    let parts = analyse(&media, &clip, &info, (25_000, lead), &progress);
+    let parts = parts.await.unwrap();
+    assert_eq!(frames.load(Ordering::Relaxed), 600);
+    assert_eq!(parts.changes, whole.changes);
+    assert_eq!(cuts(&parts.changes, 27.0), [200, 400]);
 }
