@@ -21,6 +21,7 @@
 use std::ffi::OsString;
 use std::future::Future;
 use std::path::Path;
+use std::sync::Mutex;
 
 use futures::StreamExt;
 
@@ -31,6 +32,7 @@ use crate::media::error::MediaError;
 use crate::media::ffmpeg::input::{demuxer, file_url};
 use crate::media::ffmpeg::transcode::quiet_args;
 use crate::media::file::{output_path, MediaFile};
+use crate::media::video::chunked::pieces::run_pieces;
 use crate::media::video::hdr::shown_pictures;
 use crate::media::video::info::VideoInfo;
 use crate::media::video::shown_frame::frames_shown_at;
@@ -39,7 +41,7 @@ use crate::media::video::shown_frame::frames_shown_at;
 const SEEK_MARGIN: f64 = 0.0005;
 /// The most pixels of frames one ffmpeg run decodes at once: eight 1080p inputs.
 const BATCH_PIXELS: u64 = 8 * 1920 * 1080;
-/// Stills of one run handed on at once (the runs themselves run a core each).
+/// Stills of one run handed on at once (the runs themselves run a CPU slot each).
 const ENCODES_A_RUN: usize = 2;
 
 /// Which frames [`stills_then`] makes stills of.
@@ -64,9 +66,10 @@ impl Frames<'_> {
 /// The `frames` of `input` (described by `info`), in their order, each
 /// made a file by `then` from its still (a file of `format`, PNG else BMP, in
 /// `out_dir`, which `then` owns: it deletes what it does not hand back). The runs are
-/// spread over the cores, a decoder thread an input, and each run's stills go to
-/// `then` as soon as it ends, so the first posters are encoded while later frames are
-/// decoded. None left behind on failure.
+/// spread over the cores (the first on the step's own CPU slot, each further one on a
+/// slot borrowed from the engine), a decoder thread an input, and each run's stills
+/// go to `then` as soon as it ends, so the first posters are encoded while later
+/// frames are decoded. None left behind on failure.
 pub(crate) async fn stills_then<F, Fut>(
     media: &Media,
     input: &MediaFile,
@@ -92,34 +95,37 @@ where
             .collect(),
         Frames::SeekedTo(seeks) => seeks.to_vec(),
     };
-    let runs = cores().clamp(1, 4);
     let threads = (cores() / seeks.len().max(1)).max(1);
-    let per_run = seeks.len().div_ceil(runs).clamp(1, batch(info));
-    // Owned batches: a stream of borrowed ones makes a future that is not `Send`.
-    let batches: Vec<Vec<f64>> = seeks.chunks(per_run).map(<[f64]>::to_vec).collect();
-    let then = &then;
-    let made: Vec<Result<Vec<MediaFile>, MediaError>> = futures::stream::iter(batches)
-        .map(|seeks| async move {
-            let run = (seeks.as_slice(), threads);
-            let stills = batch_run(media, input, info, run, (format, out_dir)).await?;
-            let made: Vec<_> = futures::stream::iter(stills)
-                .map(then)
-                .buffered(ENCODES_A_RUN)
-                .collect()
-                .await;
-            if made.iter().any(Result::is_err) {
-                remove_all(made.iter().flatten()).await;
-            }
-            made.into_iter().collect()
-        })
-        .buffered(runs)
-        .collect()
-        .await;
+    let per_run = seeks.len().div_ceil(cores()).clamp(1, batch(info));
+    let batches: Vec<&[f64]> = seeks.chunks(per_run).collect();
+    // Each run's files and its error, if any: every run is let finish (none is
+    // dropped half done, its files unknown), then the files of a failed call deleted.
+    let made: Mutex<Vec<Vec<Result<MediaFile, MediaError>>>> =
+        Mutex::new(batches.iter().map(|_| Vec::new()).collect());
+    // The first run on the step's own CPU slot, each further one on a slot borrowed
+    // from the engine, as a chunked encode's chunks.
+    run_pieces(media.lender(), batches.len(), |i| {
+        let (made, run) = (&made, (batches[i], threads));
+        let then = &then;
+        async move {
+            let results = match batch_run(media, input, info, run, (format, out_dir)).await {
+                Ok(stills) => {
+                    let encoded = futures::stream::iter(stills).map(then);
+                    encoded.buffered(ENCODES_A_RUN).collect().await
+                }
+                Err(e) => vec![Err(e)],
+            };
+            made.lock().unwrap_or_else(|e| e.into_inner())[i] = results;
+            Ok(())
+        }
+    })
+    .await?;
+    let made: Vec<_> = made.into_inner().unwrap_or_else(|e| e.into_inner());
+    let made: Vec<_> = made.into_iter().flatten().collect();
     if made.iter().any(Result::is_err) {
-        remove_all(made.iter().flatten().flatten()).await;
+        remove_all(made.iter().flatten()).await;
     }
-    let made = made.into_iter().collect::<Result<Vec<_>, _>>()?;
-    Ok(made.into_iter().flatten().collect())
+    made.into_iter().collect()
 }
 
 /// Deletes `files`, best effort: the stills of a call that failed.
