@@ -2,6 +2,7 @@
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Duration;
 
 use image::{DynamicImage, Rgb, RgbImage, Rgba, RgbaImage};
@@ -286,4 +287,37 @@ pub(crate) fn logging_ffmpeg(dir: &std::path::Path) -> (std::path::PathBuf, std:
     std::fs::write(&wrapper, script).unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     (wrapper, log)
+}
+
+/// A `w`x`h` clip at 25 fps of three scenes lasting `scenes` seconds (a test pattern, a
+/// fractal zoom, noisy bars: two hard cuts), with a tone as long, by x264 at `preset`:
+/// what the chunked encodes, the scenes analysis and the posters are tested on.
+pub(crate) fn clip_with_cuts(
+    dir: &Path,
+    (w, h): (u32, u32),
+    scenes: [f64; 3],
+    preset: &str,
+) -> MediaFile {
+    let path = dir.join("cuts.mp4");
+    let [a, b, c] = scenes;
+    let graph = format!(
+        "testsrc2=s={w}x{h}:r=25:d={a}[a];\
+         mandelbrot=s={w}x{h}:r=25,trim=duration={b},setpts=PTS-STARTPTS[b];\
+         smptebars=s={w}x{h}:r=25:d={c},noise=alls=20:allf=t[c];\
+         [a][b][c]concat=n=3,format=yuv420p[v]"
+    );
+    let tone = format!("sine=frequency=300:duration={:.3}", a + b + c);
+    let status = Command::new("ffmpeg")
+        .args(["-nostdin", "-v", "error", "-y", "-filter_complex", &graph])
+        .args(["-f", "lavfi", "-i", &tone])
+        .args(["-map", "[v]", "-map", "0:a", "-c:v", "libx264", "-g", "250"])
+        .args(["-preset", preset, "-c:a", "aac", "-shortest"])
+        .arg(&path)
+        .status()
+        .expect("run ffmpeg");
+    assert!(status.success());
+    MediaFile {
+        path,
+        format: MediaFormat::Mp4,
+    }
 }

@@ -31,7 +31,7 @@ mod farm;
 mod join;
 pub(crate) mod ladder;
 pub(crate) mod part;
-pub(crate) mod pieces;
+mod pieces;
 pub(crate) mod plan;
 mod remote;
 pub(crate) mod sizes;
@@ -155,4 +155,4 @@ pub(crate) async fn try_split(
 }
 
 #[cfg(test)]
-pub(crate) mod tests;
+mod tests;

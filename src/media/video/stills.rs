@@ -32,7 +32,7 @@ use crate::media::error::MediaError;
 use crate::media::ffmpeg::input::{demuxer, file_url};
 use crate::media::ffmpeg::transcode::quiet_args;
 use crate::media::file::{output_path, MediaFile};
-use crate::media::video::chunked::pieces::run_pieces;
+use crate::media::lending::run_pieces;
 use crate::media::video::hdr::shown_pictures;
 use crate::media::video::info::VideoInfo;
 use crate::media::video::shown_frame::frames_shown_at;
@@ -274,7 +274,7 @@ mod tests {
     #[tokio::test]
     async fn a_seek_a_quarter_frame_before_a_frame_is_the_frame_shown_at_it() {
         let dir = tempfile::tempdir().unwrap();
-        let clip = crate::media::video::chunked::tests::clip_with_cuts(
+        let clip = crate::media::testutil::clip_with_cuts(
             dir.path(),
             (160, 120),
             [1.2, 1.2, 1.2],

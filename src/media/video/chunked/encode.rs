@@ -5,10 +5,9 @@ use crate::media::engine::Media;
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::progress::ProgressFn;
 use crate::media::file::MediaFile;
+use crate::media::lending::run_pieces;
 use crate::media::lending::ChunkFarm;
-use crate::media::video::chunked::pieces::{
-    run_piece, run_pieces, ChunkProgress, Piece, ScratchDir,
-};
+use crate::media::video::chunked::pieces::{run_piece, ChunkProgress, Piece, ScratchDir};
 use crate::media::video::chunked::plan::Plan;
 use crate::media::video::chunked::recipe::SplitRecipe;
 use std::path::{Path, PathBuf};

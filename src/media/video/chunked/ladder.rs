@@ -32,7 +32,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use super::join::audio_input;
-use super::pieces::{run_piece, run_pieces, ChunkProgress, Piece};
+use super::pieces::{run_piece, ChunkProgress, Piece};
 use super::plan::{self, Chunk, Plan};
 use crate::media::cores;
 use crate::media::engine::Media;
@@ -41,6 +41,7 @@ use crate::media::ffmpeg::input::{demuxer, file_url};
 use crate::media::ffmpeg::progress::ProgressFn;
 use crate::media::ffmpeg::transcode::{input_args_with, quiet_args, run_ffmpeg};
 use crate::media::file::MediaFile;
+use crate::media::lending::run_pieces;
 use crate::media::video::chunked::join::{concat_list, join_head};
 use crate::media::video::chunked::pieces::ScratchDir;
 use crate::media::video::info::VideoInfo;

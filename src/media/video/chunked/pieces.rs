@@ -1,23 +1,15 @@
-//! How the pieces of a chunked encode (chunks of video, the audio) are worked: the
-//! first on the step's own CPU slot, each further one on a slot borrowed from the
-//! engine (see `lend`), and how their progress adds up. Shared by every chunked
-//! encode (one file, `super`; the HLS ladder, `super::ladder`); `video::scenes` runs
-//! the parts of its analysis with [`run_pieces`] too.
+//! How the pieces of a chunked encode (chunks of video, the audio) are worked (each
+//! on a CPU slot, `lending::run_pieces`) and how their progress adds up. Shared by
+//! every chunked encode (one file, `super`; the HLS ladder, `super::ladder`).
 
-use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use tokio_util::sync::CancellationToken;
-
 use super::plan::Plan;
-use crate::media::cores;
 use crate::media::engine::Media;
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::progress::ProgressFn;
 use crate::media::file::MediaFile;
-use crate::media::lending::CoreLender;
 
 /// A piece of work of a chunked encode: a chunk of the video, or the whole audio.
 #[derive(Debug, Clone, Copy)]
@@ -69,32 +61,6 @@ pub(super) async fn run_piece(
     .await
 }
 
-/// Runs pieces `0..count` with `run`, in order, until all are done or one fails: the
-/// first on the step's own slot, each further one while it holds a slot borrowed from
-/// the step's `lender`, or, run without one, on one helper per further core.
-pub(crate) async fn run_pieces<F, Fut>(
-    lender: Option<&dyn CoreLender>,
-    count: usize,
-    run: F,
-) -> Result<(), MediaError>
-where
-    F: Fn(usize) -> Fut,
-    Fut: Future<Output = Result<(), MediaError>>,
-{
-    let queue = Queue::new(count);
-    let own = queue.work(None, &run);
-    // Without a lender, one helper per further core; with one, a helper per further
-    // piece, each working only while it holds a borrowed slot.
-    let further = count.saturating_sub(1);
-    let helpers = match lender {
-        Some(_) => further,
-        None => (cores() - 1).min(further),
-    };
-    let helpers = (0..helpers).map(|_| queue.work(lender, &run));
-    futures::try_join!(own, futures::future::try_join_all(helpers))?;
-    Ok(())
-}
-
 /// The progress of a chunked encode: the frames done in every chunk over the whole
 /// video's, the join left for the last hundredth.
 pub(super) struct ChunkProgress<'a> {
@@ -119,55 +85,6 @@ impl<'a> ChunkProgress<'a> {
         done[index] = fraction * self.plan.chunks[index].count as f64;
         let frames: f64 = done.iter().sum();
         (self.progress)((frames / self.plan.frames as f64 * 0.99).min(0.99));
-    }
-}
-
-/// The pieces of a chunked encode, handed out in order to whoever works next.
-struct Queue {
-    next: AtomicUsize,
-    len: usize,
-    /// Cancelled once the last piece is taken: helpers still waiting for a slot stop.
-    all_taken: CancellationToken,
-}
-
-impl Queue {
-    fn new(len: usize) -> Queue {
-        Queue {
-            next: AtomicUsize::new(0),
-            len,
-            all_taken: CancellationToken::new(),
-        }
-    }
-
-    fn take(&self) -> Option<usize> {
-        let i = self.next.fetch_add(1, Ordering::Relaxed);
-        if i + 1 >= self.len {
-            self.all_taken.cancel();
-        }
-        (i < self.len).then_some(i)
-    }
-
-    /// Works pieces until none is left: on the step's own slot (`lender` `None`), or
-    /// each on a slot borrowed from `lender` for it.
-    async fn work<F, Fut>(&self, lender: Option<&dyn CoreLender>, run: &F) -> Result<(), MediaError>
-    where
-        F: Fn(usize) -> Fut,
-        Fut: std::future::Future<Output = Result<(), MediaError>>,
-    {
-        loop {
-            let slot = match lender {
-                Some(lender) => tokio::select! {
-                    slot = lender.borrow() => Some(slot),
-                    _ = self.all_taken.cancelled() => return Ok(()),
-                },
-                None => None,
-            };
-            let Some(i) = self.take() else {
-                return Ok(());
-            };
-            run(i).await?;
-            drop(slot);
-        }
     }
 }
 

@@ -6,11 +6,11 @@ use std::sync::Mutex;
 
 use super::plan::{self, Plan};
 use super::*;
-use crate::media::testutil::{media, tempdir};
+use crate::media::testutil::{clip_with_cuts, media, tempdir};
 
 mod clips;
 
-pub(crate) use clips::{audio_delayed, clip_with_cuts, ssim};
+pub(crate) use clips::{audio_delayed, ssim};
 use clips::{audio_seconds, audio_start, video_times};
 
 fn ogg() -> SplitRecipe {

@@ -10,7 +10,7 @@
 //! frame is analysed in exactly one part, and its pictures are the whole run's byte
 //! for byte (tested). Its first change, to the last picture of the part before, is
 //! measured when the parts are joined. The parts run as a chunked encode's chunks do
-//! (`chunked::pieces::run_pieces`): the first on the step's own CPU slot, each further
+//! (`lending::run_pieces`): the first on the step's own CPU slot, each further
 //! one on a slot borrowed from the engine, so they wait their turn like other work.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,7 +25,7 @@ use crate::media::error::MediaError;
 use crate::media::ffmpeg::progress::ProgressFn;
 use crate::media::ffmpeg::transcode::quiet_input_args_with;
 use crate::media::file::MediaFile;
-use crate::media::video::chunked::pieces::run_pieces;
+use crate::media::lending::run_pieces;
 use crate::media::video::frame_score::{score, Score};
 use crate::media::video::info::VideoInfo;
 

@@ -7,9 +7,10 @@ use std::sync::Mutex;
 
 use super::test_support::{ladder_recipe, out, segments, two_chunks, whole_and_chunked};
 use super::*;
+use crate::media::testutil::clip_with_cuts;
 use crate::media::testutil::{media, tempdir};
 use crate::media::video::chunked::join::audio_input_at;
-use crate::media::video::chunked::tests::{audio_delayed, clip_with_cuts, ssim};
+use crate::media::video::chunked::tests::{audio_delayed, ssim};
 use crate::media::video::hls::{variants, MediaPlaylist};
 use crate::media::MediaFormat;
 

@@ -8,8 +8,9 @@ use std::process::Command;
 use super::test_support::{ladder_recipe, segments, whole_and_chunked};
 use super::*;
 use crate::format::MediaFormat;
+use crate::media::testutil::clip_with_cuts;
 use crate::media::testutil::{media, tempdir};
-use crate::media::video::chunked::tests::{audio_delayed, clip_with_cuts};
+use crate::media::video::chunked::tests::audio_delayed;
 
 /// One 320x180 AV1 rung with AAC, its key frames every 2 s by GOP length (50 frames
 /// at 25 fps), 6 s fMP4 segments, as `video-to-hls` `codecs: ["av1"]` writes it.

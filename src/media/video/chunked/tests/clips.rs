@@ -1,42 +1,10 @@
-//! The clips the chunked encodes are tested on, and what ffprobe and ffmpeg's SSIM
-//! filter say of an encode.
+//! The clips the chunked encodes are tested on beside `testutil::clip_with_cuts`, and
+//! what ffprobe and ffmpeg's SSIM filter say of an encode.
 
 use std::path::Path;
 use std::process::Command;
 
-use crate::media::{MediaFile, MediaFormat};
-
-/// A `w`x`h` clip at 25 fps of three scenes lasting `scenes` seconds (a test pattern, a
-/// fractal zoom, noisy bars: two hard cuts), with a tone as long, by x264 at `preset`.
-pub(crate) fn clip_with_cuts(
-    dir: &Path,
-    (w, h): (u32, u32),
-    scenes: [f64; 3],
-    preset: &str,
-) -> MediaFile {
-    let path = dir.join("cuts.mp4");
-    let [a, b, c] = scenes;
-    let graph = format!(
-        "testsrc2=s={w}x{h}:r=25:d={a}[a];\
-         mandelbrot=s={w}x{h}:r=25,trim=duration={b},setpts=PTS-STARTPTS[b];\
-         smptebars=s={w}x{h}:r=25:d={c},noise=alls=20:allf=t[c];\
-         [a][b][c]concat=n=3,format=yuv420p[v]"
-    );
-    let tone = format!("sine=frequency=300:duration={:.3}", a + b + c);
-    let status = Command::new("ffmpeg")
-        .args(["-nostdin", "-v", "error", "-y", "-filter_complex", &graph])
-        .args(["-f", "lavfi", "-i", &tone])
-        .args(["-map", "[v]", "-map", "0:a", "-c:v", "libx264", "-g", "250"])
-        .args(["-preset", preset, "-c:a", "aac", "-shortest"])
-        .arg(&path)
-        .status()
-        .expect("run ffmpeg");
-    assert!(status.success());
-    MediaFile {
-        path,
-        format: MediaFormat::Mp4,
-    }
-}
+use crate::media::MediaFile;
 
 pub(super) fn probe_lines(path: &Path, args: &[&str]) -> Vec<String> {
     let out = Command::new("ffprobe")

@@ -1,7 +1,7 @@
 use super::*;
+use crate::media::testutil::clip_with_cuts;
 use crate::media::testutil::media;
 use crate::media::video::chunked::sizes::video_lead;
-use crate::media::video::chunked::tests::clip_with_cuts;
 use crate::media::video::scenes::change::cuts;
 
 #[test]
