@@ -264,6 +264,9 @@ async fn three_nodes_share_chunks_and_a_killed_node_loses_only_the_chunks_it_hel
             .unwrap_or(false);
         if busy {
             signal(&nodes[2], "-STOP");
+            // A claim the node sent just before it stopped still commits: let the
+            // database finish it before reading what the node holds.
+            tokio::time::sleep(Duration::from_millis(500)).await;
             if let Some(found) = held_by_stopped(&tmp, pool).await {
                 break found;
             }
