@@ -10,6 +10,10 @@
 //!   version changes with it, and a function whose signature changes fails the build
 //!   instead of corrupting memory. The headers' version numbers come out as constants,
 //!   which `media::libraries` compares with the libraries loaded at start;
+//! - the PDF drawer (`src/media/pdf/zygote.cpp`, see `src/media/pdf/drawer.rs`), a program
+//!   linked with poppler's C++ library, built in OUT_DIR; the binary carries it and
+//!   writes it out where the warm-process shim goes. It is needed: without poppler's
+//!   headers (`libpoppler-cpp-dev`) and a C++ compiler the build fails and says so;
 //! - the command registry (`src/commands/registry.rs` includes it): every `mod` line of
 //!   file whose module implements `CommandDef`, in the order of the lines, which is the
 //!   catalog's. A command file without its `mod` line fails the build here.
@@ -18,6 +22,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SHIM: &str = "src/media/ffmpeg/warm_shim.c";
+const DRAWER: &str = "src/media/pdf/zygote.cpp";
 
 fn main() {
     println!("cargo:rerun-if-changed={SHIM}");
@@ -32,7 +37,48 @@ fn main() {
     for library in LIBRARIES {
         library.generate(&out_dir);
     }
+    pdf_drawer(&out_dir.join("pdf_drawer"));
     command_registry(&out_dir);
+}
+
+/// Compiles and links the PDF drawer to `out`, or fails the build naming what is missing.
+fn pdf_drawer(out: &Path) {
+    println!("cargo:rerun-if-changed={DRAWER}");
+    let poppler = pkg_config::Config::new()
+        .atleast_version("0.65")
+        .cargo_metadata(false)
+        .probe("poppler-cpp")
+        .unwrap_or_else(|e| {
+            panic!(
+                "poppler's C++ library 0.65 or newer, with its headers, is needed to draw \
+                 PDF pages (Debian/Ubuntu: libpoppler-cpp-dev; scripts/install-deps.sh \
+                 installs it): {e}"
+            )
+        });
+    let compiler = cc::Build::new()
+        .cpp(true)
+        .cargo_metadata(false)
+        .try_get_compiler()
+        .unwrap_or_else(|e| panic!("a C++ compiler is needed for the PDF drawer: {e}"));
+    let mut command: Command = compiler.to_command();
+    command
+        .args(["-O2", "-Wall", "-Wextra", "-o"])
+        .arg(out)
+        .arg(DRAWER);
+    for dir in &poppler.include_paths {
+        command.arg(format!("-I{}", dir.display()));
+    }
+    for dir in &poppler.link_paths {
+        command.arg(format!("-L{}", dir.display()));
+    }
+    for lib in &poppler.libs {
+        command.arg(format!("-l{lib}"));
+    }
+    let status = command.status();
+    assert!(
+        matches!(status, Ok(s) if s.success()),
+        "compiling the PDF drawer ({DRAWER}) failed: {status:?}"
+    );
 }
 
 /// Writes `commands! { Variant => module, ... }` for `src/commands/mod.rs`: one entry

@@ -113,6 +113,23 @@ podman image inspect --format '{{json .Config.Cmd}}' "$IMAGE" | grep -q '"serve"
 ffmpeg -v error -y -f lavfi -i testsrc=size=320x240 -frames:v 1 "$work/in.png"
 ffmpeg -v error -y -f lavfi -i testsrc=size=320x240:rate=25 -f lavfi -i sine=frequency=440 \
   -t 2 -c:v libx264 -pix_fmt yuv420p -c:a aac -shortest "$work/in.mp4"
+# A one-page PDF (200 × 100 pt, a red square), written by hand with its byte offsets.
+python3 - "$work/in.pdf" <<'PDF'
+import sys
+content = b"1 0 0 rg 0 0 100 100 re f"
+objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+           b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 100] /Contents 4 0 R >>",
+           b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content)]
+out, offsets = bytearray(b"%PDF-1.4\n"), []
+for i, body in enumerate(objects, 1):
+    offsets.append(len(out))
+    out += b"%d 0 obj\n%s\nendobj\n" % (i, body)
+xref = len(out)
+out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+open(sys.argv[1], "wb").write(out)
+PDF
 source_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -m http.server "$source_port" --bind 127.0.0.1 --directory "$work" >/dev/null 2>&1 &
 source_pid=$!
@@ -181,6 +198,14 @@ curl -sSf -o "$work/out.png" "$image_url"
 read -r codec width height _ <<<"$(probe "$work/out.png" v)"
 [ "$codec $width $height" = "png 160 120" ] || fail "image output is '$codec $width $height', not 'png 160 120'"
 say "image edit done: $codec ${width}x$height"
+
+# A PDF page, drawn by the drawer the binary carries with the image's poppler.
+pdf_url=$(run_edit "{\"commands\":[\"resize-image\"],\"options\":{\"width\":400,\"format\":\"png\"},
+  \"assets\":[{\"type\":\"image\",\"src\":\"http://127.0.0.1:$source_port/in.pdf\"}]}")
+curl -sSf -o "$work/page.png" "$pdf_url"
+read -r codec width height _ <<<"$(probe "$work/page.png" v)"
+[ "$codec $width $height" = "png 400 200" ] || fail "PDF page output is '$codec $width $height', not 'png 400 200'"
+say "PDF page drawn: $codec ${width}x$height"
 
 video_url=$(run_edit "{\"commands\":[\"modify-video-speed\"],\"options\":{\"speed\":2},
   \"assets\":[{\"type\":\"video\",\"src\":\"http://127.0.0.1:$source_port/in.mp4\"}]}")

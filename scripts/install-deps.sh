@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages mediaedit needs when they are missing (Debian/Ubuntu):
-# ffmpeg/ffprobe for video; poppler-utils for PDF pages; cmake and nasm to build the vendored libjpeg-turbo 3 (SIMD);
+# ffmpeg/ffprobe for video; poppler's C++ library for PDF pages; cmake and nasm to build the vendored libjpeg-turbo 3 (SIMD);
 # libtiff and libheif (headers and libraries) for TIFF, HEIC and AVIF sources; libclang,
 # with which the build generates the Rust declarations of libavif, libtiff and libheif
 # from their installed headers (bindgen).
@@ -55,8 +55,10 @@ pkg-config --exists libavif 2>/dev/null || missing+=(libavif-dev)
 pkg-config --exists libjxl libjxl_threads 2>/dev/null || missing+=(libjxl-dev)
 # libclang and clang's own headers, which bindgen (build.rs) parses the C headers with.
 ls /usr/lib/llvm-*/lib/libclang.so >/dev/null 2>&1 || missing+=(libclang-dev)
-# poppler's pdfinfo and pdftoppm draw the pages of PDF sources (child processes).
-command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
+# poppler's C++ library (and a C++ compiler) for the PDF drawer, the process of ours
+# that draws the pages of PDF sources (build.rs compiles src/media/pdf/zygote.cpp).
+pkg-config --exists poppler-cpp 2>/dev/null || missing+=(libpoppler-cpp-dev)
+command -v c++ >/dev/null 2>&1 || missing+=(g++)
 # Little CMS for colour profiles (without it, lcms2-sys builds its bundled copy).
 pkg-config --exists lcms2 2>/dev/null || missing+=(liblcms2-dev)
 if $with_test_tools; then
@@ -68,6 +70,8 @@ if $with_test_tools; then
     missing+=(postgresql)
   fi
   [ -x "${MEDIAEDIT_TEST_CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
+  # pdftoppm, the reference our PDF pages are compared with (tests and bench/svg_pdf.py).
+  command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
   # qpdf encrypts the PDF test files (tests/it/pdf.rs).
   command -v qpdf >/dev/null 2>&1 || missing+=(qpdf)
   # heif-enc makes the HEIC and AVIF test files.
@@ -84,6 +88,7 @@ if $with_bench_tools; then
   command -v vipsthumbnail >/dev/null 2>&1 || missing+=(libvips-tools)
   # cwebp, the reference of bench/perf.py's image-to-webp row.
   command -v cwebp >/dev/null 2>&1 || missing+=(webp)
+  command -v pdftoppm >/dev/null 2>&1 || missing+=(poppler-utils)
 fi
 
 if [ ${#missing[@]} -gt 0 ]; then

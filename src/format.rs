@@ -37,7 +37,7 @@ pub enum MediaFormat {
     Bmp,
     /// Read (drawn at the size an edit needs, `media::image::codec::svg`), never written.
     Svg,
-    /// A page of a PDF, drawn by poppler (`media::pdf`) then read as a PNG: never written.
+    /// A page of a PDF, drawn by poppler (`media::pdf`) then read as a BMP: never written.
     Pdf,
     /// An HLS master playlist (`video-to-hls`): written, never read. Its media
     /// playlists and fMP4 segments are stored beside it (`storage::OutputKey`).

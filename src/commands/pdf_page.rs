@@ -72,7 +72,7 @@ const PROBES: [(u32, u32); 6] = [
 
 /// The side every output has whatever page the command is given (`resize-image` to a
 /// `width` alone): then the page can be drawn at that side without its size being
-/// read first, and poppler's two runs overlap (see `media::pdf`).
+/// read first, and the drawer is asked once (see `media::pdf`).
 fn fixed_side<F>(made: impl Fn((u32, u32)) -> Option<(u32, u32)>) -> Option<PageSize<F>> {
     let outputs: Option<Vec<(u32, u32)>> = PROBES.iter().map(|&shape| made(shape)).collect();
     let outputs = outputs?;

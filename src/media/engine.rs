@@ -8,6 +8,7 @@ use crate::media::ffmpeg::process::ProcessRunner;
 use crate::media::lending::{ChunkFarm, CoreLender, Lent};
 use crate::media::limits;
 use crate::media::memory;
+use crate::media::pdf::drawer::Drawers;
 use crate::media::video::inspect_cache::InfoCache;
 
 /// Entry point for media operations; cheap to clone.
@@ -27,6 +28,8 @@ struct Inner {
     info_cache: InfoCache,
     /// Shared by every clone so that the budget bounds the whole service.
     memory: Arc<memory::MemoryBudget>,
+    /// The PDF drawer processes, idle between pages.
+    pdf_drawers: Drawers,
 }
 
 impl Media {
@@ -38,6 +41,9 @@ impl Media {
             .with_warm_processes(config.warm_processes, config.shim_dir.as_deref());
         let memory =
             memory::MemoryBudget::new(config.max_step_memory_bytes, config.memory_budget_bytes);
+        // Where the drawer program is written: beside the warm-process shim.
+        let carried = (config.shim_dir.as_ref().or(config.scratch_dir.as_ref()))
+            .map_or_else(|| std::env::temp_dir().join("mediaedit-lib"), Clone::clone);
         Media {
             lent: Default::default(),
             inner: Arc::new(Inner {
@@ -45,6 +51,7 @@ impl Media {
                 config,
                 runner,
                 info_cache: InfoCache::default(),
+                pdf_drawers: Drawers::new(carried),
             }),
         }
     }
@@ -68,6 +75,10 @@ impl Media {
 
     pub(crate) fn runner(&self) -> &ProcessRunner {
         &self.inner.runner
+    }
+
+    pub(crate) fn pdf_drawers(&self) -> &Drawers {
+        &self.inner.pdf_drawers
     }
 
     pub(crate) fn info_cache(&self) -> &InfoCache {

@@ -1,7 +1,8 @@
-//! The environment of every ffmpeg and ffprobe the service starts (docs/API.md):
-//! the real binary, started with credentials in its own environment, runs a video
-//! edit while the process tree is read from /proc; every child, warm (waiting, and
-//! running its run) or cold, holds the allow-list and nothing else.
+//! The environment of every ffmpeg, ffprobe and PDF drawer the service starts
+//! (docs/API.md): the real binary, started with credentials in its own environment,
+//! runs a video edit while the process tree is read from /proc; every child, warm
+//! (waiting, and running its run) or cold, holds the allow-list and nothing else. The
+//! PDF drawer, which stays between pages, holds it too, under the memory limit.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -28,6 +29,12 @@ struct Seen {
 /// The ffmpeg and ffprobe children of `parent` now, with their environments (a
 /// child that ended while it was read is left out).
 fn children_of(parent: u32) -> Vec<(u32, Seen)> {
+    children_named(parent, &["ffmpeg", "ffprobe"])
+}
+
+/// The children of `parent` whose program name (cut to 15 bytes, as /proc has it)
+/// is one of `names`.
+fn children_named(parent: u32, names: &[&str]) -> Vec<(u32, Seen)> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
@@ -45,7 +52,7 @@ fn children_of(parent: u32) -> Vec<(u32, Seen)> {
             .split(' ')
             .nth(1)
             .and_then(|p| p.parse().ok());
-        if ppid != Some(parent) || !matches!(comm.as_str(), "ffmpeg" | "ffprobe") {
+        if ppid != Some(parent) || !names.contains(&comm.as_str()) {
             continue;
         }
         // The command line first: a warm process's shim writes its run's environment
@@ -256,4 +263,62 @@ async fn cold_ffmpeg_holds_only_the_allow_list() {
         0,
         "no warm process loading"
     );
+}
+
+#[tokio::test]
+async fn the_pdf_drawer_holds_only_the_allow_list_under_the_memory_limit() {
+    let data = tempfile::TempDir::new().unwrap();
+    let token = token_create(data.path(), "acme");
+    let server = Server::start(
+        data.path(),
+        &[
+            ("AWS_SECRET_ACCESS_KEY", SECRET),
+            ("MEDIAEDIT_CHILD_ENV_MARKER", MARKER),
+            ("MEDIAEDIT_PROCESS_MEMORY_LIMIT", "1073741824"),
+        ],
+        Stdio::null(),
+    )
+    .await;
+    let fixtures = FixtureServer::start().await;
+    let src = fixtures.add("doc.pdf", crate::pdf::two_pages());
+    let response = server
+        .post_edit(&token, &edit(&src, &["image-to-webp"], None))
+        .await;
+    assert_eq!(response.status(), 201);
+    let id = response.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let doc = server.read_edit(&token, &id).await;
+        match doc["attributes"]["status"].as_str().unwrap() {
+            "done" => break,
+            "failed" => panic!("{doc}"),
+            _ => assert!(Instant::now() < deadline, "{doc}"),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The drawer waits for the next page: read it at leisure.
+    let drawers = children_named(server.child.id(), &["mediaedit-pdf-d"]);
+    assert_eq!(drawers.len(), 1, "one idle drawer after one page");
+    let (pid, drawer) = &drawers[0];
+    assert!(
+        drawer.cmdline.starts_with(&format!(
+            "{}/mediaedit-pdf-drawer-",
+            data.path().join("lib").display()
+        )),
+        "{drawer:?}"
+    );
+    assert_allow_listed(std::slice::from_ref(drawer), &data.path().join("tmp"));
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let data_limit = limits
+        .lines()
+        .find(|l| l.starts_with("Max data size"))
+        .unwrap()
+        .split_whitespace()
+        .nth(3)
+        .unwrap()
+        .to_string();
+    assert_eq!(data_limit, "1073741824", "{limits}");
 }

@@ -57,7 +57,7 @@ fn pdf(pages: &[&str]) -> Vec<u8> {
 }
 
 /// Page 1: red left half, white right; page 2: a blue right half.
-fn two_pages() -> Vec<u8> {
+pub fn two_pages() -> Vec<u8> {
     pdf(&["1 0 0 rg 0 0 100 100 re f", "0 0 1 rg 100 0 100 100 re f"])
 }
 

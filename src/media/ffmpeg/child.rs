@@ -10,6 +10,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use sha2::{Digest, Sha256};
 use tokio::process::Command;
 
 /// A command for `program` that runs under `memory_limit` bytes of data memory
@@ -105,4 +106,42 @@ impl ChildEnv {
         command.env_clear();
         command.envs(self.entries(home));
     }
+}
+
+/// Writes `bytes` (a file the binary carries: the warm-process shim, the PDF drawer)
+/// into `dir` as `mediaedit-{stem}-{digest}{suffix}`, a name that changes with its
+/// content, through a temporary name so that no process ever loads half a file;
+/// executable when `executable`. Its path.
+pub(crate) fn install_carried(
+    dir: &Path,
+    stem: &str,
+    suffix: &str,
+    bytes: &[u8],
+    executable: bool,
+) -> io::Result<PathBuf> {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir)?;
+    let digest = hex::encode(&Sha256::digest(bytes)[..6]);
+    let path = dir.join(format!("mediaedit-{stem}-{digest}{suffix}"));
+    // Its name is its content: one written before (by another node, or another
+    // engine of this process) is already this file.
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() == bytes.len() as u64) {
+        return Ok(path);
+    }
+    // A name of its own for every writer, threads of one process included.
+    let mut staging = tempfile::Builder::new()
+        .prefix(&format!(".mediaedit-{stem}-"))
+        .tempfile_in(dir)?;
+    staging.write_all(bytes)?;
+    let mode = if executable { 0o755 } else { 0o644 };
+    staging
+        .as_file()
+        .set_permissions(std::fs::Permissions::from_mode(mode))?;
+    // Closed before it takes its name: a program open for writing cannot be run.
+    staging
+        .into_temp_path()
+        .persist(&path)
+        .map_err(|e| e.error)?;
+    Ok(path)
 }

@@ -385,6 +385,7 @@ fn program_name(program: &Path) -> String {
         .into_owned()
 }
 
+mod resident;
 mod stderr;
 #[cfg(test)]
 mod tests;

@@ -33,12 +33,11 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::UnixStream;
 use tokio::process::Child;
 
-use crate::media::ffmpeg::child::{limited_command, ChildEnv};
+use crate::media::ffmpeg::child::{install_carried, limited_command, ChildEnv};
 
 /// The shim as `build.rs` built it; empty where it could not be built.
 const SHIM: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/warm_shim.so"));
@@ -297,37 +296,22 @@ async fn start(
     }
 }
 
-/// Writes the shim into `dir` under a name that changes with its content, through a
-/// temporary name so that a process never loads half a file. `None` where there is
+/// Writes the shim into `dir` (see `child::install_carried`). `None` where there is
 /// no shim, it cannot be written, or its path cannot stand in `LD_PRELOAD` (which
 /// splits on spaces and colons).
 fn install_shim(dir: &Path) -> Option<PathBuf> {
-    if SHIM.is_empty() {
-        return None;
-    }
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        tracing::warn!(dir = %dir.display(), error = %e, "creating the warm-process shim's directory failed; ffmpeg starts cold");
-        return None;
-    }
-    let digest = hex::encode(&Sha256::digest(SHIM)[..6]);
-    let path = dir.join(format!("mediaedit-warm-{digest}.so"));
-    if path
-        .as_os_str()
-        .as_bytes()
-        .iter()
-        .any(|b| matches!(b, b' ' | b':'))
+    if SHIM.is_empty()
+        || dir
+            .as_os_str()
+            .as_bytes()
+            .iter()
+            .any(|b| matches!(b, b' ' | b':'))
     {
         return None;
     }
-    let staging = dir.join(format!(
-        ".mediaedit-warm-{digest}.so.{}",
-        std::process::id()
-    ));
-    let written = std::fs::write(&staging, SHIM).and_then(|()| std::fs::rename(&staging, &path));
-    match written {
-        Ok(()) => Some(path),
+    match install_carried(dir, "warm", ".so", SHIM, false) {
+        Ok(path) => Some(path),
         Err(e) => {
-            let _ = std::fs::remove_file(&staging);
             tracing::warn!(dir = %dir.display(), error = %e, "writing the warm-process shim failed; ffmpeg starts cold");
             None
         }
