@@ -160,6 +160,10 @@ impl Media {
                 height,
                 limit: self.config().max_image_pixels,
             },
+            Answer::Memory => MediaError::MemoryLimitExceeded {
+                program: "the PDF drawer".into(),
+                limit_mib: self.runner().memory_limit() >> 20,
+            },
             Answer::Damaged | Answer::Size { .. } | Answer::Drawn { .. } => damaged(),
         }
     }

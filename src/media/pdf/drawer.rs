@@ -67,6 +67,8 @@ pub(crate) enum Answer {
         width: u64,
         height: u64,
     },
+    /// Not drawn: its bitmap alone is past the process memory limit.
+    Memory,
     Encrypted,
     Damaged,
     NoPage,
@@ -91,6 +93,7 @@ pub(crate) fn parse_answer(line: &str) -> Option<Answer> {
             width: next()?.parse().ok()?,
             height: next()?.parse().ok()?,
         },
+        "memory" => Answer::Memory,
         "encrypted" => Answer::Encrypted,
         // A child that died before it answered was drawing something poppler could
         // not read (or ran out of memory doing it).

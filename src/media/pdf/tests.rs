@@ -96,6 +96,7 @@ fn every_answer_of_the_drawer_is_read_and_anything_else_is_not() {
         })
     );
     assert_eq!(parse_answer("encrypted"), Some(Answer::Encrypted));
+    assert_eq!(parse_answer("memory"), Some(Answer::Memory));
     assert_eq!(parse_answer("crashed"), Some(Answer::Damaged));
     assert_eq!(parse_answer("no-page"), Some(Answer::NoPage));
     assert_eq!(parse_answer("drawn 256"), None);
@@ -190,4 +191,37 @@ async fn damaged_locked_absent_and_huge_pages_fail_with_their_codes_and_the_draw
 
     let fine = draw(page_pdf(200, 100, 0), 1, 64).await.unwrap();
     assert_eq!(image::open(&fine.path).unwrap().width(), 64);
+}
+
+#[tokio::test]
+async fn a_page_whose_bitmap_is_past_the_memory_limit_fails_memory_limit_exceeded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = media().config().clone();
+    config.process_memory_limit = 256 << 20;
+    let media = crate::media::engine::Media::new(config);
+    let input = pdf_file(dir.path(), &page_pdf(200, 100, 0));
+    // 12 000 × 6 000: 72 million pixels, under the pixel limit; 288 MB of bitmap.
+    let size = PageSize::<fn((u32, u32)) -> f64>::Width(12_000);
+    let err = media.pdf_page(&input, 1, size, dir.path()).await.err().unwrap();
+    assert_eq!(err.code().as_str(), "memory_limit_exceeded", "{err}");
+    // The drawer itself fits the limit and goes on.
+    let size = PageSize::<fn((u32, u32)) -> f64>::Width(300);
+    let page = media.pdf_page(&input, 1, size, dir.path()).await.unwrap();
+    assert_eq!(image::open(&page.path).unwrap().width(), 300);
+}
+
+#[tokio::test]
+async fn a_page_past_the_timeout_fails_processing_timeout_and_the_next_page_is_drawn() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = media().config().clone();
+    config.process_timeout = std::time::Duration::from_millis(300);
+    let media = crate::media::engine::Media::new(config);
+    let input = pdf_file(dir.path(), &page_pdf(200, 100, 0));
+    // 72 million pixels drawn and written: far longer than 300 ms.
+    let size = PageSize::<fn((u32, u32)) -> f64>::Width(12_000);
+    let err = media.pdf_page(&input, 1, size, dir.path()).await.err().unwrap();
+    assert_eq!(err.code().as_str(), "processing_timeout", "{err}");
+    let size = PageSize::<fn((u32, u32)) -> f64>::Width(64);
+    let page = media.pdf_page(&input, 1, size, dir.path()).await.unwrap();
+    assert_eq!(image::open(&page.path).unwrap().width(), 64);
 }

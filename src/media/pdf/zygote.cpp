@@ -16,6 +16,7 @@
 //   size PAGES WIDTH HEIGHT   the page's size in points, turned by its /Rotate
 //   drawn WIDTH HEIGHT        the page drawn to OUTPUT as a 24-bit BMP
 //   large WIDTH HEIGHT        not drawn: that many pixels is past the limit
+//   memory                    not drawn: its bitmap alone is past the memory limit
 //   encrypted | damaged | no-page | crashed
 //
 // End of file on stdin ends the drawer.
@@ -35,6 +36,7 @@
 #include <memory>
 #include <string>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -175,6 +177,12 @@ std::string serve(const Request &r) {
         std::snprintf(line, sizeof line, "large %.0f %.0f", w, h);
         return line;
     }
+    // Splash's bitmap (4 bytes a pixel with its alpha row) past the data limit would
+    // end the child in poppler's allocator with nothing said: say why instead.
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_DATA, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        w * h * 4 > double(limit.rlim_cur))
+        return "memory";
     const poppler::image img = draw(page.get(), xres, yres, int(w), int(h));
     if (!img.is_valid() || img.width() != int(w) || img.height() != int(h))
         return "damaged";
@@ -197,6 +205,7 @@ int main() {
     }
     answer("ready");
     Request r;
+    const pid_t self = getpid();
     while (read_request(r)) {
         std::fflush(stdout);
         const pid_t child = fork();
@@ -206,6 +215,8 @@ int main() {
         }
         if (child == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
+            // Killed before the line above took effect: its parent is gone already.
+            if (getppid() != self) _exit(1);
             answer(serve(r));
             _exit(0);
         }
