@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::options::{OptionKind, OptionSpec, Options};
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{CommandDef, CommandSpec, Prediction, Shape};
+use crate::media::image::quality::{FormatChoice, Quality};
 use crate::media::image::{FrameOp, Scale};
 use crate::media::video::frame_score::best_time;
 use crate::media::video::info::VideoInfo;
@@ -105,7 +106,8 @@ pub(crate) async fn still_at(
     progress: ProgressFn<'_>,
 ) -> Result<MediaFile, MediaError> {
     let frames = Frames::ShownAt(&[time]);
-    let mut made = stills_at(media, input, info, frames, wanted, out_dir, progress).await?;
+    let written = (wanted, Quality::Fixed(None));
+    let mut made = stills_at(media, input, info, frames, written, out_dir, progress).await?;
     Ok(made.remove(0))
 }
 
@@ -118,7 +120,7 @@ pub(crate) async fn stills_at(
     input: &MediaFile,
     info: &VideoInfo,
     frames: Frames<'_>,
-    wanted: ImageFormat,
+    (wanted, quality): (ImageFormat, Quality),
     out_dir: &Path,
     progress: ProgressFn<'_>,
 ) -> Result<Vec<MediaFile>, MediaError> {
@@ -131,8 +133,9 @@ pub(crate) async fn stills_at(
                 Ok(still)
             } else {
                 let ops: Vec<Box<dyn FrameOp>> = vec![Box::new(Scale(1.0))];
+                let written = (FormatChoice::Given(Some(wanted)), quality);
                 let made = media
-                    .transform_image(&still, ops, Some(wanted), out_dir)
+                    .transform_image_at(&still, ops, written, out_dir)
                     .await;
                 let _ = tokio::fs::remove_file(&still.path).await;
                 made

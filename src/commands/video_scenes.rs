@@ -16,6 +16,7 @@ use super::video_poster::{stills_at, FORMAT};
 use super::vtt::timestamp;
 use crate::commands::formats::VIDEOS;
 use crate::commands::spec::{Beside, CommandDef, CommandSpec, Prediction, Shape};
+use crate::media::image::quality::Quality;
 use crate::media::video::info::VideoInfo;
 use crate::media::video::scenes::{self, Scenes, Settings};
 use crate::media::video::stills::Frames;
@@ -147,8 +148,10 @@ async fn posters(
         None => Frames::ShownAt(&times),
     };
     let encoding = |f: f64| progress(ANALYSIS_SHARE + (1.0 - ANALYSIS_SHARE) * f);
-    let format = poster_format(options);
-    stills_at(media, input, info, frames, format, out_dir, &encoding).await
+    // Quick: six to hundreds of full-size stills, whose encodes are most of the
+    // posters' time (docs/PERFORMANCE.md).
+    let written = (poster_format(options), Quality::Quick);
+    stills_at(media, input, info, frames, written, out_dir, &encoding).await
 }
 
 /// The WebVTT chapters: one cue per scene, `Scene N`, end to end; the last ends with

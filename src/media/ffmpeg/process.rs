@@ -284,7 +284,9 @@ impl ProcessRunner {
         };
         // On timeout `work` is dropped, then `child` at the end of this function,
         // which kills the process.
+        let started = std::time::Instant::now();
         let finished = tokio::time::timeout(self.timeout, work).await;
+        tracing::debug!(program = %name, ms = started.elapsed().as_millis() as u64, "ran");
         // The next run's process starts now that this one's cores are free.
         self.warm.refill(program);
         let (status, stderr) = match finished {

@@ -202,7 +202,11 @@ async fn a_page_whose_bitmap_is_past_the_memory_limit_fails_memory_limit_exceede
     let input = pdf_file(dir.path(), &page_pdf(200, 100, 0));
     // 12 000 × 6 000: 72 million pixels, under the pixel limit; 288 MB of bitmap.
     let size = PageSize::<fn((u32, u32)) -> f64>::Width(12_000);
-    let err = media.pdf_page(&input, 1, size, dir.path()).await.err().unwrap();
+    let err = media
+        .pdf_page(&input, 1, size, dir.path())
+        .await
+        .err()
+        .unwrap();
     assert_eq!(err.code().as_str(), "memory_limit_exceeded", "{err}");
     // The drawer itself fits the limit and goes on.
     let size = PageSize::<fn((u32, u32)) -> f64>::Width(300);
@@ -219,7 +223,11 @@ async fn a_page_past_the_timeout_fails_processing_timeout_and_the_next_page_is_d
     let input = pdf_file(dir.path(), &page_pdf(200, 100, 0));
     // 72 million pixels drawn and written: far longer than 300 ms.
     let size = PageSize::<fn((u32, u32)) -> f64>::Width(12_000);
-    let err = media.pdf_page(&input, 1, size, dir.path()).await.err().unwrap();
+    let err = media
+        .pdf_page(&input, 1, size, dir.path())
+        .await
+        .err()
+        .unwrap();
     assert_eq!(err.code().as_str(), "processing_timeout", "{err}");
     let size = PageSize::<fn((u32, u32)) -> f64>::Width(64);
     let page = media.pdf_page(&input, 1, size, dir.path()).await.unwrap();

@@ -130,3 +130,47 @@ fn the_search_is_charged_to_the_memory_budget() {
     let e = encode_with(photo_like(400, 300), ImageFormat::Jpeg, auto, &tight).unwrap_err();
     assert!(matches!(e, MediaError::MemoryTooLarge { .. }), "{e:?}");
 }
+
+#[test]
+fn a_quick_webp_is_another_encode_of_the_same_picture_at_the_default_quality() {
+    let picture = photo_like(320, 240);
+    let (quick, none) = encode_with(
+        picture.clone(),
+        ImageFormat::Webp,
+        Quality::Quick,
+        &budget(),
+    )
+    .unwrap();
+    let (default, _) = encode_with(
+        picture.clone(),
+        ImageFormat::Webp,
+        Quality::Fixed(None),
+        &budget(),
+    )
+    .unwrap();
+    assert!(none.is_none());
+    assert_ne!(quick, default, "method 2 is not method 4");
+    let decoded = image::load_from_memory(&quick).unwrap().to_rgb8();
+    assert_eq!(decoded.dimensions(), (320, 240));
+    let (a, b) = (decoded.as_raw(), picture.to_rgb8().into_raw());
+    let mean = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| f64::from(x.abs_diff(*y)))
+        .sum::<f64>()
+        / a.len() as f64;
+    assert!(mean < 6.0, "mean difference {mean} from the picture");
+    let ratio = quick.len() as f64 / default.len() as f64;
+    assert!(
+        (0.8..1.3).contains(&ratio),
+        "{} against {} bytes",
+        quick.len(),
+        default.len()
+    );
+    // Other formats are written as at their default.
+    let (png, _) =
+        encode_with(picture.clone(), ImageFormat::Png, Quality::Quick, &budget()).unwrap();
+    let (png_default, _) =
+        encode_with(picture, ImageFormat::Png, Quality::Fixed(None), &budget()).unwrap();
+    assert_eq!(png, png_default);
+}

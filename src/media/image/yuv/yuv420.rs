@@ -109,20 +109,27 @@ impl Yuv420 {
     /// as ffmpeg's libwebp encoder and `cwebp` use them), on this thread: for pictures
     /// encoded many at once, one per core (video frames).
     pub fn encode_webp(&mut self, quality: f32) -> Result<Vec<u8>, MediaError> {
-        self.encode_webp_on(quality, false)
+        self.encode_webp_on(quality, false, None)
+    }
+
+    /// [`Yuv420::encode_webp`] at libwebp's method 2 rather than its default 4
+    /// (`Quality::Quick`: previews made many at a time).
+    pub fn encode_webp_quick(&mut self, quality: f32) -> Result<Vec<u8>, MediaError> {
+        self.encode_webp_on(quality, false, Some(2))
     }
 
     /// [`Yuv420::encode_webp`] for the one picture being encoded: libwebp's second
     /// thread analyses the picture in two halves and compresses an alpha plane beside
     /// the colour, as `cwebp -mt` does (the same bytes as one thread).
     pub fn encode_webp_alone(&mut self, quality: f32) -> Result<Vec<u8>, MediaError> {
-        self.encode_webp_on(quality, true)
+        self.encode_webp_on(quality, true, None)
     }
 
     pub(super) fn encode_webp_on(
         &mut self,
         quality: f32,
         two_threads: bool,
+        method: Option<i32>,
     ) -> Result<Vec<u8>, MediaError> {
         use libwebp_sys as sys;
         let refused = |what: String| {
@@ -138,6 +145,9 @@ impl Yuv420 {
         let mut config = sys::WebPConfig::new().map_err(|()| refused("config".into()))?;
         config.quality = quality;
         config.thread_level = i32::from(two_threads);
+        if let Some(method) = method {
+            config.method = method;
+        }
         let mut picture = sys::WebPPicture::new().map_err(|()| refused("picture".into()))?;
         picture.use_argb = 0;
         picture.colorspace = sys::WebPEncCSP::WEBP_YUV420;
