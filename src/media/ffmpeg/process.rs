@@ -12,13 +12,14 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::Semaphore;
 
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::child::{limited_command, ChildEnv};
 use crate::media::ffmpeg::warm::WarmPool;
+use lines::{as_text, read_lines};
+pub(crate) use resident::Resident;
 use stderr::read_tail;
 #[cfg(test)]
 use stderr::STDERR_TAIL_BYTES;
@@ -86,6 +87,16 @@ impl ProcessRunner {
             self.env.clone(),
         ));
         self
+    }
+
+    /// What a process that stays between runs is held to (see [`Resident`]).
+    pub fn resident(&self) -> Resident {
+        Resident {
+            permits: self.permits.clone(),
+            timeout: self.timeout,
+            memory_limit: self.memory_limit,
+            env: self.env.clone(),
+        }
     }
 
     /// Starts the warm processes of `program` before its first run.
@@ -354,30 +365,6 @@ impl ProcessRunner {
     }
 }
 
-/// Hands every line of `pipe` to `on_line` until end of file.
-/// `on_line` for raw lines: each as text, its line ending trimmed.
-fn as_text<'a>(on_line: &'a mut (dyn FnMut(&str) + Send)) -> impl FnMut(&[u8]) + Send + 'a {
-    |line: &[u8]| {
-        let line = String::from_utf8_lossy(line);
-        on_line(line.trim_end_matches(['\n', '\r']));
-    }
-}
-
-async fn read_lines(
-    pipe: impl AsyncRead + Unpin,
-    on_line: &mut (dyn FnMut(&[u8]) + Send),
-) -> std::io::Result<()> {
-    let mut reader = BufReader::new(pipe);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line).await? == 0 {
-            return Ok(());
-        }
-        on_line(&line);
-    }
-}
-
 /// The file name of `program`, for messages (`/usr/bin/ffmpeg` → `ffmpeg`).
 fn program_name(program: &Path) -> String {
     program
@@ -387,6 +374,7 @@ fn program_name(program: &Path) -> String {
         .into_owned()
 }
 
+mod lines;
 mod resident;
 mod stderr;
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //! and the same settings as `pdftoppm`'s defaults, pixel for pixel, in about 2 ms.
 //!
 //! What it runs under: a drawer is started like every child process
-//! (`ProcessRunner::resident_command`: an empty environment plus the allow-list, the
+//! (`ProcessRunner::resident`: an empty environment plus the allow-list, the
 //! memory limit, which its children inherit); each request waits for a permit counted
 //! against `max_processes` and ends at the process timeout, when the drawer is killed
 //! and its child with it (the child dies with its parent). Only the child opens the
@@ -26,7 +26,7 @@ use tokio::sync::OnceCell;
 
 use crate::media::error::MediaError;
 use crate::media::ffmpeg::child::install_carried;
-use crate::media::ffmpeg::process::ProcessRunner;
+use crate::media::ffmpeg::process::Resident;
 
 /// The drawer as `build.rs` built it.
 const DRAWER: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/pdf_drawer"));
@@ -134,7 +134,7 @@ impl Drawers {
 
     /// Asks a drawer for `ask`: an idle one, or one started now (again once, if the
     /// idle one had died while it waited).
-    pub async fn ask(&self, runner: &ProcessRunner, ask: Ask<'_>) -> Result<Answer, MediaError> {
+    pub async fn ask(&self, runner: &Resident, ask: Ask<'_>) -> Result<Answer, MediaError> {
         let _permit = runner.permit().await?;
         let idle = self.idle.lock().expect("drawers lock").pop();
         if let Some(mut drawer) = idle {
@@ -158,7 +158,7 @@ impl Drawers {
         answer
     }
 
-    async fn start(&self, runner: &ProcessRunner) -> Result<Drawer, MediaError> {
+    async fn start(&self, runner: &Resident) -> Result<Drawer, MediaError> {
         let program = self
             .program
             .get_or_try_init(|| async {
@@ -172,7 +172,7 @@ impl Drawers {
         let home = runner.run_dir()?;
         let mut tries = 0;
         let mut child = loop {
-            match runner.resident_command(program, home.path()).spawn() {
+            match runner.command(program, home.path()).spawn() {
                 Ok(child) => break child,
                 // Another thread's child, forked while the program was being written,
                 // held it open for writing until its own exec: the program is whole.
@@ -218,7 +218,7 @@ impl Drawers {
     }
 }
 
-fn timeout(runner: &ProcessRunner) -> MediaError {
+fn timeout(runner: &Resident) -> MediaError {
     MediaError::Timeout {
         program: NAME.into(),
         seconds: runner.timeout().as_secs_f64().ceil() as u64,

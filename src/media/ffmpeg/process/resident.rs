@@ -1,23 +1,33 @@
-//! What a process that stays between runs (the PDF drawer, `media::pdf::drawer`) needs
-//! of the runner: it is made under every run's limits and environment, and each of
-//! its runs waits for a permit and ends at the runner's timeout, as a run does.
+//! What a process that stays between runs (the PDF drawer, `media::pdf::drawer`) is
+//! held to, taken from the runner (`ProcessRunner::resident`): it is made under every
+//! run's limits and environment, and each of its runs waits for a permit of the same
+//! semaphore and ends at the same timeout as a run does.
 
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::process::Command;
-use tokio::sync::SemaphorePermit;
+use tokio::sync::{Semaphore, SemaphorePermit};
 
-use super::ProcessRunner;
 use crate::media::error::MediaError;
-use crate::media::ffmpeg::child::limited_command;
+use crate::media::ffmpeg::child::{limited_command, ChildEnv};
 
-impl ProcessRunner {
+/// The runner's limits, for a process of its own.
+#[derive(Debug, Clone)]
+pub(crate) struct Resident {
+    pub(super) permits: Arc<Semaphore>,
+    pub(super) timeout: Duration,
+    pub(super) memory_limit: u64,
+    pub(super) env: ChildEnv,
+}
+
+impl Resident {
     /// A command for `program` with the memory limit and the allow-listed environment
     /// (`home` its `HOME` and `TMPDIR`), stdin and stdout piped, stderr dropped, killed
     /// when dropped.
-    pub(crate) fn resident_command(&self, program: &Path, home: &Path) -> Command {
+    pub fn command(&self, program: &Path, home: &Path) -> Command {
         let mut command = limited_command(program, self.memory_limit, &self.env, home);
         command
             .stdin(Stdio::piped())
@@ -28,7 +38,7 @@ impl ProcessRunner {
     }
 
     /// One run's permit, counted against `max_processes` like any process's.
-    pub(crate) async fn permit(&self) -> Result<SemaphorePermit<'_>, MediaError> {
+    pub async fn permit(&self) -> Result<SemaphorePermit<'_>, MediaError> {
         // The semaphore is never closed, so acquiring only fails if that changes.
         Ok(self
             .permits
@@ -38,17 +48,17 @@ impl ProcessRunner {
     }
 
     /// How long one run may take.
-    pub(crate) fn timeout(&self) -> Duration {
+    pub fn timeout(&self) -> Duration {
         self.timeout
     }
 
     /// A fresh directory for a process's `HOME` and `TMPDIR`, removed when dropped.
-    pub(crate) fn run_dir(&self) -> std::io::Result<tempfile::TempDir> {
+    pub fn run_dir(&self) -> std::io::Result<tempfile::TempDir> {
         self.env.run_dir()
     }
 
     /// Bytes of data memory each process may map; 0 for no limit.
-    pub(crate) fn memory_limit(&self) -> u64 {
+    pub fn memory_limit(&self) -> u64 {
         self.memory_limit
     }
 }
