@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 secs="${1:-60}"
 shift || true
 all=(request_parse content_detection mp4 matroska gif apng bmp heif_boxes exif
-  render_transform ffprobe_output hls tus_metadata)
+  render_transform ffprobe_output hls tus_metadata svg jxl pdf_answer)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all[@]}"); fi
 
 rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal

@@ -142,6 +142,11 @@ pub fn exif(bytes: &[u8]) {
     }
 }
 
+/// A line the PDF drawer printed, as the service reads it (`media::pdf::drawer`).
+pub fn pdf_answer(bytes: &[u8]) {
+    let _ = crate::media::pdf::drawer::parse_answer(&String::from_utf8_lossy(bytes));
+}
+
 /// ffprobe's JSON output as the service reads it: the typed probe, then what a video
 /// source is taken to be (sizes, length, frame rate, rotation, pixel aspect) and its
 /// check against the limits, and what an audio source is taken to be.
