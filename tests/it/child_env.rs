@@ -106,6 +106,26 @@ fn watch(parent: u32, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<Seen
     })
 }
 
+/// Posts `body` to `server` and waits (90 s at most) for the edit to be done.
+async fn edit_done(server: &Server, token: &str, body: &serde_json::Value) {
+    let response = server.post_edit(token, body).await;
+    assert_eq!(response.status(), 201);
+    let id = response.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let doc = server.read_edit(token, &id).await;
+        match doc["attributes"]["status"].as_str().unwrap() {
+            "done" => return,
+            "failed" => panic!("{doc}"),
+            _ => assert!(Instant::now() < deadline, "{doc}"),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// Runs a video edit on a server with `warm` warm processes per program, its own
 /// environment holding a secret, the database URL and a marker; every child seen.
 async fn children_during_a_video_edit(warm: &str) -> (Vec<Seen>, std::path::PathBuf) {
@@ -138,24 +158,7 @@ async fn children_during_a_video_edit(warm: &str) -> (Vec<Seen>, std::path::Path
     }
     let stop = Arc::new(AtomicBool::new(false));
     let watcher = watch(server.child.id(), stop.clone());
-    let response = server
-        .post_edit(&token, &edit(&src, &["video-to-webm"], None))
-        .await;
-    assert_eq!(response.status(), 201);
-    let id = response.json::<serde_json::Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        let doc = server.read_edit(&token, &id).await;
-        match doc["attributes"]["status"].as_str().unwrap() {
-            "done" => break,
-            "failed" => panic!("{doc}"),
-            _ => assert!(Instant::now() < deadline, "{doc}"),
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    edit_done(&server, &token, &edit(&src, &["video-to-webm"], None)).await;
     // The warm processes that replace the ones used start after the run: seen too.
     tokio::time::sleep(Duration::from_millis(300)).await;
     stop.store(true, Ordering::SeqCst);
@@ -281,24 +284,7 @@ async fn the_pdf_drawer_holds_only_the_allow_list_under_the_memory_limit() {
     .await;
     let fixtures = FixtureServer::start().await;
     let src = fixtures.add("doc.pdf", crate::pdf::two_pages());
-    let response = server
-        .post_edit(&token, &edit(&src, &["image-to-webp"], None))
-        .await;
-    assert_eq!(response.status(), 201);
-    let id = response.json::<serde_json::Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let doc = server.read_edit(&token, &id).await;
-        match doc["attributes"]["status"].as_str().unwrap() {
-            "done" => break,
-            "failed" => panic!("{doc}"),
-            _ => assert!(Instant::now() < deadline, "{doc}"),
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    edit_done(&server, &token, &edit(&src, &["image-to-webp"], None)).await;
     // The drawer waits for the next page: read it at leisure.
     let drawers = children_named(server.child.id(), &["mediaedit-pdf-d"]);
     assert_eq!(drawers.len(), 1, "one idle drawer after one page");

@@ -193,43 +193,37 @@ async fn damaged_locked_absent_and_huge_pages_fail_with_their_codes_and_the_draw
     assert_eq!(image::open(&fine.path).unwrap().width(), 64);
 }
 
-#[tokio::test]
-async fn a_page_whose_bitmap_is_past_the_memory_limit_fails_memory_limit_exceeded() {
+/// A 12 000 px wide page (72 million pixels: under the pixel limit; 288 MB of
+/// bitmap, long to draw and write) on an engine `configured` so, which fails with
+/// `code`; then a small page on the same engine, drawn.
+async fn a_huge_page_fails_then_a_small_one_is_drawn(
+    configure: impl FnOnce(&mut crate::media::config::MediaConfig),
+    code: &str,
+) {
     let dir = tempfile::tempdir().unwrap();
     let mut config = media().config().clone();
-    config.process_memory_limit = 256 << 20;
+    configure(&mut config);
     let media = crate::media::engine::Media::new(config);
     let input = pdf_file(dir.path(), &page_pdf(200, 100, 0));
-    // 12 000 × 6 000: 72 million pixels, under the pixel limit; 288 MB of bitmap.
     let size = PageSize::<fn((u32, u32)) -> f64>::Width(12_000);
-    let err = media
-        .pdf_page(&input, 1, size, dir.path())
-        .await
-        .err()
-        .unwrap();
-    assert_eq!(err.code().as_str(), "memory_limit_exceeded", "{err}");
-    // The drawer itself fits the limit and goes on.
-    let size = PageSize::<fn((u32, u32)) -> f64>::Width(300);
+    let err = media.pdf_page(&input, 1, size, dir.path()).await;
+    let err = err.err().unwrap();
+    assert_eq!(err.code().as_str(), code, "{err}");
+    let size = PageSize::<fn((u32, u32)) -> f64>::Width(64);
     let page = media.pdf_page(&input, 1, size, dir.path()).await.unwrap();
-    assert_eq!(image::open(&page.path).unwrap().width(), 300);
+    assert_eq!(image::open(&page.path).unwrap().width(), 64);
+}
+
+#[tokio::test]
+async fn a_page_whose_bitmap_is_past_the_memory_limit_fails_memory_limit_exceeded() {
+    let limit = |c: &mut crate::media::config::MediaConfig| c.process_memory_limit = 256 << 20;
+    a_huge_page_fails_then_a_small_one_is_drawn(limit, "memory_limit_exceeded").await;
 }
 
 #[tokio::test]
 async fn a_page_past_the_timeout_fails_processing_timeout_and_the_next_page_is_drawn() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = media().config().clone();
-    config.process_timeout = std::time::Duration::from_millis(300);
-    let media = crate::media::engine::Media::new(config);
-    let input = pdf_file(dir.path(), &page_pdf(200, 100, 0));
-    // 72 million pixels drawn and written: far longer than 300 ms.
-    let size = PageSize::<fn((u32, u32)) -> f64>::Width(12_000);
-    let err = media
-        .pdf_page(&input, 1, size, dir.path())
-        .await
-        .err()
-        .unwrap();
-    assert_eq!(err.code().as_str(), "processing_timeout", "{err}");
-    let size = PageSize::<fn((u32, u32)) -> f64>::Width(64);
-    let page = media.pdf_page(&input, 1, size, dir.path()).await.unwrap();
-    assert_eq!(image::open(&page.path).unwrap().width(), 64);
+    let timeout = |c: &mut crate::media::config::MediaConfig| {
+        c.process_timeout = std::time::Duration::from_millis(300)
+    };
+    a_huge_page_fails_then_a_small_one_is_drawn(timeout, "processing_timeout").await;
 }
