@@ -21,12 +21,14 @@ const MAX_PIXELS: u64 = 1 << 20;
 const MAX_FRAMES: usize = 16;
 
 /// The MP4/MOV header reader (`moov`: tracks, sample tables, `avcC` and its SPS), as
-/// video edits and output descriptions call it, on the file at `path`.
+/// video edits, output descriptions and `video-scenes`' posters (the keyframes) call
+/// it, on the file at `path`.
 pub fn mp4(path: &Path) {
     if let Some(info) = mp4::read_info(path) {
         assert!(info.width > 0 && info.height > 0);
     }
     let _ = mp4::read_extent(path);
+    let _ = mp4::keyframes(path);
 }
 
 /// The Matroska/WebM header and cluster reader, on the file at `path`.

@@ -110,6 +110,37 @@ pub(crate) fn score(grey: &[u8], side: usize) -> Score {
 /// The index of the best candidate: the sharpest that is neither dark, flat nor in a
 /// fade; when every one is, the one of most contrast. `None` for no candidates.
 pub(crate) fn pick(scores: &[Score]) -> Option<usize> {
+    let fit = fits(scores);
+    best_by(
+        scores,
+        |s| s.sharpness,
+        &mut (0..scores.len()).filter(|k| fit[*k]),
+    )
+    .or_else(|| best_by(scores, |s| s.deviation, &mut (0..scores.len())))
+}
+
+/// Of sharpness this close to the sharpest's, a candidate counts as sharp as it.
+const AS_SHARP: f64 = 0.9;
+
+/// [`pick`], save that of the fit candidates at least [`AS_SHARP`] as sharp as its
+/// choice, the one of least `cost` (frames decoded to reach it) is taken; the sharper
+/// of equal costs.
+pub(crate) fn pick_reaching(scores: &[Score], cost: &[u64]) -> Option<usize> {
+    let best = pick(scores)?;
+    let fit = fits(scores);
+    if !fit[best] {
+        return Some(best);
+    }
+    let floor = scores[best].sharpness * AS_SHARP;
+    let near = (0..scores.len()).filter(|k| fit[*k] && scores[*k].sharpness >= floor);
+    near.min_by(|a, b| {
+        let sharper = scores[*b].sharpness.total_cmp(&scores[*a].sharpness);
+        cost[*a].cmp(&cost[*b]).then(sharper)
+    })
+}
+
+/// Which candidates are neither dark, flat nor in a fade.
+fn fits(scores: &[Score]) -> Vec<bool> {
     let in_fade = |k: usize| {
         let (Some(before), Some(after)) = (k.checked_sub(1).map(|p| scores[p]), scores.get(k + 1))
         else {
@@ -118,19 +149,25 @@ pub(crate) fn pick(scores: &[Score]) -> Option<usize> {
         let (rise, next) = (scores[k].mean - before.mean, after.mean - scores[k].mean);
         rise.abs() > FADE_STEP && next.abs() > FADE_STEP && rise.signum() == next.signum()
     };
-    let fit = |k: &usize| {
-        let s = scores[*k];
-        s.mean >= DARK && s.deviation >= FLAT && !in_fade(*k)
-    };
-    let best_by = |key: fn(&Score) -> f64, ks: &mut dyn Iterator<Item = usize>| {
-        // The first of equals: the earlier frame.
-        ks.fold(None, |best: Option<usize>, k| match best {
-            Some(b) if key(&scores[b]) >= key(&scores[k]) => Some(b),
-            _ => Some(k),
+    (0..scores.len())
+        .map(|k| {
+            let s = scores[k];
+            s.mean >= DARK && s.deviation >= FLAT && !in_fade(k)
         })
-    };
-    best_by(|s| s.sharpness, &mut (0..scores.len()).filter(fit))
-        .or_else(|| best_by(|s| s.deviation, &mut (0..scores.len())))
+        .collect()
+}
+
+/// The candidate of the greatest `key` among `ks`; the first of equals (the earlier
+/// frame).
+fn best_by(
+    scores: &[Score],
+    key: fn(&Score) -> f64,
+    ks: &mut dyn Iterator<Item = usize>,
+) -> Option<usize> {
+    ks.fold(None, |best: Option<usize>, k| match best {
+        Some(b) if key(&scores[b]) >= key(&scores[k]) => Some(b),
+        _ => Some(k),
+    })
 }
 
 #[cfg(test)]

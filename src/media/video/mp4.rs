@@ -27,6 +27,21 @@ pub(crate) fn read_info(path: &Path) -> Option<VideoInfo> {
     parse_moov(&moov)
 }
 
+/// The frames of `path`'s video track a decoder can start at, from 0 (its sync
+/// samples, `stss`), if it is a plain MP4/MOV: where a seek starts decoding. Counted in
+/// decode order, which for a closed GOP is also the order shown. `None` for any other
+/// file, and for a track without `stss` (every frame is one).
+pub(crate) fn keyframes(path: &Path) -> Option<Vec<u64>> {
+    let moov = read_moov(path)?;
+    let plain = plain(&moov, true)?;
+    let stss = plain.tracks[plain.video].stbl.child(b"stss")?;
+    let count = stss.u32(4)? as usize;
+    // A count past what the box holds is a damaged table: none is read past its end.
+    (0..count)
+        .map(|i| Some(u64::from(stss.u32(8 + 4 * i)?).saturating_sub(1)))
+        .collect()
+}
+
 /// The payload of the top-level `moov` box.
 fn read_moov(path: &Path) -> Option<Vec<u8>> {
     let mut file = std::fs::File::open(path).ok()?;

@@ -30,7 +30,7 @@ use crate::media::error::MediaError;
 use crate::media::ffmpeg::progress::ProgressFn;
 use crate::media::file::MediaFile;
 use crate::media::video::chunked::sizes::video_lead;
-use crate::media::video::frame_score::{pick, Score};
+use crate::media::video::frame_score::{pick_reaching, Score};
 use crate::media::video::info::VideoInfo;
 
 mod change;
@@ -142,7 +142,20 @@ pub(crate) async fn detect(
         true => video_lead(media, input).await,
         false => None,
     };
-    let read = parts::analyse(media, input, info, (rate_milli, lead), progress).await?;
+    let origin = lead.filter(|_| frames_are_the_video_s(info, rate));
+    // Where a seek starts decoding, when the analysis's frames are the file's: the
+    // parts start just after them, and the posters are taken near them.
+    let readable = input.format.is_iso_bmff_video() && media.config().header_readers;
+    let keyframes = match origin {
+        Some(_) if readable => {
+            let path = input.path.clone();
+            crate::media::blocking(move || Ok(crate::media::video::mp4::keyframes(&path))).await?
+        }
+        _ => None,
+    };
+    let keys = keyframes.as_deref();
+    let analysed = (rate_milli, lead, keys.unwrap_or_default());
+    let read = parts::analyse(media, input, info, analysed, progress).await?;
     if read.changes.is_empty() {
         return Err(MediaError::InvalidMedia("no frame could be decoded".into()));
     }
@@ -152,10 +165,11 @@ pub(crate) async fn detect(
         &read.changes,
         min_frames,
     );
+    let total = read.changes.len() as u64;
     Ok(Scenes {
         rate_milli,
-        scenes: scenes(&starts, read.changes.len() as u64, &read.scored),
-        origin: lead.filter(|_| frames_are_the_video_s(info, rate)),
+        scenes: scenes(&starts, total, &read.scored, keys),
+        origin,
     })
 }
 
@@ -191,8 +205,25 @@ fn merge(cuts: &[u64], changes: &[f64], min_frames: u64) -> Vec<u64> {
 }
 
 /// The scenes from their starts over `total` frames, each with its best frame among
-/// the frames `scored` in it (its middle when none was).
-fn scenes(starts: &[u64], total: u64, scored: &[(u64, Score)]) -> Vec<Scene> {
+/// the frames `scored` in it (its middle when none was): of those as sharp, the one
+/// fewest frames after the keyframe of `keyframes` (where known) before it, which
+/// its poster's seek decodes from.
+fn scenes(
+    starts: &[u64],
+    total: u64,
+    scored: &[(u64, Score)],
+    keyframes: Option<&[u64]>,
+) -> Vec<Scene> {
+    // A poster's seek lands a quarter frame before its frame (`Scenes::seek`), so it
+    // decodes from the last keyframe before the frame: a keyframe's own frame costs a
+    // whole GOP, the frame after it two.
+    let cost = |frame: u64| match keyframes {
+        Some(keys) => match keys.partition_point(|k| *k < frame) {
+            0 => frame,
+            after => frame - keys[after - 1],
+        },
+        None => 0,
+    };
     let ends = starts.iter().skip(1).copied().chain([total]);
     starts
         .iter()
@@ -205,7 +236,9 @@ fn scenes(starts: &[u64], total: u64, scored: &[(u64, Score)]) -> Vec<Scene> {
             let step = inside.len().div_ceil(CANDIDATES).max(1);
             let candidates: Vec<&(u64, Score)> = inside.into_iter().step_by(step).collect();
             let scores: Vec<Score> = candidates.iter().map(|(_, s)| *s).collect();
-            let best = pick(&scores).map_or(start + (end - start) / 2, |k| candidates[k].0);
+            let costs: Vec<u64> = candidates.iter().map(|(i, _)| cost(*i)).collect();
+            let best = pick_reaching(&scores, &costs);
+            let best = best.map_or(start + (end - start) / 2, |k| candidates[k].0);
             Scene { start, end, best }
         })
         .collect()
@@ -266,7 +299,7 @@ mod tests {
             (10, s(10.0, 500.0)),
             (15, s(120.0, 30.0)),
         ];
-        let found = scenes(&[0, 10, 20], 30, &scored);
+        let found = scenes(&[0, 10, 20], 30, &scored, None);
         assert_eq!(
             found[0],
             Scene {
@@ -286,5 +319,24 @@ mod tests {
                 best: 25
             }
         );
+    }
+
+    #[test]
+    fn of_frames_as_sharp_the_one_nearest_after_a_keyframe_is_the_poster() {
+        let s = |sharpness| Score {
+            mean: 120.0,
+            deviation: 50.0,
+            sharpness,
+        };
+        // 58 is sharpest, 50 95 % as sharp, 30 only 80 %.
+        let scored = vec![(30, s(80.0)), (50, s(95.0)), (58, s(100.0))];
+        // A keyframe at 49: 50 is decoded from it, 58 from it too, 8 frames further.
+        assert_eq!(scenes(&[0], 60, &scored, Some(&[0, 49]))[0].best, 50);
+        assert_eq!(scenes(&[0], 60, &scored, None)[0].best, 58);
+        // A keyframe's own frame is sought from the keyframe before it: at 50, 50 is
+        // reached from 0 and 58 from 50.
+        assert_eq!(scenes(&[0], 60, &scored, Some(&[0, 50]))[0].best, 58);
+        // 30, only 80 % as sharp, is never taken for being near a keyframe.
+        assert_eq!(scenes(&[0], 60, &scored, Some(&[0, 29]))[0].best, 50);
     }
 }

@@ -242,3 +242,22 @@ async fn a_variable_rate_file_is_described_as_ffprobe_describes_it() {
         "{ours:?} {theirs}"
     );
 }
+
+#[test]
+fn the_keyframes_are_the_sync_samples_counted_from_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    // 10 frames (0.4 s at 25 fps), a keyframe every 4.
+    let gop = [
+        &X264_420[..],
+        &["-g", "4", "-keyint_min", "4", "-sc_threshold", "0"],
+    ]
+    .concat();
+    let path = clip(dir.path(), "gop.mp4", &gop);
+    assert_eq!(keyframes(&path), Some(vec![0, 4, 8]));
+    // All intra: no `stss` (every frame is one).
+    let intra = [&X264_420[..], &["-g", "1"]].concat();
+    assert_eq!(keyframes(&clip(dir.path(), "intra.mp4", &intra)), None);
+    // Fragmented: the samples are in the fragments.
+    let fragmented = [&X264_420[..], &["-movflags", "frag_keyframe+empty_moov"]].concat();
+    assert_eq!(keyframes(&clip(dir.path(), "frag.mp4", &fragmented)), None);
+}

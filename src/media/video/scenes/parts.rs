@@ -112,12 +112,13 @@ pub(super) async fn analyse(
     media: &Media,
     input: &MediaFile,
     info: &VideoInfo,
-    (rate_milli, lead): (u64, Option<f64>),
+    (rate_milli, lead, keyframes): (u64, Option<f64>, &[u64]),
     progress: ProgressFn<'_>,
 ) -> Result<Analysis, MediaError> {
     let rate = rate_milli as f64 / 1000.0;
     let max_seconds = media.config().max_video_seconds;
-    let parts = plan(info.duration.zip(lead), rate, cores(), max_seconds);
+    let planned = (cores(), max_seconds, keyframes);
+    let parts = plan(info.duration.zip(lead), rate, planned);
     let expected = info.duration.map(|d| (d * rate).max(1.0));
     let read = AtomicU64::new(0);
     let on_frame = || {
@@ -131,12 +132,17 @@ pub(super) async fn analyse(
 
 /// The parts of a video lasting `duration` seconds whose first frame comes `lead`
 /// seconds after its file's start (`None` when either is unknown, or the file cannot
-/// seek: one whole run), analysed at `rate` on `cores` cores.
+/// seek: one whole run), analysed at `rate` on `cores` cores. Where its `keyframes`
+/// are known (the analysis's frames being the video's), each part after the first
+/// starts on the frame after the keyframe nearest its even share (if one is within a
+/// quarter of a share): its seek, a quarter
+/// frame before that, then starts decoding at the keyframe, one frame early, where a
+/// part starting on a keyframe would decode the whole GOP before it (on the bench's
+/// clip, 2 s: the one part 0.17 s longer than the other).
 pub(super) fn plan(
     duration_lead: Option<(f64, f64)>,
     rate: f64,
-    cores: usize,
-    max_seconds: f64,
+    (cores, max_seconds, keyframes): (usize, f64, &[u64]),
 ) -> Vec<Part> {
     let whole = vec![Part {
         start: 0,
@@ -152,7 +158,17 @@ pub(super) fn plan(
         return whole;
     }
     let frames = (duration * rate).round() as u64;
-    let starts: Vec<u64> = (0..count).map(|k| k * frames / count).collect();
+    let mut starts: Vec<u64> = (0..count).map(|k| k * frames / count).collect();
+    // Within a quarter of a share: the parts stay about even.
+    let reach = frames / count / 4;
+    for start in starts.iter_mut().skip(1) {
+        let even = *start;
+        let nearest = keyframes.iter().min_by_key(|key| key.abs_diff(even));
+        match nearest {
+            Some(key) if key.abs_diff(even) <= reach && key + 1 < frames => *start = key + 1,
+            _ => {}
+        }
+    }
     let threads = (cores / count as usize).max(1);
     starting_at(&starts, (rate, lead), threads, max_seconds)
 }

@@ -5,8 +5,25 @@ use crate::media::video::chunked::sizes::video_lead;
 use crate::media::video::scenes::change::cuts;
 
 #[test]
+fn a_part_starts_just_after_the_keyframe_nearest_its_share() {
+    let keys: Vec<u64> = (0..30).map(|k| k * 60).collect();
+    // Its share starts at 900, a keyframe: it starts at 901, sought from 900.
+    let parts = plan(Some((60.0, 0.0)), 30.0, (2, 600.0, &keys));
+    assert_eq!(parts[1].start, 901);
+    assert_eq!(parts[1].seek, Some(900.75 / 30.0));
+    assert_eq!(parts[0].seconds, 900.75 / 30.0);
+    // Keyframes at 0 and 880 only: 881. Three parts of 600 frames: 600 has none
+    // within 150 frames and stays; 1200 starts after 1300.
+    let parts = plan(Some((60.0, 0.0)), 30.0, (2, 600.0, &[0, 880]));
+    assert_eq!(parts[1].start, 881);
+    let three = plan(Some((60.0, 0.0)), 30.0, (3, 600.0, &[0, 880, 1300]));
+    let starts: Vec<u64> = three.iter().map(|p| p.start).collect();
+    assert_eq!(starts, [0, 600, 1301]);
+}
+
+#[test]
 fn a_long_video_is_cut_into_a_part_a_core() {
-    let parts = plan(Some((60.0, 0.0)), 30.0, 2, 600.0);
+    let parts = plan(Some((60.0, 0.0)), 30.0, (2, 600.0, &[]));
     let boundary = 899.75 / 30.0;
     assert_eq!(
         parts,
@@ -27,12 +44,12 @@ fn a_long_video_is_cut_into_a_part_a_core() {
     );
     assert_eq!(parts[1].options(), ["-threads", "1", "-ss", "29.991667"]);
     // Ten seconds a part at least; the cores left over go to each part's decoder.
-    let many = plan(Some((60.0, 0.0)), 30.0, 16, 600.0);
+    let many = plan(Some((60.0, 0.0)), 30.0, (16, 600.0, &[]));
     let starts: Vec<u64> = many.iter().map(|p| p.start).collect();
     assert_eq!(starts, [0, 300, 600, 900, 1200, 1500]);
     assert!(many.iter().all(|p| p.threads == Some(2)));
     // A video that starts after its file (Matroska's AAC priming): seeks move with it.
-    let led = plan(Some((60.0, 0.023)), 30.0, 2, 600.0);
+    let led = plan(Some((60.0, 0.023)), 30.0, (2, 600.0, &[]));
     assert!((led[1].seek.unwrap() - (0.023 + boundary)).abs() < 1e-9);
     assert!((led[0].seconds - (0.023 + boundary)).abs() < 1e-9);
 }
@@ -45,9 +62,9 @@ fn a_short_or_unseekable_video_is_one_ffmpeg_run() {
         seconds: 600.0,
         threads: None,
     }];
-    assert_eq!(plan(Some((19.0, 0.0)), 30.0, 16, 600.0), whole);
-    assert_eq!(plan(None, 30.0, 16, 600.0), whole);
-    assert_eq!(plan(Some((60.0, 0.0)), 30.0, 1, 600.0), whole);
+    assert_eq!(plan(Some((19.0, 0.0)), 30.0, (16, 600.0, &[])), whole);
+    assert_eq!(plan(None, 30.0, (16, 600.0, &[])), whole);
+    assert_eq!(plan(Some((60.0, 0.0)), 30.0, (1, 600.0, &[])), whole);
     assert!(whole[0].options().is_empty());
 }
 
@@ -87,7 +104,7 @@ async fn the_parts_see_the_whole_run_s_pictures_frame_for_frame() {
     // seek back to a keyframe and decode forward to their first frame.
     let clip = clip_with_cuts(dir.path(), (160, 120), [2.4, 2.4, 2.4], "ultrafast");
     let media = media();
-    let whole = plan(None, 25.0, 1, 600.0);
+    let whole = plan(None, 25.0, (1, 600.0, &[]));
     let thirds = starting_at(&[0, 37, 131], (25.0, 0.0), 1, 600.0);
     let read = |parts: Vec<Part>| {
         let media = &media;
@@ -115,17 +132,17 @@ async fn a_long_clip_is_read_in_parts_with_the_whole_run_s_changes() {
         .unwrap();
     let lead = video_lead(&media, &clip).await;
     assert_eq!(lead, Some(0.0));
-    let planned = plan(info.duration.zip(lead), 25.0, cores(), 600.0);
+    let planned = plan(info.duration.zip(lead), 25.0, (cores(), 600.0, &[]));
     assert_eq!(planned.len(), cores().min(2), "{planned:?}");
     let frames = AtomicU64::new(0);
     let count = || {
         frames.fetch_add(1, Ordering::Relaxed);
     };
-    let one_run = plan(None, 25.0, 1, 600.0);
+    let one_run = plan(None, 25.0, (1, 600.0, &[]));
     let whole = analyse_parts(&media, &clip, 25_000, &one_run, &count);
     let whole = whole.await.unwrap();
     let progress = |_: f64| {};
-    let parts = analyse(&media, &clip, &info, (25_000, lead), &progress);
+    let parts = analyse(&media, &clip, &info, (25_000, lead, &[]), &progress);
     let parts = parts.await.unwrap();
     assert_eq!(frames.load(Ordering::Relaxed), 600);
     assert_eq!(parts.changes, whole.changes);
