@@ -27,6 +27,7 @@
 #include <poppler-page-renderer.h>
 #include <poppler-page.h>
 
+#include <cerrno>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
@@ -152,7 +153,8 @@ std::string serve(const Request &r) {
     if (turn == poppler::page::landscape || turn == poppler::page::seascape) std::swap(pw, ph);
     if (!(std::isfinite(pw) && std::isfinite(ph) && pw > 0 && ph > 0)) return "damaged";
     if (r.width == 0 && r.height == 0) {
-        char line[96];
+        // Room for any finite double in full (a hostile page may be 1e308 points wide).
+        char line[768];
         std::snprintf(line, sizeof line, "size %d %.4f %.4f", pages, pw, ph);
         return line;
     }
@@ -221,9 +223,11 @@ int main() {
             _exit(0);
         }
         int status = 0;
-        while (waitpid(child, &status, 0) < 0) {
-        }
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) answer("crashed");
+        pid_t waited;
+        do {
+            waited = waitpid(child, &status, 0);
+        } while (waited < 0 && errno == EINTR);
+        if (waited < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) answer("crashed");
     }
     return 0;
 }
