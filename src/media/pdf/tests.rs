@@ -190,10 +190,9 @@ async fn damaged_locked_absent_and_huge_pages_fail_with_their_codes_and_the_draw
     );
 
     // A page 10^40 points wide, its size read first (a scaled drawing): too large.
-    let wide = String::from_utf8(page_pdf(200, 100, 0)).unwrap().replace(
-        "[0 0 200 100]",
-        &format!("[0 0 1{} 100]", "0".repeat(40)),
-    );
+    let wide = String::from_utf8(page_pdf(200, 100, 0))
+        .unwrap()
+        .replace("[0 0 200 100]", &format!("[0 0 1{} 100]", "0".repeat(40)));
     let input = pdf_file(dir.path(), wide.as_bytes());
     let scaled = PageSize::Scaled(|_: (u32, u32)| 1.0);
     let wide = media.pdf_page(&input, 1, scaled, dir.path()).await;
