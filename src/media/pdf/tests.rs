@@ -10,6 +10,11 @@ use crate::media::testutil::{media, media_with_limit};
 /// A one-page PDF of `width` × `height` points turned by `rotate`: text in the base-14
 /// Helvetica, a filled box and a diagonal stroke.
 fn page_pdf(width: u32, height: u32, rotate: u32) -> Vec<u8> {
+    page_pdf_with(width, height, rotate, "")
+}
+
+/// [`page_pdf`] with `more` in its page's dictionary (a `/CropBox`).
+fn page_pdf_with(width: u32, height: u32, rotate: u32, more: &str) -> Vec<u8> {
     let content = "BT /F1 24 Tf 40 60 Td (A page) Tj ET 0.2 0.4 0.8 rg 20 20 60 30 re f \
                    0 0 0 RG 3 w 10 10 m 150 90 l S\n";
     let objects = [
@@ -17,7 +22,7 @@ fn page_pdf(width: u32, height: u32, rotate: u32) -> Vec<u8> {
         "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
         format!(
             "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] /Rotate {rotate} \
-             /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
+             {more} /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>"
         ),
         format!(
             "<< /Length {} >>\nstream\n{content}endstream",
@@ -57,18 +62,26 @@ fn pdf_file(dir: &Path, bytes: &[u8]) -> MediaFile {
     }
 }
 
-/// `pdftoppm`'s own drawing of `input` at `width` wide, as RGB bytes.
-fn pdftoppm(input: &Path, width: u32, dir: &Path) -> image::RgbImage {
+/// `pdftoppm`'s own drawing of `input` with `args` (`-scale-to-x` and the like), as
+/// RGB pixels.
+fn pdftoppm(input: &Path, args: &[&str], dir: &Path) -> image::RgbImage {
     let stem = dir.join("reference");
     let status = std::process::Command::new("pdftoppm")
-        .args(["-png", "-singlefile", "-scale-to-x", &width.to_string()])
-        .args(["-scale-to-y", "-1"])
+        .args(["-png", "-singlefile"])
+        .args(args)
         .arg(input)
         .arg(&stem)
         .status()
         .unwrap();
     assert!(status.success());
     image::open(stem.with_extension("png")).unwrap().to_rgb8()
+}
+
+/// The drawer's page of `input` drawn `width` wide.
+async fn drawn(input: &MediaFile, width: u32, dir: &Path) -> image::RgbImage {
+    let size = PageSize::<fn((u32, u32)) -> f64>::Width(width);
+    let page = media().pdf_page(input, 1, size, dir).await.unwrap();
+    image::open(&page.path).unwrap().to_rgb8()
 }
 
 #[test]
@@ -121,7 +134,11 @@ async fn a_page_drawn_to_a_width_is_pdftoppm_s_drawing_pixel_for_pixel() {
     let page = media.pdf_page(&input, 1, width, dir.path()).await.unwrap();
     assert_eq!(page.format, MediaFormat::Bmp);
     let ours = image::open(&page.path).unwrap().to_rgb8();
-    let theirs = pdftoppm(&input.path, 256, dir.path());
+    let theirs = pdftoppm(
+        &input.path,
+        &["-scale-to-x", "256", "-scale-to-y", "-1"],
+        dir.path(),
+    );
     assert_eq!(ours.dimensions(), (256, 154));
     assert_eq!(ours.dimensions(), theirs.dimensions());
     assert!(ours == theirs, "the drawing differs from pdftoppm's");
@@ -133,6 +150,34 @@ async fn a_page_drawn_to_a_width_is_pdftoppm_s_drawing_pixel_for_pixel() {
         .await
         .unwrap();
     assert!(image::open(&page.path).unwrap().to_rgb8() == ours);
+}
+
+#[tokio::test]
+async fn turned_and_cropped_pages_are_pdftoppm_s_drawings_of_what_a_viewer_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    // Turned a quarter: 100 × 200 as shown. `pdftoppm` takes its sizes unturned.
+    for rotate in [90, 270] {
+        let input = pdf_file(dir.path(), &page_pdf(200, 100, rotate));
+        let ours = drawn(&input, 300, dir.path()).await;
+        let unturned = ["-scale-to-x", "600", "-scale-to-y", "300"];
+        let theirs = pdftoppm(&input.path, &unturned, dir.path());
+        assert_eq!(ours.dimensions(), (300, 600));
+        assert!(
+            ours == theirs,
+            "the page turned {rotate} differs from pdftoppm's"
+        );
+    }
+    // A crop box: what viewers show, as `pdftoppm -cropbox` draws it.
+    let cropped = page_pdf_with(200, 100, 0, "/CropBox [20 10 180 90]");
+    let input = pdf_file(dir.path(), &cropped);
+    let ours = drawn(&input, 320, dir.path()).await;
+    let args = ["-cropbox", "-scale-to-x", "320", "-scale-to-y", "-1"];
+    let theirs = pdftoppm(&input.path, &args, dir.path());
+    assert_eq!(ours.dimensions(), (320, 160));
+    assert!(
+        ours == theirs,
+        "the cropped page differs from pdftoppm -cropbox's"
+    );
 }
 
 #[tokio::test]
