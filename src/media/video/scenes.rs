@@ -23,7 +23,9 @@
 //!
 //! Each scene's best frame is picked as `video-poster` picks its own
 //! (`frame_score::pick`: not dark, flat or fading, then the sharpest) among up to
-//! [`CANDIDATES`] of the scene's frames, scored on the same small picture in grey.
+//! [`CANDIDATES`] of the scene's frames, scored on the same small picture in grey;
+//! where an MP4's keyframes are known, of those nearly as sharp the one its poster's
+//! seek reaches soonest (`frame_score::pick_reaching`).
 
 use crate::media::engine::Media;
 use crate::media::error::MediaError;
