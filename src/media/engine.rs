@@ -44,6 +44,7 @@ impl Media {
         // Where the drawer program is written: beside the warm-process shim.
         let carried = (config.shim_dir.as_ref().or(config.scratch_dir.as_ref()))
             .map_or_else(|| std::env::temp_dir().join("mediaedit-lib"), Clone::clone);
+        let pdf_drawers = Drawers::new(runner.resident(), carried);
         Media {
             lent: Default::default(),
             inner: Arc::new(Inner {
@@ -51,7 +52,7 @@ impl Media {
                 config,
                 runner,
                 info_cache: InfoCache::default(),
-                pdf_drawers: Drawers::new(carried),
+                pdf_drawers,
             }),
         }
     }

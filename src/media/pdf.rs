@@ -147,7 +147,7 @@ impl Media {
             size,
             max_pixels: self.config().max_image_pixels,
         };
-        self.pdf_drawers().ask(&self.runner().resident(), ask).await
+        self.pdf_drawers().ask(ask).await
     }
 
     /// The error of an answer that is not the one asked for.
@@ -162,7 +162,7 @@ impl Media {
             },
             Answer::Memory => MediaError::MemoryLimitExceeded {
                 program: "the PDF drawer".into(),
-                limit_mib: self.runner().resident().memory_limit() >> 20,
+                limit_mib: self.pdf_drawers().memory_limit() >> 20,
             },
             Answer::Damaged | Answer::Size { .. } | Answer::Drawn { .. } => damaged(),
         }

@@ -103,9 +103,11 @@ pub(crate) fn parse_answer(line: &str) -> Option<Answer> {
     })
 }
 
-/// The drawers of one engine: the program, written out once, and the idle processes.
+/// The drawers of one engine: the runner's limits they run under, the program,
+/// written out once, and the idle processes.
 #[derive(Debug)]
 pub(crate) struct Drawers {
+    limits: Resident,
     dir: PathBuf,
     program: OnceCell<PathBuf>,
     idle: Mutex<Vec<Drawer>>,
@@ -123,9 +125,10 @@ struct Drawer {
 }
 
 impl Drawers {
-    /// Drawers whose program is written into `dir` at their first use.
-    pub fn new(dir: PathBuf) -> Drawers {
+    /// Drawers under `limits` whose program is written into `dir` at their first use.
+    pub fn new(limits: Resident, dir: PathBuf) -> Drawers {
         Drawers {
+            limits,
             dir,
             program: OnceCell::new(),
             idle: Mutex::new(Vec::new()),
@@ -134,21 +137,22 @@ impl Drawers {
 
     /// Asks a drawer for `ask`: an idle one, or one started now (again once, if the
     /// idle one had died while it waited).
-    pub async fn ask(&self, runner: &Resident, ask: Ask<'_>) -> Result<Answer, MediaError> {
-        let _permit = runner.permit().await?;
+    pub async fn ask(&self, ask: Ask<'_>) -> Result<Answer, MediaError> {
+        let limits = &self.limits;
+        let _permit = limits.permit().await?;
         let idle = self.idle.lock().expect("drawers lock").pop();
         if let Some(mut drawer) = idle {
-            match tokio::time::timeout(runner.timeout(), drawer.ask(&ask)).await {
+            match tokio::time::timeout(limits.timeout(), drawer.ask(&ask)).await {
                 Ok(Ok(answer)) => return Ok(self.keep(drawer, answer)),
                 Ok(Err(e)) => tracing::debug!(error = %e, "an idle PDF drawer was gone"),
-                Err(_) => return Err(timeout(runner)),
+                Err(_) => return Err(timeout(limits)),
             }
         }
-        let mut drawer = self.start(runner).await?;
-        match tokio::time::timeout(runner.timeout(), drawer.ask(&ask)).await {
+        let mut drawer = self.start().await?;
+        match tokio::time::timeout(limits.timeout(), drawer.ask(&ask)).await {
             Ok(Ok(answer)) => Ok(self.keep(drawer, answer)),
             Ok(Err(e)) => Err(MediaError::Io(e)),
-            Err(_) => Err(timeout(runner)),
+            Err(_) => Err(timeout(limits)),
         }
     }
 
@@ -158,7 +162,13 @@ impl Drawers {
         answer
     }
 
-    async fn start(&self, runner: &Resident) -> Result<Drawer, MediaError> {
+    /// The memory limit each drawer runs under, in bytes (0: none).
+    pub fn memory_limit(&self) -> u64 {
+        self.limits.memory_limit()
+    }
+
+    async fn start(&self) -> Result<Drawer, MediaError> {
+        let limits = &self.limits;
         let program = self
             .program
             .get_or_try_init(|| async {
@@ -169,10 +179,10 @@ impl Drawers {
                     .map_err(std::io::Error::other)?
             })
             .await?;
-        let home = runner.run_dir()?;
+        let home = limits.run_dir()?;
         let mut tries = 0;
         let mut child = loop {
-            match runner.command(program, home.path()).spawn() {
+            match limits.command(program, home.path()).spawn() {
                 Ok(child) => break child,
                 // Another thread's child, forked while the program was being written,
                 // held it open for writing until its own exec: the program is whole.
@@ -202,10 +212,10 @@ impl Drawers {
         let ready = tokio::time::timeout(READY_TIMEOUT, drawer.line()).await;
         match ready {
             Ok(Ok(line)) if line == "ready" => Ok(drawer),
-            Ok(Ok(line)) if line.is_empty() && runner.memory_limit() > 0 => {
+            Ok(Ok(line)) if line.is_empty() && limits.memory_limit() > 0 => {
                 Err(MediaError::MemoryLimitExceeded {
                     program: NAME.into(),
-                    limit_mib: runner.memory_limit() >> 20,
+                    limit_mib: limits.memory_limit() >> 20,
                 })
             }
             Ok(Ok(line)) => Err(MediaError::ProcessFailed {
@@ -213,15 +223,15 @@ impl Drawers {
                 stderr_tail: format!("it said {line:?} instead of ready"),
             }),
             Ok(Err(e)) => Err(MediaError::Io(e)),
-            Err(_) => Err(timeout(runner)),
+            Err(_) => Err(timeout(limits)),
         }
     }
 }
 
-fn timeout(runner: &Resident) -> MediaError {
+fn timeout(limits: &Resident) -> MediaError {
     MediaError::Timeout {
         program: NAME.into(),
-        seconds: runner.timeout().as_secs_f64().ceil() as u64,
+        seconds: limits.timeout().as_secs_f64().ceil() as u64,
     }
 }
 

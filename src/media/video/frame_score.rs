@@ -110,13 +110,14 @@ pub(crate) fn score(grey: &[u8], side: usize) -> Score {
 /// The index of the best candidate: the sharpest that is neither dark, flat nor in a
 /// fade; when every one is, the one of most contrast. `None` for no candidates.
 pub(crate) fn pick(scores: &[Score]) -> Option<usize> {
-    let fit = fits(scores);
-    best_by(
-        scores,
-        |s| s.sharpness,
-        &mut (0..scores.len()).filter(|k| fit[*k]),
-    )
-    .or_else(|| best_by(scores, |s| s.deviation, &mut (0..scores.len())))
+    pick_of(scores, &fits(scores))
+}
+
+/// [`pick`] with which candidates are `fit` already known.
+fn pick_of(scores: &[Score], fit: &[bool]) -> Option<usize> {
+    let fitting = &mut (0..scores.len()).filter(|k| fit[*k]);
+    best_by(scores, |s| s.sharpness, fitting)
+        .or_else(|| best_by(scores, |s| s.deviation, &mut (0..scores.len())))
 }
 
 /// Of sharpness this close to the sharpest's, a candidate counts as sharp as it.
@@ -126,8 +127,8 @@ const AS_SHARP: f64 = 0.9;
 /// choice, the one of least `cost` (frames decoded to reach it) is taken; the sharper
 /// of equal costs.
 pub(crate) fn pick_reaching(scores: &[Score], cost: &[u64]) -> Option<usize> {
-    let best = pick(scores)?;
     let fit = fits(scores);
+    let best = pick_of(scores, &fit)?;
     if !fit[best] {
         return Some(best);
     }

@@ -83,9 +83,9 @@ impl Scenes {
     /// a quarter frame before it, as the analysis's parts seek; `None` without an
     /// [`Scenes::origin`].
     pub fn seek(&self, frame: u64) -> Option<f64> {
-        let quarter = self.seconds(1) / 4.0;
+        let rate = self.rate_milli as f64 / 1000.0;
         self.origin
-            .map(|origin| (origin + self.seconds(frame) - quarter).max(0.0))
+            .map(|origin| parts::seek_time(origin, frame, rate).max(0.0))
     }
 
     /// The filter that passes on the best frame of each scene, in order: the analysis's
@@ -216,8 +216,8 @@ fn scenes(
     scored: &[(u64, Score)],
     keyframes: Option<&[u64]>,
 ) -> Vec<Scene> {
-    // A poster's seek lands a quarter frame before its frame (`Scenes::seek`), so it
-    // decodes from the last keyframe before the frame: a keyframe's own frame costs a
+    // A poster's seek lands a quarter frame before its frame (`parts::seek_time`), so
+    // it decodes from the last keyframe before the frame: a keyframe's own frame costs a
     // whole GOP, the frame after it two.
     let cost = |frame: u64| match keyframes {
         Some(keys) => match keys.partition_point(|k| *k < frame) {

@@ -6,7 +6,9 @@
 //! ICC profile from a video frame).
 //!
 //! Each frame is the one a player shows then (`shown_frame`: one ffprobe run reads
-//! the packets around every time), decoded by seeking to its start. One ffmpeg run
+//! the packets around every time), decoded by seeking to its start; or, where the
+//! caller knows where an accurate seek starts at its frame (`video-scenes` on a video
+//! of a constant rate, [`Frames::SeekedTo`]), sought there without the probe. One ffmpeg run
 //! takes a batch of them, one input each (seeking to the keyframe before its frame,
 //! decoding forward to it) and one output each: a start of Debian's ffmpeg or ffprobe
 //! costs ~0.1–0.2 s of a core (`ffmpeg::warm`), which a poster a process and two

@@ -173,6 +173,14 @@ pub(super) fn plan(
     starting_at(&starts, (rate, lead), threads, max_seconds)
 }
 
+/// Where an accurate seek (`-ss` before the input) starts at frame `frame` of a video
+/// at `rate` whose first frame comes `lead` seconds into its file: a quarter frame
+/// before the frame's time, so that rounding never lands past it. The seek then
+/// decodes from the last keyframe before that time.
+pub(super) fn seek_time(lead: f64, frame: u64, rate: f64) -> f64 {
+    lead + (frame as f64 - 0.25) / rate
+}
+
 /// Parts starting at frames `starts` (the first 0) of a video at `rate` whose first
 /// frame comes `lead` seconds after its file's start, each of `threads` threads.
 pub(super) fn starting_at(
@@ -181,7 +189,7 @@ pub(super) fn starting_at(
     threads: usize,
     max_seconds: f64,
 ) -> Vec<Part> {
-    let at = |frame: u64| lead + (frame as f64 - 0.25) / rate;
+    let at = |frame: u64| seek_time(lead, frame, rate);
     starts
         .iter()
         .enumerate()
